@@ -1,0 +1,161 @@
+# scaleprobe -- one Makefile for the programs, the tests, the fuzzers and the lab.
+#
+#   make            build scaleprobe, scaleprobed and the lab's helpers (build/)
+#   make check      install what is missing, build, run every test; ends "N passed, N failed"
+#   make deps       install the Debian packages that building and testing need
+#   make fuzz       run every libFuzzer harness for FUZZ_SECONDS seconds each
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make clean
+#
+# Three builds of the same sources, each in its own directory:
+#   build/plain  $(CC) (gcc by default), what gets installed
+#   build/san    clang, AddressSanitizer + UndefinedBehaviorSanitizer (unit tests)
+#   build/fuzz   clang, libFuzzer + ASan + UBSan (one harness per parser entry point)
+#
+# Source lists live in one fragment per directory (prober/files.mk, ...), one
+# file per line, so each part of the tree names its own files.
+
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+SBINDIR     ?= $(PREFIX)/sbin
+MANDIR      ?= $(PREFIX)/share/man
+DESTDIR     ?=
+BUILD       ?= build
+CLANG       ?= clang
+FUZZ_SECONDS ?= 60
+# make check runs each fuzzer this long
+FUZZ_CHECK_SECONDS ?= 5
+
+WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wpointer-arith -Wformat=2 -Wvla -Wcast-align -Wundef
+CSTD     = -std=c11 -D_DEFAULT_SOURCE
+OPT      ?= -O2 -g
+INCLUDES = -Iprober -Iconfig -Idb
+
+# libnet1-dev 1.1.6 ships no .pc file; its --defines carry -D_BSD_SOURCE,
+# which glibc warns about (fatal under -Werror) unless _DEFAULT_SOURCE is set.
+PKG_CFLAGS   := $(shell pkg-config --cflags libpcap libevent sqlite3 2>/dev/null) \
+                $(shell libnet-config --defines 2>/dev/null)
+PKG_LIBS     := $(shell pkg-config --libs libpcap libevent sqlite3 2>/dev/null) \
+                $(shell libnet-config --libs 2>/dev/null)
+CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
+NFQ_CFLAGS    := $(shell pkg-config --cflags libnetfilter_queue libmnl 2>/dev/null)
+NFQ_LIBS      := $(shell pkg-config --libs libnetfilter_queue libmnl 2>/dev/null)
+
+SAN_FLAGS  = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+# Fragments append to these.
+PURE_SRCS   =   # no I/O at all: parsers, inference; linked into tests and fuzzers
+PROBER_SRCS =   # the I/O edges shared by scaleprobe and scaleprobed
+CLI_SRCS    =   # scaleprobe only
+DAEMON_SRCS =   # scaleprobed only
+UNIT_TESTS  =   # names of tests/unit/NAME.c, each a cmocka program
+FUZZERS     =   # names of tests/fuzz/NAME.c, each a libFuzzer harness
+LAB_PROGS   =   # programs of the lab, each NAME with NAME_SRCS
+LAB_CHECKS  =   # lab scripts run by make check, each ending "N passed, N failed"
+MAN_PAGES   =   # mdoc pages beside their programs
+PROGRAMS    =   # installed programs (scaleprobe, scaleprobed)
+
+include prober/files.mk
+include tests/unit/files.mk
+include tests/fuzz/files.mk
+include tests/lab/files.mk
+
+.PHONY: all check check-run deps fuzz install clean unit san fuzzers lab-progs
+.DEFAULT_GOAL := all
+
+all: $(addprefix $(BUILD)/plain/,$(PROGRAMS)) lab-progs
+
+# --- object rules, one per build ------------------------------------------
+
+$(BUILD)/plain/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(OPT) $(WARN) $(INCLUDES) $(PKG_CFLAGS) $(CMOCKA_CFLAGS) $(NFQ_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/san/%.o: %.c
+	@mkdir -p $(@D)
+	$(CLANG) $(CSTD) -O1 -g $(WARN) $(SAN_FLAGS) $(INCLUDES) $(PKG_CFLAGS) $(CMOCKA_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/fuzz/%.o: %.c
+	@mkdir -p $(@D)
+	$(CLANG) $(CSTD) -O1 -g $(WARN) $(FUZZ_FLAGS) $(INCLUDES) -MMD -MP -c -o $@ $<
+
+objs = $(addprefix $(BUILD)/$(1)/,$(2:.c=.o))
+
+# --- programs ---------------------------------------------------------------
+
+$(BUILD)/plain/scaleprobe: $(call objs,plain,$(CLI_SRCS) $(PROBER_SRCS) $(PURE_SRCS))
+	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lm
+
+$(BUILD)/plain/scaleprobed: $(call objs,plain,$(DAEMON_SRCS) $(PROBER_SRCS) $(PURE_SRCS))
+	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lm
+
+lab-progs: $(addprefix $(BUILD)/plain/lab/,$(LAB_PROGS))
+
+define lab_prog_rule
+$(BUILD)/plain/lab/$(1): $(call objs,plain,$($(1)_SRCS))
+	@mkdir -p $$(@D)
+	$(CC) $(OPT) -o $$@ $$^ $(NFQ_LIBS) $($(1)_LIBS)
+endef
+$(foreach p,$(LAB_PROGS),$(eval $(call lab_prog_rule,$(p))))
+
+# --- unit tests: plain and sanitized ---------------------------------------
+
+define unit_rule
+$(BUILD)/plain/tests/unit/$(1): $(call objs,plain,tests/unit/$(1).c $(PURE_SRCS) $($(1)_SRCS))
+	$(CC) $(OPT) -o $$@ $$^ $(CMOCKA_LIBS) $($(1)_LIBS) -lm
+$(BUILD)/san/tests/unit/$(1): $(call objs,san,tests/unit/$(1).c $(PURE_SRCS) $($(1)_SRCS))
+	$(CLANG) -O1 -g $(SAN_FLAGS) -o $$@ $$^ $(CMOCKA_LIBS) $($(1)_LIBS) -lm
+endef
+$(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
+
+unit: $(addprefix $(BUILD)/plain/tests/unit/,$(UNIT_TESTS))
+san:  $(addprefix $(BUILD)/san/tests/unit/,$(UNIT_TESTS))
+
+# --- fuzzers ----------------------------------------------------------------
+
+define fuzz_rule
+$(BUILD)/fuzz/tests/fuzz/$(1): $(call objs,fuzz,tests/fuzz/$(1).c $(PURE_SRCS))
+	$(CLANG) -O1 -g $(FUZZ_FLAGS) -o $$@ $$^ -lm
+endef
+$(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
+
+fuzzers: $(addprefix $(BUILD)/fuzz/tests/fuzz/,$(FUZZERS))
+
+# Runs every harness for FUZZ_SECONDS on a scratch copy of its seed corpus,
+# so the repository's seeds stay as committed.
+fuzz: fuzzers
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run-fuzzers.sh $(BUILD) $(FUZZERS)
+
+# --- check ------------------------------------------------------------------
+
+deps:
+	@sh tools/deps.sh
+
+# deps first, then a fresh make: the pkg-config lines above are read when make
+# starts, and on a new machine the packages arrive only with deps.
+check: deps
+	@$(MAKE) --no-print-directory check-run
+
+check-run: all unit san fuzzers
+	@tests/runner.sh \
+	  $(foreach t,$(UNIT_TESTS),"tap:unit/$(t):$(BUILD)/plain/tests/unit/$(t)") \
+	  $(foreach t,$(UNIT_TESTS),"tap:asan+ubsan/$(t):$(BUILD)/san/tests/unit/$(t)") \
+	  $(foreach f,$(FUZZERS),"fuzz:fuzz/$(f):FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/fuzz/run-fuzzers.sh $(BUILD) $(f)") \
+	  $(foreach l,$(LAB_CHECKS),"count:lab/$(notdir $(l)):BUILD=$(BUILD) $(l)")
+
+# --- install ----------------------------------------------------------------
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
+	$(if $(filter scaleprobe,$(PROGRAMS)),install -m 0755 $(BUILD)/plain/scaleprobe $(DESTDIR)$(BINDIR)/scaleprobe)
+	$(if $(filter scaleprobed,$(PROGRAMS)),install -m 0755 $(BUILD)/plain/scaleprobed $(DESTDIR)$(SBINDIR)/scaleprobed)
+	$(foreach m,$(MAN_PAGES),install -d $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m))) && \
+	  install -m 0644 $(m) $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m));)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

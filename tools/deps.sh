@@ -1,0 +1,54 @@
+#!/bin/sh
+# Install, with apt-get, every Debian package that building and testing
+# scaleprobe needs and that is missing.  Quick when all is there: one
+# dpkg-query, no network.  One 'apt-get update' first when something is missing.
+set -eu
+
+PKGS="
+build-essential
+pkg-config
+clang
+llvm
+libclang-rt-14-dev
+libnet1-dev
+libpcap-dev
+libevent-dev
+libsqlite3-dev
+libcmocka-dev
+libnetfilter-queue-dev
+libmnl-dev
+iproute2
+iptables
+nftables
+tcpdump
+python3
+python3-scapy
+openssl
+curl
+procps
+psmisc
+"
+
+missing=""
+for p in $PKGS; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$st" in
+	*"install ok installed"*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+
+if [ -z "$missing" ]; then
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing packages:$missing (run 'make deps' as root)" >&2
+	exit 1
+fi
+
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing
