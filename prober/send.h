@@ -1,0 +1,86 @@
+/*
+ * send.h -- the only place packets leave scaleprobe (send.c is the only
+ * libnet user).  libnet lays out one SYN template per probe variant once,
+ * at open; the hot path copies a template, patches addresses, ports, ISN,
+ * TTL / hop limit and flow label with incremental checksum updates, and
+ * queues it for one sendmmsg() per flush on a raw socket (IPv4, IPv6).
+ */
+#ifndef SCALEPROBE_SEND_H
+#define SCALEPROBE_SEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "addr.h"
+
+/* The control SYN carries no window-scale option; a scale variant carries
+ * one with this shift.  Options use Linux's layout, NOP-padded:
+ *   MSS, SACK-permitted, timestamps, NOP, window scale          (40 bytes)
+ *   MSS, SACK-permitted, timestamps, NOP, NOP, NOP, NOP (control: same length) */
+#define SEND_VARIANT_CONTROL (-1)
+#define SEND_MAX_VARIANTS 32
+
+struct send_config {
+	int nvariants;			/* entries of variant_scale */
+	int variant_scale[SEND_MAX_VARIANTS];	/* shift, or SEND_VARIANT_CONTROL */
+	uint16_t mss;			/* MSS offered (default 1460) */
+	uint16_t window;		/* window field of the SYN (default 64240) */
+	int batch;			/* packets per sendmmsg (1..1024) */
+};
+
+/* One SYN to send. */
+struct send_syn {
+	int variant;			/* index into send_config.variant_scale */
+	const struct addr *src, *dst;	/* same family */
+	uint16_t sport, dport;
+	uint32_t isn;
+	uint32_t tsval;			/* timestamp value (TSecr is 0) */
+	uint8_t ttl;			/* TTL / hop limit */
+	uint32_t flow_label;		/* IPv6 only, 20 bits */
+};
+
+/* Any other segment (RST, ACK, data for the window test): built on the
+ * slow path, without a template. */
+struct send_segment {
+	const struct addr *src, *dst;
+	uint16_t sport, dport;
+	uint32_t seq, ack;
+	uint8_t flags;			/* TCP flag bits as on the wire */
+	uint16_t window;
+	uint8_t ttl;
+	const uint8_t *payload;
+	size_t payload_len;
+};
+
+struct sender;
+
+/* Opens the raw sockets of the families asked for and builds the templates.
+ * Returns NULL with a one-line reason in err. */
+struct sender *sender_open(const struct send_config *cfg, int want_v4, int want_v6,
+    char *err, size_t errlen);
+
+/* Queues one SYN; flushes when the batch is full.  0, or -1 and errno. */
+int sender_syn(struct sender *s, const struct send_syn *syn);
+
+/* Sends one segment now (flushing queued SYNs first). */
+int sender_segment(struct sender *s, const struct send_segment *seg);
+
+/* Sends what is queued.  Returns packets sent, or -1 and errno. */
+int sender_flush(struct sender *s);
+
+/* The exact bytes a variant's SYN would carry for syn, without sending:
+ * the trace compares router quotes against these (never against a
+ * capture of our own packets: checksum offload leaves those wrong).
+ * Returns the length written, or 0 when cap is too small. */
+size_t sender_render_syn(const struct sender *s, const struct send_syn *syn,
+    uint8_t *buf, size_t cap);
+
+/* Counters since open. */
+struct send_stats {
+	uint64_t syns, segments, errors, batches;
+};
+void sender_stats(const struct sender *s, struct send_stats *out);
+
+void sender_close(struct sender *s);
+
+#endif
