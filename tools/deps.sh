@@ -17,6 +17,7 @@ libsqlite3-dev
 libcmocka-dev
 libnetfilter-queue-dev
 libmnl-dev
+libnftables-dev
 iproute2
 iptables
 nftables
