@@ -2,6 +2,12 @@
 
 # Pure: bytes and structs in, structs out; no sockets, clocks or files.
 PURE_SRCS += prober/addr.c
+PURE_SRCS += prober/wire_csum.c
+PURE_SRCS += prober/wire_ip.c
+PURE_SRCS += prober/wire_tcp.c
+PURE_SRCS += prober/wire_tcpopt.c
+PURE_SRCS += prober/wire_icmp.c
+PURE_SRCS += prober/wire_packet.c
 
 # The I/O edges (wire, capture, loop owners).
 PROBER_SRCS +=
