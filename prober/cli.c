@@ -1,0 +1,44 @@
+/*
+ * cli.c -- scaleprobe's main: finds the subcommand in the table and runs it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "log.h"
+
+static const struct cli_command *const commands[] = {
+	&cmd_probe_entry,
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: scaleprobe COMMAND [options] ...\n\ncommands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+	fprintf(f, "\n'scaleprobe COMMAND --help' describes each; see scaleprobe(1).\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	log_init(1, 0, "scaleprobe");
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return EXIT_CLEAN;
+	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(argv[1], commands[i]->name) == 0)
+			return commands[i]->run(argc - 1, argv + 1);
+	fprintf(stderr, "scaleprobe: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,398 @@
+/*
+ * cmd_probe.c -- "scaleprobe probe": options, targets, one run, the results
+ * printed as they come and the exit status of DESIGN.md's contract.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "blocklist.h"
+#include "cli.h"
+#include "infer.h"
+#include "json.h"
+#include "log.h"
+#include "output.h"
+#include "paths.h"
+#include "probe_run.h"
+
+#define PROBE_DEFAULT_RATE	100
+#define PROBE_DEFAULT_TIMEOUT	2.0
+#define PROBE_DEFAULT_RETRIES	2
+#define PROBE_MAX_RETRIES	10
+#define PROBE_MAX_TIMEOUT	60.0
+
+struct probe_opts {
+	struct targets targets;
+	struct targets_opts topts;
+	struct blocklist *bl;
+	int scales[RESULT_MAX_SCALES];
+	int nscales;
+	uint32_t rate;
+	double timeout;
+	int retries;
+	size_t max_inflight;
+	bool json;
+	struct addr source4, source6;
+	bool have_source4, have_source6;
+	const char *ifname;
+	char vantage[256];
+};
+
+struct probe_out {
+	const struct probe_opts *o;
+	struct json j;
+	size_t problems, unmeasured, clean;
+};
+
+enum {
+	OPT_SCALES = 256, OPT_RATE, OPT_TIMEOUT, OPT_RETRIES, OPT_ALLOW,
+	OPT_ALLOW_LARGE, OPT_SOURCE, OPT_INTERFACE, OPT_VANTAGE, OPT_JSON,
+	OPT_MAX_INFLIGHT,
+};
+
+static const struct option longopts[] = {
+	{ "scales",	required_argument, NULL, OPT_SCALES },
+	{ "rate",	required_argument, NULL, OPT_RATE },
+	{ "timeout",	required_argument, NULL, OPT_TIMEOUT },
+	{ "retries",	required_argument, NULL, OPT_RETRIES },
+	{ "allow",	required_argument, NULL, OPT_ALLOW },
+	{ "allow-large", no_argument,	   NULL, OPT_ALLOW_LARGE },
+	{ "source",	required_argument, NULL, OPT_SOURCE },
+	{ "interface",	required_argument, NULL, OPT_INTERFACE },
+	{ "vantage",	required_argument, NULL, OPT_VANTAGE },
+	{ "json",	no_argument,	   NULL, OPT_JSON },
+	{ "max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT },
+	{ "verbose",	no_argument,	   NULL, 'v' },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void
+probe_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: scaleprobe probe [options] [-f file] target ...\n"
+	    "  targets: HOST, HOST:PORT, [IPV6]:PORT, ADDR/PREFIX (port 80 by default)\n"
+	    "  -f FILE             read targets from FILE, one per line, # comments\n"
+	    "  --scales LIST       shifts to probe, 0..255 (default 0,7,14)\n"
+	    "  --rate PPS          SYNs per second, 1..10000000 (default 100)\n"
+	    "  --timeout SECONDS   wait for a reply after each SYN (default 2)\n"
+	    "  --retries N         resend a silent SYN N times (default 2)\n"
+	    "  --allow CIDR        lift the special-purpose blocklist for CIDR (repeatable)\n"
+	    "  --allow-large       accept prefixes of more than 256 addresses\n"
+	    "  --source ADDR       source address (one per family; default from the route)\n"
+	    "  --interface NAME    capture interface (default from the route)\n"
+	    "  --vantage NAME      vantage point name in the results (default host name)\n"
+	    "  --json              one JSON object per path (NDJSON)\n"
+	    "  -v, --verbose       counters and peak memory on stderr at the end\n"
+	    "exit: 0 clean, 1 path problem found, 2 error or nothing probed, 3 some path not measured\n");
+}
+
+/* Parses an integer in [lo, hi] from all of s. */
+static int
+parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int
+parse_scales(const char *s, struct probe_opts *o)
+{
+	char *copy = xstrdup(s), *tok, *save = NULL;
+	int rc = 0;
+
+	o->nscales = 0;
+	for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		long v;
+		if (parse_long(tok, 0, 255, &v) != 0) {
+			log_warnx("--scales: '%s' is not a shift in 0..255", tok);
+			rc = -1;
+			break;
+		}
+		if (o->nscales == RESULT_MAX_SCALES) {
+			log_warnx("--scales: at most %d values", RESULT_MAX_SCALES);
+			rc = -1;
+			break;
+		}
+		o->scales[o->nscales++] = (int)v;
+	}
+	if (rc == 0 && o->nscales == 0) {
+		log_warnx("--scales: empty list");
+		rc = -1;
+	}
+	free(copy);
+	return rc;
+}
+
+static int
+parse_source(const char *s, struct probe_opts *o)
+{
+	struct addr a;
+
+	if (addr_parse(s, &a) != 0) {
+		log_warnx("--source: '%s' is not an IPv4 or IPv6 address", s);
+		return -1;
+	}
+	if (a.family == ADDR_V4) {
+		o->source4 = a;
+		o->have_source4 = true;
+	} else {
+		o->source6 = a;
+		o->have_source6 = true;
+	}
+	return 0;
+}
+
+/* Reads options into o; returns 0, 1 for --help, -1 on a usage error. */
+static int
+probe_options(int argc, char **argv, struct probe_opts *o)
+{
+	const char *why;
+	long v;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "f:vh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			if (targets_read_file(&o->targets, optarg, &o->topts) != 0)
+				return -1;
+			break;
+		case OPT_SCALES:
+			if (parse_scales(optarg, o) != 0)
+				return -1;
+			break;
+		case OPT_RATE:
+			if (parse_long(optarg, 1, 10000000, &v) != 0) {
+				log_warnx("--rate: '%s' is not a rate in 1..10000000", optarg);
+				return -1;
+			}
+			o->rate = (uint32_t)v;
+			break;
+		case OPT_TIMEOUT: {
+			char *end;
+			errno = 0;
+			o->timeout = strtod(optarg, &end);
+			if (errno != 0 || *end != '\0' || !(o->timeout > 0) ||
+			    o->timeout > PROBE_MAX_TIMEOUT) {
+				log_warnx("--timeout: '%s' is not in (0, %.0f] seconds",
+				    optarg, PROBE_MAX_TIMEOUT);
+				return -1;
+			}
+			break;
+		}
+		case OPT_RETRIES:
+			if (parse_long(optarg, 0, PROBE_MAX_RETRIES, &v) != 0) {
+				log_warnx("--retries: '%s' is not in 0..%d", optarg,
+				    PROBE_MAX_RETRIES);
+				return -1;
+			}
+			o->retries = (int)v;
+			break;
+		case OPT_ALLOW:
+			if (blocklist_allow(o->bl, optarg, &why) != 0) {
+				log_warnx("--allow: '%s': %s", optarg, why);
+				return -1;
+			}
+			break;
+		case OPT_ALLOW_LARGE:
+			o->topts.allow_large = true;
+			break;
+		case OPT_SOURCE:
+			if (parse_source(optarg, o) != 0)
+				return -1;
+			break;
+		case OPT_INTERFACE:
+			o->ifname = optarg;
+			break;
+		case OPT_VANTAGE:
+			snprintf(o->vantage, sizeof(o->vantage), "%s", optarg);
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_MAX_INFLIGHT:
+			if (parse_long(optarg, 1, 1 << 20, &v) != 0) {
+				log_warnx("--max-inflight: '%s' is not in 1..%d", optarg, 1 << 20);
+				return -1;
+			}
+			o->max_inflight = (size_t)v;
+			break;
+		case 'v':
+			log_setverbose(log_getverbose() + 1);
+			break;
+		case 'h':
+			return 1;
+		default:
+			return -1;
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		if (targets_parse_spec(&o->targets, argv[i], &o->topts) != 0)
+			return -1;
+	return 0;
+}
+
+static void
+probe_result(void *arg, struct path_result *res)
+{
+	struct probe_out *out = arg;
+	bool problem = false, unmeasured = false;
+
+	infer_path(res);
+	for (int i = 0; i < res->nscales; i++) {
+		if (infer_is_problem(res->verdicts[i].verdict))
+			problem = true;
+		else if (!infer_is_measured(res->verdicts[i].verdict))
+			unmeasured = true;
+	}
+	if (problem)
+		out->problems++;
+	else if (unmeasured)
+		out->unmeasured++;
+	else
+		out->clean++;
+
+	if (out->o->json) {
+		size_t len;
+		const char *text;
+
+		json_reset(&out->j);
+		output_json(&out->j, res, out->o->vantage);
+		text = json_text(&out->j, &len);
+		fwrite(text, 1, len, stdout);
+		fputc('\n', stdout);
+	} else
+		output_text(stdout, res);
+	fflush(stdout);
+}
+
+static void
+probe_summary(const struct probe_run_stats *st, size_t npaths)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	log_info("%zu paths: %llu SYNs sent (%llu retries), %llu SYN-ACKs, %llu RSTs, "
+	    "%llu ICMP errors matched; %llu rejected, %llu late; %llu RSTs sent; "
+	    "capture: %llu packets, %llu dropped; peak RSS %.1f MiB",
+	    npaths, (unsigned long long)st->n.syns_sent,
+	    (unsigned long long)st->n.retries_sent, (unsigned long long)st->n.synacks,
+	    (unsigned long long)st->n.rsts, (unsigned long long)st->n.icmp_errors,
+	    (unsigned long long)st->n.rejected, (unsigned long long)st->n.late,
+	    (unsigned long long)st->n.rsts_sent, (unsigned long long)st->captured,
+	    (unsigned long long)st->capture_drops, ru.ru_maxrss / 1024.0);
+}
+
+static int
+cmd_probe(int argc, char **argv)
+{
+	struct probe_opts o;
+	struct probe_out out;
+	struct paths paths;
+	struct paths_opts po;
+	struct probe_run_config rc;
+	struct probe_run_stats st;
+	int r, status;
+
+	memset(&o, 0, sizeof(o));
+	targets_init(&o.targets);
+	o.bl = blocklist_new();
+	o.scales[0] = 0;
+	o.scales[1] = 7;
+	o.scales[2] = 14;
+	o.nscales = 3;
+	o.rate = PROBE_DEFAULT_RATE;
+	o.timeout = PROBE_DEFAULT_TIMEOUT;
+	o.retries = PROBE_DEFAULT_RETRIES;
+	if (gethostname(o.vantage, sizeof(o.vantage)) != 0)
+		snprintf(o.vantage, sizeof(o.vantage), "unknown");
+
+	r = probe_options(argc, argv, &o);
+	if (r != 0 || o.targets.nerrors > 0) {
+		if (o.targets.errors != NULL)
+			fputs(o.targets.errors, stderr);
+		if (r == 1)
+			probe_usage(stdout);
+		else if (o.targets.errors == NULL)
+			probe_usage(stderr);
+		status = r == 1 ? EXIT_CLEAN : EXIT_USAGE;
+		goto done;
+	}
+	if (o.targets.n == 0) {
+		log_warnx("no targets");
+		probe_usage(stderr);
+		status = EXIT_USAGE;
+		goto done;
+	}
+
+	memset(&po, 0, sizeof(po));
+	po.bl = o.bl;
+	po.source4 = o.have_source4 ? &o.source4 : NULL;
+	po.source6 = o.have_source6 ? &o.source6 : NULL;
+	po.ifname = o.ifname;
+	if (paths_build(&paths, &o.targets, &po) != 0) {
+		status = EXIT_USAGE;
+		goto done;
+	}
+	if (paths.n == 0) {
+		log_warnx("nothing to probe");
+		paths_free(&paths);
+		status = EXIT_USAGE;
+		goto done;
+	}
+
+	memset(&out, 0, sizeof(out));
+	out.o = &o;
+	json_init(&out.j);
+	memset(&rc, 0, sizeof(rc));
+	rc.paths = &paths;
+	rc.nscales = o.nscales;
+	memcpy(rc.scales, o.scales, sizeof(rc.scales));
+	rc.rate = o.rate;
+	rc.timeout_ns = (uint64_t)llround(o.timeout * 1e9);
+	rc.retries = o.retries;
+	rc.max_inflight = o.max_inflight;
+	rc.progress = isatty(STDERR_FILENO) && paths.n > 1;
+	rc.on_result = probe_result;
+	rc.arg = &out;
+	if (probe_run(&rc, &st) != 0)
+		status = EXIT_USAGE;
+	else if (st.interrupted)
+		status = EXIT_USAGE;
+	else if (out.problems > 0)
+		status = EXIT_PROBLEM;
+	else if (out.unmeasured > 0 || paths.blocked_targets > 0 ||
+	    paths.unresolved > 0 || paths.unrouted > 0)
+		status = EXIT_UNMEASURED;
+	else
+		status = EXIT_CLEAN;
+	if (log_getverbose() > 0)
+		probe_summary(&st, paths.n);
+	json_free(&out.j);
+	paths_free(&paths);
+done:
+	targets_free(&o.targets);
+	blocklist_free(o.bl);
+	return status;
+}
+
+const struct cli_command cmd_probe_entry = {
+	.name = "probe",
+	.usage = "[options] [-f file] target ...",
+	.summary = "probe targets now and print one result per path",
+	.run = cmd_probe,
+};

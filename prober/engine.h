@@ -1,0 +1,94 @@
+/*
+ * engine.h -- probes in flight.  The engine is handed time and packets and
+ * calls back to send and to report; it owns no socket, clock or timer, so
+ * tests drive it with a fake wire.
+ *
+ * Per path it sends one SYN per variant (variant 0 is the control SYN
+ * without window scale, 1..n the scale factors), each from its own source
+ * port (port_lo + variant), paced by a token bucket, retried on timeout.
+ * Replies are validated statelessly (the ISN is a keyed hash of the
+ * 4-tuple, cookie.h) before the path they belong to is looked up, so
+ * replies to probes never sent are counted and ignored.  Every SYN-ACK is
+ * answered with a RST.  Timeouts live in one deadline-ordered list (the
+ * timeout is the same for every probe, so appending keeps it sorted): no
+ * timer per probe.  Memory is bounded by max_inflight paths.
+ */
+#ifndef SCALEPROBE_ENGINE_H
+#define SCALEPROBE_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "addr.h"
+#include "result.h"
+#include "send.h"
+
+#define ENGINE_NS_PER_SEC 1000000000ull
+#define ENGINE_NEVER UINT64_MAX
+
+struct engine_config {
+	int nvariants;			/* 1 + number of scales */
+	int variant_scale[SEND_MAX_VARIANTS];	/* [0] = -1 (control) */
+	uint32_t rate;			/* SYNs per second, 1..10,000,000 */
+	uint32_t burst;			/* token bucket depth; 0: derived from rate */
+	uint64_t timeout_ns;		/* wait for a reply after each attempt */
+	int retries;			/* extra attempts for a silent variant */
+	uint16_t port_lo;		/* first source port of the guard's block */
+	uint8_t key[16];		/* SipHash key of this run */
+	size_t max_inflight;		/* paths at once */
+	uint8_t ttl;			/* TTL / hop limit of handshake SYNs */
+};
+
+/* A path to probe, as the caller hands it over. */
+struct engine_path {
+	const char *target;		/* as given; must outlive the engine */
+	struct addr dst, src;
+	uint16_t port;
+	struct timespec wall;		/* wall clock, for the result's time */
+};
+
+struct engine_ops {
+	void *arg;
+	/* Next path to probe: 1 and *out filled, 0 when there are no more. */
+	int (*next_path)(void *arg, struct engine_path *out);
+	int (*send_syn)(void *arg, const struct send_syn *syn);
+	int (*send_segment)(void *arg, const struct send_segment *seg);
+	/* Makes queued packets leave now (end of a burst). */
+	void (*flush)(void *arg);
+	/* Reads replies still pending in the capture before a probe is
+	 * declared unanswered; may call engine_input. */
+	void (*drain)(void *arg);
+	/* Capture drops so far (pcap_stats), to charge paths in flight. */
+	uint64_t (*capture_drops)(void *arg);
+	/* A path is finished; the result is valid during the call only. */
+	void (*done)(void *arg, struct path_result *res);
+};
+
+struct engine_counters {
+	uint64_t paths_started, paths_done;
+	uint64_t syns_sent, retries_sent, rsts_sent, send_errors;
+	uint64_t synacks, rsts, icmp_errors;	/* matched to a path in flight */
+	uint64_t rejected;	/* failed validation: never sent by us */
+	uint64_t late;		/* valid, but the path was already finished */
+	uint64_t ignored;	/* not addressed to our ports at all */
+};
+
+struct engine;
+
+struct engine *engine_new(const struct engine_config *cfg, const struct engine_ops *ops);
+void engine_free(struct engine *e);
+
+/* Sends what is due at now, expires timeouts, admits new paths.
+ * Returns the time (ns, same clock as now) of the next thing to do,
+ * ENGINE_NEVER when finished. */
+uint64_t engine_run(struct engine *e, uint64_t now);
+
+/* One captured L3 packet (IPv4 or IPv6 header first). */
+void engine_input(struct engine *e, uint64_t now, const uint8_t *pkt, size_t len);
+
+bool engine_finished(const struct engine *e);
+size_t engine_inflight(const struct engine *e);
+void engine_counters(const struct engine *e, struct engine_counters *out);
+
+#endif

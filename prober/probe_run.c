@@ -1,0 +1,374 @@
+/*
+ * probe_run.c -- the event loop of one run: a timer drives the engine, each
+ * interface's capture feeds it, SIGINT/SIGTERM end it cleanly (so the
+ * guard's nftables table is always removed).  Privileged resources (the
+ * guard's table, raw sockets, captures) are opened before the loop starts.
+ */
+#include <sys/random.h>
+
+#include <errno.h>
+#include <event2/event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "guard.h"
+#include "log.h"
+#include "probe_run.h"
+#include "send.h"
+
+#define PROBE_TTL		64
+#define PROBE_INFLIGHT_MIN	256
+#define PROBE_INFLIGHT_MAX	(1u << 20)
+#define PROBE_SNAPLEN		256	/* IP + TCP with options, or an ICMP
+					   error quoting all of that */
+
+struct run {
+	const struct probe_run_config *cfg;
+	struct event_base *base;
+	struct event *timer, *progress, *sigint, *sigterm;
+	struct guard *guard;
+	struct sender *sender;
+	struct capture *cap[PATHS_MAX_IFACES];
+	int ncap;
+	struct engine *engine;
+	size_t next;			/* next path to hand to the engine */
+	uint64_t last_done;
+	bool interrupted;
+};
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * ENGINE_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* --- engine callbacks ---------------------------------------------------- */
+
+static int
+run_next_path(void *arg, struct engine_path *out)
+{
+	struct run *r = arg;
+	const struct path *p;
+
+	if (r->next >= r->cfg->paths->n)
+		return 0;
+	p = &r->cfg->paths->v[r->next++];
+	memset(out, 0, sizeof(*out));
+	out->target = p->target;
+	out->dst = p->dst;
+	out->src = p->src;
+	out->port = p->port;
+	clock_gettime(CLOCK_REALTIME, &out->wall);
+	return 1;
+}
+
+static int
+run_send_syn(void *arg, const struct send_syn *syn)
+{
+	struct run *r = arg;
+
+	return sender_syn(r->sender, syn);
+}
+
+static int
+run_send_segment(void *arg, const struct send_segment *seg)
+{
+	struct run *r = arg;
+
+	return sender_segment(r->sender, seg);
+}
+
+static void
+run_flush(void *arg)
+{
+	struct run *r = arg;
+
+	if (sender_flush(r->sender) < 0)
+		log_warn("send");
+}
+
+static void
+run_drain(void *arg)
+{
+	struct run *r = arg;
+
+	for (int i = 0; i < r->ncap; i++)
+		capture_drain(r->cap[i]);
+}
+
+static uint64_t
+run_capture_drops(void *arg)
+{
+	struct run *r = arg;
+	uint64_t drops = 0;
+
+	for (int i = 0; i < r->ncap; i++) {
+		struct capture_stats st;
+		if (capture_stats(r->cap[i], &st) == 0)
+			drops += st.dropped + st.ifdropped;
+	}
+	return drops;
+}
+
+static void
+run_done(void *arg, struct path_result *res)
+{
+	struct run *r = arg;
+
+	r->cfg->on_result(r->cfg->arg, res);
+}
+
+/* --- events -------------------------------------------------------------- */
+
+static void
+run_schedule(struct run *r, uint64_t now, uint64_t next)
+{
+	struct timeval tv;
+	uint64_t wait;
+
+	if (engine_finished(r->engine)) {
+		event_base_loopexit(r->base, NULL);
+		return;
+	}
+	wait = next > now ? next - now : 0;
+	tv.tv_sec = (time_t)(wait / ENGINE_NS_PER_SEC);
+	tv.tv_usec = (suseconds_t)((wait % ENGINE_NS_PER_SEC) / 1000);
+	evtimer_add(r->timer, &tv);
+}
+
+static void
+run_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct run *r = arg;
+	uint64_t now = now_ns();
+
+	(void)fd;
+	(void)what;
+	run_schedule(r, now, engine_run(r->engine, now));
+}
+
+static void
+run_packet(void *arg, const uint8_t *pkt, size_t len, const struct timeval *ts)
+{
+	struct run *r = arg;
+	struct engine_counters n;
+
+	(void)ts;
+	engine_input(r->engine, now_ns(), pkt, len);
+	/* a finished path frees room for the next: let the engine admit it
+	 * now rather than at the next deadline */
+	engine_counters(r->engine, &n);
+	if (n.paths_done != r->last_done) {
+		r->last_done = n.paths_done;
+		run_schedule(r, 0, 0);
+	}
+}
+
+static void
+run_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct run *r = arg;
+
+	(void)what;
+	log_warnx("%s: stopping", strsignal((int)sig));
+	r->interrupted = true;
+	event_base_loopexit(r->base, NULL);
+}
+
+static void
+run_progress(evutil_socket_t fd, short what, void *arg)
+{
+	struct run *r = arg;
+	struct engine_counters n;
+
+	(void)fd;
+	(void)what;
+	engine_counters(r->engine, &n);
+	fprintf(stderr, "\rscaleprobe: %llu/%zu paths done, %zu in flight, %llu SYNs sent  ",
+	    (unsigned long long)n.paths_done, r->cfg->paths->n,
+	    engine_inflight(r->engine), (unsigned long long)n.syns_sent);
+}
+
+/* --- set-up -------------------------------------------------------------- */
+
+/* TCP to our port block, and the ICMP errors that could quote our SYNs. */
+static void
+run_filter(char *buf, size_t len, uint16_t lo, int nvariants)
+{
+	snprintf(buf, len,
+	    "(tcp and dst portrange %u-%u) or "
+	    "(icmp and (icmp[0] == 3 or icmp[0] == 11)) or "
+	    "(icmp6 and (ip6[40] == 1 or ip6[40] == 3))",
+	    lo, lo + nvariants - 1);
+}
+
+static size_t
+run_inflight(const struct probe_run_config *cfg)
+{
+	/* enough paths to keep the rate busy over a path's longest life
+	 * (every attempt timing out), and never unbounded */
+	uint64_t life_s = cfg->timeout_ns * (uint64_t)(cfg->retries + 1) /
+	    ENGINE_NS_PER_SEC + 1;
+	uint64_t n = (uint64_t)cfg->rate * life_s / (uint64_t)(cfg->nscales + 1);
+
+	if (cfg->max_inflight > 0)
+		return cfg->max_inflight;
+	if (n < PROBE_INFLIGHT_MIN)
+		n = PROBE_INFLIGHT_MIN;
+	if (n > PROBE_INFLIGHT_MAX)
+		n = PROBE_INFLIGHT_MAX;
+	return (size_t)n;
+}
+
+static int
+run_open(struct run *r)
+{
+	const struct probe_run_config *cfg = r->cfg;
+	struct send_config sc;
+	struct engine_config ec;
+	struct engine_ops ops;
+	char err[512], filter[256];
+
+	if ((r->guard = guard_open(err, sizeof(err))) == NULL) {
+		log_warnx("%s", err);
+		return -1;
+	}
+
+	memset(&sc, 0, sizeof(sc));
+	memset(&ec, 0, sizeof(ec));
+	sc.nvariants = ec.nvariants = cfg->nscales + 1;
+	sc.variant_scale[0] = ec.variant_scale[0] = SEND_VARIANT_CONTROL;
+	for (int i = 0; i < cfg->nscales; i++)
+		sc.variant_scale[i + 1] = ec.variant_scale[i + 1] = cfg->scales[i];
+	sc.mss = 1460;
+	sc.window = 64240;
+	sc.batch = 64;
+	r->sender = sender_open(&sc, cfg->paths->want_v4, cfg->paths->want_v6,
+	    err, sizeof(err));
+	if (r->sender == NULL) {
+		log_warnx("%s", err);
+		return -1;
+	}
+
+	run_filter(filter, sizeof(filter), guard_port_lo(r->guard), sc.nvariants);
+	for (int i = 0; i < cfg->paths->nifaces; i++) {
+		struct capture_config cc;
+
+		memset(&cc, 0, sizeof(cc));
+		cc.ifname = cfg->paths->ifnames[i];
+		cc.filter = filter;
+		cc.snaplen = PROBE_SNAPLEN;
+		r->cap[i] = capture_open(r->base, &cc, run_packet, r, err, sizeof(err));
+		if (r->cap[i] == NULL) {
+			log_warnx("%s", err);
+			return -1;
+		}
+		r->ncap++;
+	}
+
+	ec.rate = cfg->rate;
+	ec.timeout_ns = cfg->timeout_ns;
+	ec.retries = cfg->retries;
+	ec.port_lo = guard_port_lo(r->guard);
+	ec.max_inflight = run_inflight(cfg);
+	ec.ttl = PROBE_TTL;
+	if (getrandom(ec.key, sizeof(ec.key), 0) != (ssize_t)sizeof(ec.key)) {
+		log_warn("getrandom");
+		return -1;
+	}
+	memset(&ops, 0, sizeof(ops));
+	ops.arg = r;
+	ops.next_path = run_next_path;
+	ops.send_syn = run_send_syn;
+	ops.send_segment = run_send_segment;
+	ops.flush = run_flush;
+	ops.drain = run_drain;
+	ops.capture_drops = run_capture_drops;
+	ops.done = run_done;
+	if ((r->engine = engine_new(&ec, &ops)) == NULL) {
+		log_warnx("engine: bad configuration");
+		return -1;
+	}
+	return 0;
+}
+
+static void
+run_close(struct run *r, struct probe_run_stats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	if (r->engine != NULL)
+		engine_counters(r->engine, &stats->n);
+	for (int i = 0; i < r->ncap; i++) {
+		struct capture_stats st;
+		if (capture_stats(r->cap[i], &st) == 0) {
+			stats->captured += st.received;
+			stats->capture_drops += st.dropped + st.ifdropped;
+		}
+		capture_close(r->cap[i]);
+	}
+	stats->interrupted = r->interrupted;
+	engine_free(r->engine);
+	if (r->sender != NULL)
+		sender_close(r->sender);
+	if (r->guard != NULL)
+		guard_close(r->guard);
+	if (r->timer != NULL)
+		event_free(r->timer);
+	if (r->progress != NULL)
+		event_free(r->progress);
+	if (r->sigint != NULL)
+		event_free(r->sigint);
+	if (r->sigterm != NULL)
+		event_free(r->sigterm);
+	if (r->base != NULL)
+		event_base_free(r->base);
+}
+
+int
+probe_run(const struct probe_run_config *cfg, struct probe_run_stats *stats)
+{
+	struct run r;
+	int rc = -1;
+
+	memset(&r, 0, sizeof(r));
+	r.cfg = cfg;
+	if ((r.base = event_base_new()) == NULL) {
+		log_warnx("event_base_new failed");
+		goto out;
+	}
+	/* signals first: a SIGTERM while the table exists must remove it */
+	r.sigint = evsignal_new(r.base, SIGINT, run_signal, &r);
+	r.sigterm = evsignal_new(r.base, SIGTERM, run_signal, &r);
+	r.timer = evtimer_new(r.base, run_tick, &r);
+	if (r.sigint == NULL || r.sigterm == NULL || r.timer == NULL ||
+	    evsignal_add(r.sigint, NULL) == -1 || evsignal_add(r.sigterm, NULL) == -1) {
+		log_warnx("cannot set up the event loop");
+		goto out;
+	}
+	if (run_open(&r) != 0)
+		goto out;
+	if (cfg->progress) {
+		struct timeval sec = { 1, 0 };
+		r.progress = event_new(r.base, -1, EV_PERSIST, run_progress, &r);
+		if (r.progress != NULL)
+			event_add(r.progress, &sec);
+	}
+	run_schedule(&r, 0, 0);
+	if (event_base_dispatch(r.base) == -1) {
+		log_warnx("event loop failed");
+		goto out;
+	}
+	if (cfg->progress)
+		fprintf(stderr, "\n");
+	rc = 0;
+out:
+	run_close(&r, stats);
+	return rc;
+}

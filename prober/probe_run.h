@@ -1,0 +1,41 @@
+/*
+ * probe_run.h -- one probing run of a path list: owns the event loop and
+ * wires the engine to the guard, the sender and the captures.  The CLI's
+ * probe command and (later) the daemon's scheduled scans both call it.
+ */
+#ifndef SCALEPROBE_PROBE_RUN_H
+#define SCALEPROBE_PROBE_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "paths.h"
+#include "result.h"
+
+struct probe_run_config {
+	const struct paths *paths;
+	int nscales;
+	int scales[RESULT_MAX_SCALES];
+	uint32_t rate;
+	uint64_t timeout_ns;
+	int retries;
+	size_t max_inflight;		/* 0: derived from rate and timeout */
+	bool progress;			/* a progress line on stderr */
+	/* Called for each finished path; res is valid during the call. */
+	void (*on_result)(void *arg, struct path_result *res);
+	void *arg;
+};
+
+struct probe_run_stats {
+	struct engine_counters n;
+	uint64_t captured, capture_drops;
+	bool interrupted;		/* SIGINT or SIGTERM ended the run */
+};
+
+/* Runs until every path has its result or a signal arrives.
+ * Returns 0, or -1 after printing why the run could not start. */
+int probe_run(const struct probe_run_config *cfg, struct probe_run_stats *stats);
+
+#endif

@@ -1,0 +1,493 @@
+/*
+ * test_engine.c -- the engine driven by hand: a fake wire records what it
+ * sends, the test plays the network (SYN-ACKs, RSTs, ICMP errors, forged
+ * replies, silence) and moves the clock.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cookie.h"
+#include "engine.h"
+#include "pktbuild.h"
+#include "reply.h"
+
+#define SEC ENGINE_NS_PER_SEC
+#define MAXSENT 4096
+#define MAXPATHS 256
+
+struct fake {
+	struct send_syn syn[MAXSENT];
+	struct addr syn_src[MAXSENT], syn_dst[MAXSENT];
+	int nsyn;
+	struct send_segment seg[MAXSENT];
+	int nseg;
+	struct engine_path paths[MAXPATHS];
+	char names[MAXPATHS][32];
+	int npaths, next;
+	struct path_result res[MAXPATHS];
+	int nres;
+	int drains;
+	uint64_t drops;
+};
+
+static int
+f_next(void *arg, struct engine_path *out)
+{
+	struct fake *f = arg;
+
+	if (f->next >= f->npaths)
+		return 0;
+	*out = f->paths[f->next++];
+	return 1;
+}
+
+static int
+f_syn(void *arg, const struct send_syn *syn)
+{
+	struct fake *f = arg;
+
+	assert_true(f->nsyn < MAXSENT);
+	f->syn[f->nsyn] = *syn;
+	f->syn_src[f->nsyn] = *syn->src;
+	f->syn_dst[f->nsyn] = *syn->dst;
+	f->nsyn++;
+	return 0;
+}
+
+static int
+f_seg(void *arg, const struct send_segment *seg)
+{
+	struct fake *f = arg;
+
+	assert_true(f->nseg < MAXSENT);
+	f->seg[f->nseg++] = *seg;
+	return 0;
+}
+
+static void
+f_drain(void *arg)
+{
+	((struct fake *)arg)->drains++;
+}
+
+static uint64_t
+f_drops(void *arg)
+{
+	return ((struct fake *)arg)->drops;
+}
+
+static void
+f_done(void *arg, struct path_result *r)
+{
+	struct fake *f = arg;
+
+	assert_true(f->nres < MAXPATHS);
+	f->res[f->nres++] = *r;
+}
+
+static const uint8_t key[16] = "scaleprobe-test!";
+
+static struct addr
+A(const char *s)
+{
+	struct addr a;
+
+	assert_int_equal(addr_parse(s, &a), 0);
+	return a;
+}
+
+static struct fake *
+fake_new(int npaths, int v6)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	for (int i = 0; i < npaths; i++) {
+		if (v6)
+			snprintf(f->names[i], sizeof(f->names[i]), "fd00:5ca1:%x::%x",
+			    i / 250, i % 250 + 1);
+		else
+			snprintf(f->names[i], sizeof(f->names[i]), "198.18.%d.%d",
+			    i / 250, i % 250 + 1);
+		f->paths[i].target = f->names[i];
+		f->paths[i].dst = A(f->names[i]);
+		f->paths[i].src = f->paths[i].dst.family == ADDR_V4 ? A("198.18.1.1") :
+		    A("fd00:5ca1:1::1");
+		f->paths[i].port = 80;
+	}
+	f->npaths = npaths;
+	return f;
+}
+
+static struct engine *
+engine_for(struct fake *f, uint32_t rate, int retries, size_t inflight)
+{
+	struct engine_config c;
+	struct engine_ops o;
+
+	memset(&c, 0, sizeof(c));
+	c.nvariants = 4;
+	c.variant_scale[0] = -1;
+	c.variant_scale[1] = 0;
+	c.variant_scale[2] = 7;
+	c.variant_scale[3] = 14;
+	c.rate = rate;
+	c.timeout_ns = 1 * SEC;
+	c.retries = retries;
+	c.port_lo = 61000;
+	memcpy(c.key, key, 16);
+	c.max_inflight = inflight;
+	c.ttl = 64;
+	memset(&o, 0, sizeof(o));
+	o.arg = f;
+	o.next_path = f_next;
+	o.send_syn = f_syn;
+	o.send_segment = f_seg;
+	o.drain = f_drain;
+	o.capture_drops = f_drops;
+	o.done = f_done;
+	struct engine *e = engine_new(&c, &o);
+	assert_non_null(e);
+	return e;
+}
+
+/* The server's answer to the SYN f->syn[i]: SYN-ACK (ws >= 0 adds window
+ * scale, -1 leaves it out), or RST. */
+static size_t
+answer(struct fake *f, int i, uint8_t flags, int ws, uint32_t ack_delta,
+    uint8_t *buf, size_t cap)
+{
+	uint8_t opts[20];
+	struct pkt_tcp t;
+
+	memcpy(opts, pkt_linux_synack_opts, sizeof(opts));
+	if (ws >= 0)
+		opts[19] = (uint8_t)ws;
+	else
+		memset(opts + 16, 0x01, 4);
+	memset(&t, 0, sizeof(t));
+	t.src = &f->syn_dst[i];
+	t.dst = &f->syn_src[i];
+	t.sport = f->syn[i].dport;
+	t.dport = f->syn[i].sport;
+	t.seq = 0x11223344;
+	t.ack = f->syn[i].isn + ack_delta;
+	t.flags = flags;
+	t.window = 65160;
+	if (flags & REPLY_TCP_SYN) {
+		t.opts = opts;
+		t.optlen = sizeof(opts);
+	}
+	return pkt_build_tcp(buf, cap, &t);
+}
+
+/* Our SYN number i as it left, for an ICMP error to quote. */
+static size_t
+our_syn(struct fake *f, int i, uint32_t isn, uint8_t *buf, size_t cap)
+{
+	struct pkt_tcp t;
+
+	memset(&t, 0, sizeof(t));
+	t.src = &f->syn_src[i];
+	t.dst = &f->syn_dst[i];
+	t.sport = f->syn[i].sport;
+	t.dport = f->syn[i].dport;
+	t.seq = isn;
+	t.flags = REPLY_TCP_SYN;
+	t.window = 64240;
+	return pkt_build_tcp(buf, cap, &t);
+}
+
+static void
+test_all_answered(void **state)
+{
+	struct fake *f = fake_new(1, 0);
+	struct engine *e = engine_for(f, 1000, 2, 16);
+	struct engine_counters n;
+	uint8_t pkt[128];
+
+	(void)state;
+	engine_run(e, 1 * SEC);
+	assert_int_equal(f->nsyn, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(f->syn[i].variant, i);
+		assert_int_equal(f->syn[i].sport, 61000 + i);
+		assert_int_equal(f->syn[i].dport, 80);
+		assert_int_equal(f->syn[i].ttl, 64);
+	}
+	for (int i = 0; i < 4; i++) {
+		size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, i == 0 ? -1 : 7, 1,
+		    pkt, sizeof(pkt));
+		assert_int_equal(f->nres, 0);
+		engine_input(e, 1 * SEC + 3000000, pkt, len);
+	}
+	assert_int_equal(f->nres, 1);
+	assert_true(engine_finished(e) == false || f->next == 1);
+	const struct path_result *r = &f->res[0];
+	assert_string_equal(r->target, "198.18.0.1");
+	assert_int_equal(r->control.reply, REPLY_SYNACK);
+	assert_int_equal(r->control.sa.wscale, -1);
+	assert_int_equal(r->nscales, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(r->scales[i].reply, REPLY_SYNACK);
+		assert_int_equal(r->scales[i].sa.wscale, 7);
+		assert_int_equal(r->scales[i].sa.mss, 1460);
+		assert_true(r->scales[i].sa.sack);
+		assert_true(r->scales[i].sa.ts);
+		assert_int_equal(r->scales[i].attempts, 1);
+		assert_int_equal(r->scales[i].rtt_us, 3000);
+	}
+	assert_int_equal(r->scales[1].scale, 7);
+	/* one RST per SYN-ACK, in sequence (our ISN + 1) */
+	assert_int_equal(f->nseg, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(f->seg[i].flags, REPLY_TCP_RST);
+		assert_int_equal(f->seg[i].seq, f->syn[i].isn + 1);
+		assert_int_equal(f->seg[i].sport, f->syn[i].sport);
+	}
+	assert_int_equal(engine_run(e, 2 * SEC), ENGINE_NEVER);
+	assert_true(engine_finished(e));
+	engine_counters(e, &n);
+	assert_int_equal(n.synacks, 4);
+	assert_int_equal(n.rejected, 0);
+	engine_free(e);
+	free(f);
+}
+
+static void
+test_silence_retries(void **state)
+{
+	struct fake *f = fake_new(1, 0);
+	struct engine *e = engine_for(f, 1000, 2, 16);
+	uint64_t next;
+
+	(void)state;
+	next = engine_run(e, 10 * SEC);
+	assert_int_equal(f->nsyn, 4);
+	assert_int_equal(next, 11 * SEC);
+	/* nothing due before the deadline */
+	engine_run(e, 11 * SEC - 1);
+	assert_int_equal(f->nsyn, 4);
+	assert_int_equal(f->drains, 0);
+	next = engine_run(e, 11 * SEC);
+	assert_int_equal(f->drains, 1);	/* capture read before judging silence */
+	assert_int_equal(f->nsyn, 8);
+	/* a retry repeats the 4-tuple and the ISN: a retransmission */
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(f->syn[4 + i].isn, f->syn[i].isn);
+		assert_int_equal(f->syn[4 + i].sport, f->syn[i].sport);
+	}
+	assert_int_equal(next, 12 * SEC);
+	engine_run(e, 12 * SEC);
+	assert_int_equal(f->nsyn, 12);
+	assert_int_equal(f->nres, 0);
+	assert_int_equal(engine_run(e, 13 * SEC), ENGINE_NEVER);
+	assert_int_equal(f->nsyn, 12);
+	assert_int_equal(f->nres, 1);
+	assert_int_equal(f->res[0].control.reply, REPLY_NONE);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(f->res[0].scales[i].reply, REPLY_NONE);
+		assert_int_equal(f->res[0].scales[i].attempts, 3);
+	}
+	engine_free(e);
+	free(f);
+}
+
+static void
+test_forged_and_icmp(void **state)
+{
+	struct fake *f = fake_new(1, 0);
+	struct engine *e = engine_for(f, 1000, 0, 16);
+	struct engine_counters n;
+	uint8_t pkt[256], q[128];
+	struct addr router = A("198.18.5.2");
+	size_t len, qlen;
+
+	(void)state;
+	engine_run(e, 1 * SEC);
+	assert_int_equal(f->nsyn, 4);
+
+	/* a SYN-ACK acknowledging a number we never sent */
+	len = answer(f, 1, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 2, pkt, sizeof(pkt));
+	engine_input(e, 1 * SEC + 1000, pkt, len);
+	len = answer(f, 1, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 0x80000001u, pkt, sizeof(pkt));
+	engine_input(e, 1 * SEC + 1000, pkt, len);
+	/* an ICMP error quoting a SYN of ours with the wrong ISN */
+	qlen = our_syn(f, 2, f->syn[2].isn ^ 0x40000000u, q, sizeof(q));
+	len = pkt_build_icmp(pkt, sizeof(pkt), &router, &f->syn_src[2], 3, 13, q, qlen, 0);
+	engine_input(e, 1 * SEC + 2000, pkt, len);
+	engine_counters(e, &n);
+	assert_int_equal(n.rejected, 3);
+	assert_int_equal(f->nseg, 0);	/* forged SYN-ACKs are not answered */
+
+	/* a real admin-prohibited for every variant, RFC 792 8-byte quotes */
+	for (int i = 0; i < 4; i++) {
+		qlen = our_syn(f, i, f->syn[i].isn, q, sizeof(q));
+		len = pkt_build_icmp(pkt, sizeof(pkt), &router, &f->syn_src[i], 3, 13,
+		    q, qlen, 20 + 8);
+		engine_input(e, 1 * SEC + 5000, pkt, len);
+	}
+	assert_int_equal(f->nres, 1);
+	assert_int_equal(f->res[0].control.reply, REPLY_ICMP_UNREACH);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(f->res[0].scales[i].reply, REPLY_ICMP_UNREACH);
+		assert_int_equal(f->res[0].scales[i].icmp_type, 3);
+		assert_int_equal(f->res[0].scales[i].icmp_code, 13);
+		assert_true(addr_equal(&f->res[0].scales[i].icmp_from, &router));
+	}
+	engine_counters(e, &n);
+	assert_int_equal(n.icmp_errors, 4);
+	assert_int_equal(n.rejected, 3);
+	engine_free(e);
+	free(f);
+}
+
+static void
+test_rst_and_late(void **state)
+{
+	struct fake *f = fake_new(1, 1);
+	struct engine *e = engine_for(f, 1000, 0, 16);
+	struct engine_counters n;
+	uint8_t pkt[128];
+	size_t len;
+
+	(void)state;
+	engine_run(e, 1 * SEC);
+	assert_int_equal(f->nsyn, 4);
+	assert_int_equal(f->syn_dst[0].family, ADDR_V6);
+	for (int i = 0; i < 4; i++) {
+		len = answer(f, i, REPLY_TCP_RST | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
+		engine_input(e, 1 * SEC + 100, pkt, len);
+	}
+	assert_int_equal(f->nres, 1);
+	assert_int_equal(f->res[0].control.reply, REPLY_RST);
+	assert_int_equal(f->res[0].scales[2].reply, REPLY_RST);
+	assert_int_equal(f->nseg, 0);	/* a RST needs no RST */
+
+	/* a SYN-ACK after the path finished: valid, late, still reset */
+	len = answer(f, 3, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
+	engine_input(e, 1 * SEC + 200, pkt, len);
+	engine_counters(e, &n);
+	assert_int_equal(n.late, 1);
+	assert_int_equal(n.rejected, 0);
+	assert_int_equal(f->nseg, 1);
+	assert_int_equal(f->nres, 1);
+	engine_free(e);
+	free(f);
+}
+
+static void
+test_syn_dropped_mixed(void **state)
+{
+	struct fake *f = fake_new(1, 0);
+	struct engine *e = engine_for(f, 1000, 1, 16);
+	uint8_t pkt[128];
+	size_t len;
+
+	(void)state;
+	engine_run(e, 1 * SEC);
+	/* only the control is answered; the WS SYNs vanish (drop-ws box) */
+	len = answer(f, 0, REPLY_TCP_SYN | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
+	engine_input(e, 1 * SEC + 100, pkt, len);
+	/* a duplicate answer of another kind marks the variant mixed */
+	len = answer(f, 0, REPLY_TCP_RST | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
+	engine_input(e, 1 * SEC + 200, pkt, len);
+	engine_run(e, 2 * SEC);
+	/* only the three silent variants are retried */
+	assert_int_equal(f->nsyn, 7);
+	for (int i = 4; i < 7; i++)
+		assert_int_not_equal(f->syn[i].variant, 0);
+	engine_run(e, 3 * SEC);
+	assert_int_equal(f->nres, 1);
+	assert_int_equal(f->res[0].control.reply, REPLY_SYNACK);
+	assert_true(f->res[0].control.mixed);
+	assert_int_equal(f->res[0].scales[0].reply, REPLY_NONE);
+	assert_int_equal(f->res[0].scales[0].attempts, 2);
+	engine_free(e);
+	free(f);
+}
+
+static void
+test_rate_limit(void **state)
+{
+	struct fake *f = fake_new(100, 0);
+	struct engine *e = engine_for(f, 10, 0, 256);
+
+	(void)state;
+	/* one second in 1 ms steps: the bucket (depth 2) plus 10 per second */
+	for (uint64_t t = 0; t <= 1000; t++)
+		engine_run(e, 100 * SEC + t * 1000000);
+	assert_true(f->nsyn >= 11 && f->nsyn <= 12);
+	/* ten seconds more at 10/s */
+	for (uint64_t t = 1; t <= 10000; t++)
+		engine_run(e, 101 * SEC + t * 1000000);
+	assert_true(f->nsyn >= 111 && f->nsyn <= 112);
+	engine_free(e);
+	free(f);
+}
+
+static void
+test_inflight_bound(void **state)
+{
+	struct fake *f = fake_new(100, 0);
+	struct engine *e = engine_for(f, 100000, 0, 5);
+	uint64_t now = 1 * SEC, next;
+	int rounds = 0;
+
+	(void)state;
+	while (!engine_finished(e) && rounds++ < 1000) {
+		next = engine_run(e, now);
+		assert_true(engine_inflight(e) <= 5);
+		if (next == ENGINE_NEVER)
+			break;
+		now = next > now ? next : now + 1;
+	}
+	assert_true(engine_finished(e));
+	assert_int_equal(f->nres, 100);
+	assert_int_equal(f->nsyn, 400);
+	/* every path finished once, each with its own target */
+	for (int i = 0; i < 100; i++)
+		assert_string_equal(f->res[i].target, f->names[i]);
+	engine_free(e);
+	free(f);
+}
+
+static void
+test_capture_drops_charged(void **state)
+{
+	struct fake *f = fake_new(1, 0);
+	struct engine *e = engine_for(f, 1000, 0, 16);
+
+	(void)state;
+	f->drops = 5;
+	engine_run(e, 1 * SEC);
+	f->drops = 12;
+	engine_run(e, 2 * SEC);
+	assert_int_equal(f->nres, 1);
+	assert_int_equal(f->res[0].capture_drops, 7);
+	engine_free(e);
+	free(f);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_answered),
+		cmocka_unit_test(test_silence_retries),
+		cmocka_unit_test(test_forged_and_icmp),
+		cmocka_unit_test(test_rst_and_late),
+		cmocka_unit_test(test_syn_dropped_mixed),
+		cmocka_unit_test(test_rate_limit),
+		cmocka_unit_test(test_inflight_bound),
+		cmocka_unit_test(test_capture_drops_charged),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
