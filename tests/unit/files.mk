@@ -9,3 +9,12 @@ test_mbox_mangle_SRCS = \
 UNIT_TESTS += test_mbox_rules
 test_mbox_rules_SRCS = \
 	tests/lab/mbox_rules.c
+
+# the packet parsers (prober/wire_*), on captured samples and hand-made cases
+WIRE_TEST_SRCS = \
+	tests/unit/samples.c \
+	tests/unit/wire_testutil.c
+UNIT_TESTS += test_wire_ip
+test_wire_ip_SRCS = $(WIRE_TEST_SRCS)
+UNIT_TESTS += test_wire_tcp
+test_wire_tcp_SRCS = $(WIRE_TEST_SRCS)
