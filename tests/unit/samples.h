@@ -53,6 +53,7 @@ struct sample {
 	int		quote;		/* enum wire_quote */
 	uint8_t		q_version, q_proto, q_ttl;
 	uint8_t		q_n_ext;
+	uint32_t	q_l4_off;	/* quoted L4, from the quote's start */
 	uint32_t	q_l4_len;	/* quoted L4 bytes present */
 	struct sample_tcp qtcp;		/* the quoted TCP header */
 };

@@ -156,6 +156,7 @@ def describe_icmp(e, msg):
         qtot = 40 + qip.plen
     e['q_n_ext'] = q_n_ext
     q_l4_off = len(quote) - len(bytes(ql4))
+    e['q_l4_off'] = q_l4_off
     present = min(len(quote), qtot) - q_l4_off
     e['q_l4_len'] = present
     label = Q_SHORT
