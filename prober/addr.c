@@ -79,3 +79,62 @@ addr_in_prefix(const struct addr *a, const struct addr *net, unsigned plen)
 	uint8_t mask = (uint8_t)(0xff << (8 - rest));
 	return (a->bytes[full] & mask) == (net->bytes[full] & mask);
 }
+
+void
+addr_mask(struct addr *a, unsigned plen)
+{
+	size_t len = addr_len(a);
+
+	for (size_t i = 0; i < len; i++) {
+		if (plen >= 8 * (i + 1))
+			continue;
+		if (plen <= 8 * i)
+			a->bytes[i] = 0;
+		else
+			a->bytes[i] &= (uint8_t)(0xff << (8 - (plen - 8 * i)));
+	}
+}
+
+int
+addr_parse_prefix(const char *s, struct addr *net, unsigned *plen, const char **why)
+{
+	char buf[ADDR_STRLEN];
+	const char *slash = strchr(s, '/');
+	size_t alen = slash != NULL ? (size_t)(slash - s) : strlen(s);
+	unsigned long len = 0;
+	struct addr masked;
+
+	*why = "not an IPv4 or IPv6 address";
+	if (alen >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, alen);
+	buf[alen] = '\0';
+	if (addr_parse(buf, net) == -1)
+		return -1;
+	if (slash == NULL) {
+		*plen = (unsigned)addr_len(net) * 8;
+		return 0;
+	}
+	/* digits only: strtoul would take " 8", "+8" and "0x8" */
+	if (slash[1] == '\0' || strspn(slash + 1, "0123456789") != strlen(slash + 1) ||
+	    strlen(slash + 1) > 3) {
+		*why = "prefix length is not a number";
+		return -1;
+	}
+	for (const char *p = slash + 1; *p != '\0'; p++)
+		len = len * 10 + (unsigned long)(*p - '0');
+	if (len > addr_len(net) * 8) {
+		*why = net->family == ADDR_V4 ?
+		    "prefix length too long for IPv4 (at most 32)" :
+		    "prefix length too long for IPv6 (at most 128)";
+		return -1;
+	}
+	masked = *net;
+	addr_mask(&masked, (unsigned)len);
+	if (!addr_equal(&masked, net)) {
+		*why = "host bits set after the prefix length";
+		return -1;
+	}
+	*plen = (unsigned)len;
+	return 0;
+}

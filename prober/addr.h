@@ -38,4 +38,13 @@ int addr_compare(const struct addr *a, const struct addr *b);
 /* True when the first plen bits of a and net agree (same family). */
 bool addr_in_prefix(const struct addr *a, const struct addr *net, unsigned plen);
 
+/* Clears every bit after the first plen (the network of a /plen). */
+void addr_mask(struct addr *a, unsigned plen);
+
+/* Parses "ADDR/LEN" (LEN decimal, at most 32 or 128) or a bare ADDR (a host
+ * prefix: LEN 32 or 128).  Host bits must be zero: "198.18.0.1/15" is
+ * refused, it is more often a typo than a wish.  Returns 0, or -1 with a
+ * static reason in *why ("host bits set", ...). */
+int addr_parse_prefix(const char *s, struct addr *net, unsigned *plen, const char **why);
+
 #endif

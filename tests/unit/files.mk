@@ -22,3 +22,15 @@ UNIT_TESTS += test_wire_tcpopt
 test_wire_tcpopt_SRCS = $(WIRE_TEST_SRCS)
 UNIT_TESTS += test_wire_icmp
 test_wire_icmp_SRCS = $(WIRE_TEST_SRCS)
+
+# the pure building blocks of the engine and the CLI
+UNIT_TESTS += test_siphash
+UNIT_TESTS += test_cookie
+UNIT_TESTS += test_ratelimit
+UNIT_TESTS += test_targets
+test_targets_SRCS = \
+	prober/targets_file.c
+UNIT_TESTS += test_blocklist
+UNIT_TESTS += test_json
+UNIT_TESTS += test_log
+UNIT_TESTS += test_addr_prefix
