@@ -15,11 +15,25 @@ PURE_SRCS += prober/wire_tcp.c
 PURE_SRCS += prober/wire_tcpopt.c
 PURE_SRCS += prober/wire_icmp.c
 PURE_SRCS += prober/wire_packet.c
+PURE_SRCS += prober/reply.c
+PURE_SRCS += prober/engine.c
+PURE_SRCS += prober/infer.c
+PURE_SRCS += prober/output.c
 
 # The I/O edges (wire, capture, loop owners).
 PROBER_SRCS +=
 PROBER_SRCS += prober/targets_file.c
+PROBER_SRCS += prober/send.c
+PROBER_SRCS += prober/capture.c
+PROBER_SRCS += prober/guard.c
+PROBER_SRCS += prober/route.c
+PROBER_SRCS += prober/paths.c
+PROBER_SRCS += prober/probe_run.c
 
-CLI_SRCS +=
+CLI_SRCS += prober/cli.c
+CLI_SRCS += prober/cmd_probe.c
 
 DAEMON_SRCS +=
+
+PROGRAMS += scaleprobe
+MAN_PAGES += prober/scaleprobe.1

@@ -128,7 +128,7 @@ text_reply(char *buf, size_t len, const struct variant_obs *o)
 static void
 text_opts(char *buf, size_t len, const struct synack_obs *sa)
 {
-	char ws[8] = "-", mss[8] = "-";
+	char ws[12] = "-", mss[12] = "-";
 
 	if (!sa->present) {
 		snprintf(buf, len, "%-6s %-5s %-4s %-3s", "", "", "", "");
