@@ -8,3 +8,5 @@ mbox_SRCS = \
 	tests/lab/mbox.c \
 	tests/lab/mbox_mangle.c \
 	tests/lab/mbox_rules.c
+# every action against the kernel, v4 and v6, PREROUTING and FORWARD (root)
+LAB_CHECKS += tests/lab/mbox-smoke.sh

@@ -38,6 +38,7 @@
 #define MBOX_PKT_MAX	0xffff		/* copy range: the whole packet */
 #define MBOX_NLBUF	(MBOX_PKT_MAX + 8192)	/* a packet and its attributes */
 #define MBOX_RCVBUF	(8 << 20)	/* bursts of TTL-limited SYNs */
+#define MBOX_QMAXLEN	8192		/* packets waiting before fail-open */
 
 /* The loop's state, shared with the netlink callback. */
 struct mbox {
@@ -223,6 +224,7 @@ mbox_bind(void)
 	nlh->nlmsg_seq = seq;
 	nfq_nlmsg_cfg_put_cmd(nlh, AF_UNSPEC, NFQNL_CFG_CMD_BIND);
 	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, MBOX_PKT_MAX);
+	nfq_nlmsg_cfg_put_qmaxlen(nlh, MBOX_QMAXLEN);
 	/* a full queue lets packets through rather than stalling the lab */
 	mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(NFQA_CFG_F_FAIL_OPEN));
 	mnl_attr_put_u32(nlh, NFQA_CFG_MASK, htonl(NFQA_CFG_F_FAIL_OPEN));
@@ -273,9 +275,11 @@ main(int argc, char *argv[])
 			errno = 0;
 			q = strtol(optarg, &end, 10);
 			if (errno || *optarg == '\0' || *end != '\0' || q < 0 ||
-			    q > 65535)
-				mbox_fatalx("-q: expected a queue number 0..65535, "
-				    "got '%s'", optarg);
+			    q > 65535) {
+				fprintf(stderr, "mbox: -q: expected a queue number "
+				    "0..65535, got '%s'\n", optarg);
+				exit(2);
+			}
 			break;
 		case 'r':
 			ready = optarg;

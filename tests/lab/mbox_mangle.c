@@ -335,8 +335,8 @@ mbox_syn(const struct mbox_rules *rs, uint8_t *p, struct mbox_ip *ip,
 		case MBOX_SYN_DROP_WS:
 			if (opt[i].kind != MBOX_OPT_WS)
 				break;
-			snprintf(what, sizeof(what), "wscale %u %s", b[2],
-			    r->syn == MBOX_SYN_DROP_WS ? "dropped" : "removed");
+			snprintf(what, sizeof(what), r->syn == MBOX_SYN_DROP_WS ?
+			    "dropped, wscale %u" : "wscale %u removed", b[2]);
 			if (r->syn == MBOX_SYN_DROP_WS)
 				v = MBOX_DROP;
 			else
@@ -372,12 +372,17 @@ mbox_syn(const struct mbox_rules *rs, uint8_t *p, struct mbox_ip *ip,
 	} else {
 		return MBOX_ACCEPT;
 	}
-	snprintf(res->note, sizeof(res->note),
-	    "SYN %s.%u > %s.%u %s: %s (%zu -> %zu bytes)",
+	snprintf(res->note, sizeof(res->note), "SYN %s.%u > %s.%u %s: %s",
 	    mbox_addr_str(p + ip->srcoff, ip->family, src, sizeof(src)),
 	    mbox_get16(tcp), mbox_addr_str(p + ip->dstoff, ip->family, dst,
 	    sizeof(dst)), mbox_get16(tcp + 2), mbox_rules_syn_name(r->syn),
-	    what, oldlen, v == MBOX_DROP ? (size_t)0 : ip->len);
+	    what);
+	if (ip->len != oldlen) {
+		size_t n = strlen(res->note);
+
+		snprintf(res->note + n, sizeof(res->note) - n,
+		    " (%zu -> %zu bytes)", oldlen, ip->len);
+	}
 	return v;
 }
 
