@@ -232,6 +232,10 @@ mbox_bind(void)
 		mbox_fatal("queue %u: send config", mbox.qnum);
 	while ((rc = mbox_receive(seq)) == MNL_CB_OK)
 		;
+	/* the kernel says EPERM both for a queue bound elsewhere and for us */
+	if (rc < 0 && errno == EPERM)
+		mbox_fatalx("cannot bind queue %u: taken by another process, "
+		    "or no CAP_NET_ADMIN", mbox.qnum);
 	if (rc < 0)
 		mbox_fatal("cannot bind queue %u", mbox.qnum);
 }
