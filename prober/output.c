@@ -145,14 +145,13 @@ text_opts(char *buf, size_t len, const struct synack_obs *sa)
 void
 output_text(FILE *f, const struct path_result *res)
 {
-	char addr[ADDR_STRLEN], reply[32], opts[64];
+	char addr[ADDR_STRLEN], where[ADDR_STRLEN + 10], reply[32], opts[64];
 
 	addr_format(&res->dst, addr, sizeof(addr));
-	if (res->dst.family == ADDR_V6)
-		fprintf(f, "[%s]:%u", addr, res->port);
-	else
-		fprintf(f, "%s:%u", addr, res->port);
-	if (strcmp(res->target, addr) != 0)
+	snprintf(where, sizeof(where), res->dst.family == ADDR_V6 ? "[%s]:%u" : "%s:%u",
+	    addr, res->port);
+	fputs(where, f);
+	if (strcmp(res->target, addr) != 0 && strcmp(res->target, where) != 0)
 		fprintf(f, " (%s)", res->target);
 	if (res->capture_drops > 0)
 		fprintf(f, "  capture dropped %" PRIu64 " packets", res->capture_drops);

@@ -25,6 +25,8 @@
 #define PROBE_INFLIGHT_MAX	(1u << 20)
 #define PROBE_SNAPLEN		256	/* IP + TCP with options, or an ICMP
 					   error quoting all of that */
+#define PROBE_CAPTURE_BUFFER	(4 * 1024 * 1024)	/* the ring is resident
+					   memory: ~14,000 frames of 256 bytes */
 
 struct run {
 	const struct probe_run_config *cfg;
@@ -265,6 +267,7 @@ run_open(struct run *r)
 		cc.ifname = cfg->paths->ifnames[i];
 		cc.filter = filter;
 		cc.snaplen = PROBE_SNAPLEN;
+		cc.buffer_bytes = PROBE_CAPTURE_BUFFER;
 		r->cap[i] = capture_open(r->base, &cc, run_packet, r, err, sizeof(err));
 		if (r->cap[i] == NULL) {
 			log_warnx("%s", err);
