@@ -26,6 +26,14 @@ FUZZ_SECONDS ?= 60
 # make check runs each fuzzer this long
 FUZZ_CHECK_SECONDS ?= 5
 
+# V=1 shows every command; by default one line per file.
+V ?= 0
+ifeq ($(V),0)
+say = @printf '  %-6s %s\n' $(1) $(2);
+else
+say =
+endif
+
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wpointer-arith -Wformat=2 -Wvla -Wcast-align -Wundef
 CSTD     = -std=c11 -D_DEFAULT_SOURCE
@@ -72,32 +80,32 @@ all: $(addprefix $(BUILD)/plain/,$(PROGRAMS)) lab-progs
 
 $(BUILD)/plain/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(OPT) $(WARN) $(INCLUDES) $(PKG_CFLAGS) $(CMOCKA_CFLAGS) $(NFQ_CFLAGS) -MMD -MP -c -o $@ $<
+	$(call say,CC,$<)$(CC) $(CSTD) $(OPT) $(WARN) $(INCLUDES) $(PKG_CFLAGS) $(CMOCKA_CFLAGS) $(NFQ_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/san/%.o: %.c
 	@mkdir -p $(@D)
-	$(CLANG) $(CSTD) -O1 -g $(WARN) $(SAN_FLAGS) $(INCLUDES) $(PKG_CFLAGS) $(CMOCKA_CFLAGS) -MMD -MP -c -o $@ $<
+	$(call say,CC-SAN,$<)$(CLANG) $(CSTD) -O1 -g $(WARN) $(SAN_FLAGS) $(INCLUDES) $(PKG_CFLAGS) $(CMOCKA_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/fuzz/%.o: %.c
 	@mkdir -p $(@D)
-	$(CLANG) $(CSTD) -O1 -g $(WARN) $(FUZZ_FLAGS) $(INCLUDES) -MMD -MP -c -o $@ $<
+	$(call say,CC-FUZ,$<)$(CLANG) $(CSTD) -O1 -g $(WARN) $(FUZZ_FLAGS) $(INCLUDES) -MMD -MP -c -o $@ $<
 
 objs = $(addprefix $(BUILD)/$(1)/,$(2:.c=.o))
 
 # --- programs ---------------------------------------------------------------
 
 $(BUILD)/plain/scaleprobe: $(call objs,plain,$(CLI_SRCS) $(PROBER_SRCS) $(PURE_SRCS))
-	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lm
+	$(call say,LD,$@)$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lm
 
 $(BUILD)/plain/scaleprobed: $(call objs,plain,$(DAEMON_SRCS) $(PROBER_SRCS) $(PURE_SRCS))
-	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lm
+	$(call say,LD,$@)$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lm
 
 lab-progs: $(addprefix $(BUILD)/plain/lab/,$(LAB_PROGS))
 
 define lab_prog_rule
 $(BUILD)/plain/lab/$(1): $(call objs,plain,$($(1)_SRCS))
 	@mkdir -p $$(@D)
-	$(CC) $(OPT) -o $$@ $$^ $(NFQ_LIBS) $($(1)_LIBS)
+	$(call say,LD,$$@)$(CC) $(OPT) -o $$@ $$^ $(NFQ_LIBS) $($(1)_LIBS)
 endef
 $(foreach p,$(LAB_PROGS),$(eval $(call lab_prog_rule,$(p))))
 
@@ -105,9 +113,9 @@ $(foreach p,$(LAB_PROGS),$(eval $(call lab_prog_rule,$(p))))
 
 define unit_rule
 $(BUILD)/plain/tests/unit/$(1): $(call objs,plain,tests/unit/$(1).c $(PURE_SRCS) $($(1)_SRCS))
-	$(CC) $(OPT) -o $$@ $$^ $(CMOCKA_LIBS) $($(1)_LIBS) -lm
+	$(call say,LD,$$@)$(CC) $(OPT) -o $$@ $$^ $(CMOCKA_LIBS) $($(1)_LIBS) -lm
 $(BUILD)/san/tests/unit/$(1): $(call objs,san,tests/unit/$(1).c $(PURE_SRCS) $($(1)_SRCS))
-	$(CLANG) -O1 -g $(SAN_FLAGS) -o $$@ $$^ $(CMOCKA_LIBS) $($(1)_LIBS) -lm
+	$(call say,LD,$$@)$(CLANG) -O1 -g $(SAN_FLAGS) -o $$@ $$^ $(CMOCKA_LIBS) $($(1)_LIBS) -lm
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
 
@@ -118,7 +126,7 @@ san:  $(addprefix $(BUILD)/san/tests/unit/,$(UNIT_TESTS))
 
 define fuzz_rule
 $(BUILD)/fuzz/tests/fuzz/$(1): $(call objs,fuzz,tests/fuzz/$(1).c $(PURE_SRCS))
-	$(CLANG) -O1 -g $(FUZZ_FLAGS) -o $$@ $$^ -lm
+	$(call say,LD,$$@)$(CLANG) -O1 -g $(FUZZ_FLAGS) -o $$@ $$^ -lm
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
 
