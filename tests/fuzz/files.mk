@@ -1,2 +1,7 @@
 # tests/fuzz/: one libFuzzer harness per parser entry point; seeds in corpus/NAME/.
 FUZZERS +=
+# the packet parsers (prober/wire_*)
+FUZZERS += fuzz_ip
+FUZZERS += fuzz_tcpopt
+FUZZERS += fuzz_icmp
+FUZZERS += fuzz_packet

@@ -10,18 +10,6 @@ UNIT_TESTS += test_mbox_rules
 test_mbox_rules_SRCS = \
 	tests/lab/mbox_rules.c
 
-# the packet parsers (prober/wire_*), on captured samples and hand-made cases
-WIRE_TEST_SRCS = \
-	tests/unit/samples.c \
-	tests/unit/wire_testutil.c
-UNIT_TESTS += test_wire_ip
-test_wire_ip_SRCS = $(WIRE_TEST_SRCS)
-UNIT_TESTS += test_wire_tcp
-test_wire_tcp_SRCS = $(WIRE_TEST_SRCS)
-UNIT_TESTS += test_wire_tcpopt
-test_wire_tcpopt_SRCS = $(WIRE_TEST_SRCS)
-UNIT_TESTS += test_wire_icmp
-test_wire_icmp_SRCS = $(WIRE_TEST_SRCS)
 
 # the pure building blocks of the engine and the CLI
 UNIT_TESTS += test_siphash
@@ -34,11 +22,24 @@ UNIT_TESTS += test_blocklist
 UNIT_TESTS += test_json
 UNIT_TESTS += test_log
 UNIT_TESTS += test_addr_prefix
-UNIT_TESTS += test_wire_packet
-test_wire_packet_SRCS = $(WIRE_TEST_SRCS)
 
 # the engine driven by a fake wire, and the verdict table
 UNIT_TESTS += test_engine
 test_engine_SRCS = \
 	tests/unit/pktbuild.c
 UNIT_TESTS += test_infer
+
+# the packet parsers (prober/wire_*), on captured samples and hand-made cases
+WIRE_TEST_SRCS = \
+	tests/unit/samples.c \
+	tests/unit/wire_testutil.c
+UNIT_TESTS += test_wire_ip
+test_wire_ip_SRCS = $(WIRE_TEST_SRCS)
+UNIT_TESTS += test_wire_tcp
+test_wire_tcp_SRCS = $(WIRE_TEST_SRCS)
+UNIT_TESTS += test_wire_tcpopt
+test_wire_tcpopt_SRCS = $(WIRE_TEST_SRCS)
+UNIT_TESTS += test_wire_icmp
+test_wire_icmp_SRCS = $(WIRE_TEST_SRCS)
+UNIT_TESTS += test_wire_packet
+test_wire_packet_SRCS = $(WIRE_TEST_SRCS)
