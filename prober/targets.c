@@ -40,7 +40,7 @@ void
 targets_add_error(struct targets *t, const char *fmt, ...)
 {
 	va_list ap;
-	char *line;
+	size_t need;
 	int n;
 
 	va_start(ap, fmt);
@@ -48,17 +48,20 @@ targets_add_error(struct targets *t, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
-	line = xmalloc((size_t)n + 2);
+	need = (size_t)n + 2;		/* the line, '\n', NUL */
+	if (t->errors_cap - t->errors_len < need) {
+		/* doubling: a file of junk has an error on every line */
+		while (t->errors_cap - t->errors_len < need)
+			t->errors_cap = t->errors_cap ? t->errors_cap * 2 : 256;
+		t->errors = xrealloc(t->errors, t->errors_cap);
+	}
 	va_start(ap, fmt);
-	vsnprintf(line, (size_t)n + 1, fmt, ap);
+	vsnprintf(t->errors + t->errors_len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
-	line[n] = '\n';
-	line[n + 1] = '\0';
-	t->errors = xrealloc(t->errors, t->errors_len + (size_t)n + 2);
-	memcpy(t->errors + t->errors_len, line, (size_t)n + 2);
-	t->errors_len += (size_t)n + 1;
+	t->errors_len += (size_t)n;
+	t->errors[t->errors_len++] = '\n';
+	t->errors[t->errors_len] = '\0';
 	t->nerrors++;
-	free(line);
 }
 
 /* Appends one error line: "file:line: TARGET: message", the target text

@@ -53,7 +53,8 @@ struct targets {
 	struct target *v;
 	size_t n, cap;
 	char *errors;		/* every error line, each ending '\n'; NULL if none */
-	size_t errors_len;
+	size_t errors_len;	/* strlen(errors) */
+	size_t errors_cap;	/* bytes allocated for errors */
 	size_t nerrors;
 };
 

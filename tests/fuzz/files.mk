@@ -5,3 +5,5 @@ FUZZERS += fuzz_ip
 FUZZERS += fuzz_tcpopt
 FUZZERS += fuzz_icmp
 FUZZERS += fuzz_packet
+# the target-file parser (prober/targets.c)
+FUZZERS += fuzz_targets
