@@ -1,6 +1,7 @@
 # tests/lab/: the lab's own programs and the self-test that make check runs.
 LAB_PROGS +=
 LAB_CHECKS +=
+LAB_CHECKS += tests/lab/selftest
 
 # mbox: the middlebox emulator (NFQUEUE), run on the lab's routers; MBOX.md.
 LAB_PROGS += mbox
