@@ -70,6 +70,7 @@ include prober/files.mk
 include tests/unit/files.mk
 include tests/fuzz/files.mk
 include tests/lab/files.mk
+include tests/e2e/files.mk
 
 .PHONY: all check check-run deps fuzz install clean unit san fuzzers lab-progs
 .DEFAULT_GOAL := all

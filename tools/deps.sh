@@ -26,6 +26,7 @@ python3
 python3-scapy
 openssl
 curl
+jq
 procps
 psmisc
 "
