@@ -60,7 +60,7 @@ PROBER_SRCS =   # the I/O edges shared by scaleprobe and scaleprobed
 CLI_SRCS    =   # scaleprobe only
 DAEMON_SRCS =   # scaleprobed only
 UNIT_TESTS  =   # names of tests/unit/NAME.c, each a cmocka program
-FUZZERS     =   # names of tests/fuzz/NAME.c, each a libFuzzer harness
+FUZZERS     =   # names of tests/fuzz/NAME.c, each a libFuzzer harness (and NAME_SRCS)
 LAB_PROGS   =   # programs of the lab, each NAME with NAME_SRCS
 LAB_CHECKS  =   # lab scripts run by make check, each ending "N passed, N failed"
 MAN_PAGES   =   # mdoc pages beside their programs
@@ -126,7 +126,7 @@ san:  $(addprefix $(BUILD)/san/tests/unit/,$(UNIT_TESTS))
 # --- fuzzers ----------------------------------------------------------------
 
 define fuzz_rule
-$(BUILD)/fuzz/tests/fuzz/$(1): $(call objs,fuzz,tests/fuzz/$(1).c $(PURE_SRCS))
+$(BUILD)/fuzz/tests/fuzz/$(1): $(call objs,fuzz,tests/fuzz/$(1).c $(PURE_SRCS) $($(1)_SRCS))
 	$(call say,LD,$$@)$(CLANG) -O1 -g $(FUZZ_FLAGS) -o $$@ $$^ -lm
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
@@ -149,7 +149,7 @@ check: deps
 	@$(MAKE) --no-print-directory check-run
 
 check-run: all unit san fuzzers
-	@tests/runner.sh \
+	@RUNNER_LOGDIR=$(BUILD)/test-logs tests/runner.sh \
 	  $(foreach t,$(UNIT_TESTS),"tap:unit/$(t):$(BUILD)/plain/tests/unit/$(t)") \
 	  $(foreach t,$(UNIT_TESTS),"tap:asan+ubsan/$(t):$(BUILD)/san/tests/unit/$(t)") \
 	  $(foreach f,$(FUZZERS),"fuzz:fuzz/$(f):FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/fuzz/run-fuzzers.sh $(BUILD) $(f)") \
