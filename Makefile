@@ -2,6 +2,7 @@
 #
 #   make            build scaleprobe, scaleprobed and the lab's helpers (build/)
 #   make check      install what is missing, build, run every test; ends "N passed, N failed"
+#   make demo       install what is missing, build, probe every target of the lab
 #   make deps       install the Debian packages that building and testing need
 #   make fuzz       run every libFuzzer harness for FUZZ_SECONDS seconds each
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -72,7 +73,7 @@ include tests/fuzz/files.mk
 include tests/lab/files.mk
 include tests/e2e/files.mk
 
-.PHONY: all check check-run deps fuzz install clean unit san fuzzers lab-progs
+.PHONY: all check check-run deps demo demo-run fuzz install clean unit san fuzzers lab-progs
 .DEFAULT_GOAL := all
 
 all: $(addprefix $(BUILD)/plain/,$(PROGRAMS)) lab-progs
@@ -154,6 +155,15 @@ check-run: all unit san fuzzers
 	  $(foreach t,$(UNIT_TESTS),"tap:asan+ubsan/$(t):$(BUILD)/san/tests/unit/$(t)") \
 	  $(foreach f,$(FUZZERS),"fuzz:fuzz/$(f):FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/fuzz/run-fuzzers.sh $(BUILD) $(f)") \
 	  $(foreach l,$(LAB_CHECKS),"count:lab/$(notdir $(l)):BUILD=$(BUILD) $(l)")
+
+# --- demo -------------------------------------------------------------------
+
+# The lab up, every lab target probed, the results printed, the lab down.
+demo: deps
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run: all
+	@BUILD=$(BUILD) tools/demo.sh
 
 # --- install ----------------------------------------------------------------
 

@@ -3,6 +3,7 @@
  * owns the stream.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -167,7 +168,17 @@ output_text(FILE *f, const struct path_result *res)
 		text_reply(reply, sizeof(reply), o);
 		text_opts(opts, sizeof(opts), &o->sa);
 		fprintf(f, "  %-7d %-12s %s  %s\n", o->scale, reply, opts, v ? v : "-");
-		if (v != NULL && res->verdicts[i].verdict != VERDICT_OK)
-			fprintf(f, "          %s\n", res->verdicts[i].reason);
+	}
+	/* each distinct reason once, under the table: scales usually agree */
+	for (int i = 0; i < res->nscales; i++) {
+		const struct scale_verdict *sv = &res->verdicts[i];
+		bool seen = false;
+
+		if (sv->verdict == VERDICT_NONE || sv->verdict == VERDICT_OK)
+			continue;
+		for (int k = 0; k < i && !seen; k++)
+			seen = strcmp(res->verdicts[k].reason, sv->reason) == 0;
+		if (!seen)
+			fprintf(f, "  %s: %s\n", verdict_name(sv->verdict), sv->reason);
 	}
 }
