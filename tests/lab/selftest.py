@@ -27,43 +27,22 @@ import sys
 import threading
 import time
 
+sys.dont_write_bytecode = True          # leave no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import st_checks as C                                   # noqa: E402
 import st_wire as W                                     # noqa: E402
+from st_checks import PROBER, PROBER_ANY, R, ROUTERS   # noqa: E402
 from scapy.compat import raw                            # noqa: E402
 from scapy.layers.inet import IP, TCP                   # noqa: E402
 from scapy.layers.inet6 import IPv6                     # noqa: E402
 
-PROBER = {4: "198.18.1.1", 6: "fd00:5ca1:1::1"}
-PROBER_ANY = {4: "198.18.254.1", 6: "fd00:5ca1:254::1"}
-NAT_SRC = {"translated": {4: "198.18.2.1", 6: "fd00:5ca1:2::1"},
-           "leaked": {4: "198.18.2.100", 6: "fd00:5ca1:2::100"}}
 MSS = {4: 1460, 6: 1440}
 PORT_LO, PORT_HI = 62000, 63999         # outside ip_local_port_range
 SERVERS = ("srv", "srv-nows", "srv-cookie")
-ROUTERS = 5
 SETTLE = 1.5                            # seconds of quiet after the burst
 ANYIP_N = 20                            # random AnyIP targets per family
 WINDOW = 16                             # the window field of the window test
 BODY = 8 << 20
-
-
-def hop_addr(k, fam):
-    return "198.18.%d.2" % k if fam == 4 else "fd00:5ca1:%d::2" % k
-
-
-class Report:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def claim(self, ok, what):
-        print("%s %s" % ("PASS" if ok else "FAIL", what), flush=True)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-
-
-R = Report()
 
 
 def run(cmd, timeout=30):
@@ -72,24 +51,6 @@ def run(cmd, timeout=30):
 
 def in_ns(ns, *cmd, timeout=30):
     return run(["ip", "netns", "exec", os.environ["LAB_PREFIX"] + ns, *cmd], timeout)
-
-
-def read_cases(path):
-    rows, hdr = [], None
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            cols = line.rstrip("\n").split("\t")
-            if hdr is None:
-                hdr = cols
-                continue
-            rows.append(dict(zip(hdr, cols)))
-    return rows
-
-
-def routers_in(field):
-    return set() if field == "-" else {int(r[1:]) for r in field.split(",")}
 
 
 # ---- capture and send ----------------------------------------------------------
@@ -283,194 +244,6 @@ def window_test(cap, snd, fam, dst, scale):
     return hi, note
 
 
-# ---- checks --------------------------------------------------------------------
-
-def expect_opts_at(row, k, opts):
-    """Options router k sees (None: the SYN never reaches its TTL check)."""
-    if row["action"] not in W.SYN_ACTIONS:
-        return opts
-    b = int(row["box"][1:])
-    applies = k >= b if row["hook"] == "ingress" else k > b
-    return W.model(row["action"], row["arg"], opts) if applies else opts
-
-
-def server_opts(row, opts):
-    if row["action"] in W.SYN_ACTIONS:
-        return W.model(row["action"], row["arg"], opts)
-    return opts
-
-
-def check_server_syns(probes, seen):
-    """The SYN as each server got it."""
-    by_case = {}
-    for p in probes:
-        if p.kind in ("syn", "ctl"):
-            by_case.setdefault((p.row["name"], p.fam), []).append(p)
-    for (name, fam), ps in by_case.items():
-        row = ps[0].row
-        bad, what, moved = [], [], 0
-        for p in ps:
-            exp = None if row["action"] == "reject-admin" else server_opts(row, p.opts)
-            got = seen.get(p.seq, [])
-            label = "control" if p.kind == "ctl" else "SYN"
-            if exp is None:
-                if got:
-                    bad.append("%s arrived, should not" % label)
-                else:
-                    what.append("%s did not arrive" % label)
-                continue
-            if len(got) != 1:
-                bad.append("%s arrived %d times" % (label, len(got)))
-                continue
-            s = got[0]
-            if s.opts != exp:
-                bad.append("%s options %s, want %s" % (label, W.opt_text(s.opts), W.opt_text(exp)))
-            if not (s.ip_ok and s.l4_ok):
-                bad.append("%s checksum wrong" % label)
-            want_src = NAT_SRC[row["natq"]][fam] if row["nat"] != "-" else p.src
-            if s.src != want_src:
-                bad.append("%s from %s, want %s" % (label, s.src, want_src))
-            if s.sport != p.sport:
-                moved += 1
-            if s.dport != p.dport or s.dst != p.dst:
-                bad.append("%s to %s.%d" % (label, s.dst, s.dport))
-            what.append("%s %s" % (label, W.opt_text(s.opts)))
-        if row["nat"] != "-":
-            if moved == 0:
-                bad.append("NAT kept every source port")
-            what.append("from %s, %d/%d ports changed" % (NAT_SRC[row["natq"]][fam], moved, len(ps)))
-        elif moved:
-            bad.append("source port changed without a NAT")
-        R.claim(not bad, "server-syn v%d %s: %s" % (fam, name, "; ".join(bad or what)))
-
-
-def expect_reply(row, p):
-    """What the prober should get back for a SYN: (kind, ws present, ts present)."""
-    if row["action"] == "reject-admin":
-        return ("unreach", None, None)
-    if row["action"] == "drop" or (row["action"] == "drop-ws" and p.ws is not None):
-        return ("none", None, None)
-    if row["port"] == "9":
-        return ("rst", None, None)
-    got = server_opts(row, p.opts)
-    ws = W.ws_of(got) is not None and row["server"] != "srv-nows"
-    ts = W.opt_find(got, W.OPT_TS) is not None
-    if row["server"] == "srv-cookie" and not ts:
-        ws = False                  # a syncookie carries WS in TSval only
-    return ("syn-ack", ws, ts)
-
-
-def check_replies(probes, tcp, icmp):
-    by_case = {}
-    for p in probes:
-        if p.kind in ("syn", "ctl"):
-            by_case.setdefault((p.row["name"], p.fam), []).append(p)
-    for (name, fam), ps in by_case.items():
-        row, bad, what = ps[0].row, [], []
-        for p in ps:
-            kind, ws, ts = expect_reply(row, p)
-            label = "control" if p.kind == "ctl" else "SYN"
-            t = [x for x in tcp.get(p.seq, []) if x.src == p.dst and x.dport == p.sport]
-            e = [x for x, _ in icmp.get(p.seq, []) if x.icmp_type in ((3,) if fam == 4 else (1,))]
-            if kind == "syn-ack":
-                sa = [x for x in t if x.flags & 0x12 == 0x12]
-                if not sa:
-                    bad.append("%s: no SYN-ACK" % label)
-                    continue
-                s = sa[0]
-                if (W.ws_of(s.opts) is not None) != ws:
-                    bad.append("%s: SYN-ACK %s WS" % (label, "with" if not ws else "without"))
-                if (W.opt_find(s.opts, W.OPT_TS) is not None) != ts:
-                    bad.append("%s: SYN-ACK %s timestamps" % (label, "with" if not ts else "without"))
-                if not s.l4_ok:
-                    bad.append("%s: SYN-ACK checksum wrong" % label)
-                what.append("%s: SYN-ACK %s" % (label, W.opt_text(s.opts)))
-            elif kind == "rst":
-                r = [x for x in t if x.flags & W.TCP_RST]
-                if not r:
-                    bad.append("%s: no RST" % label)
-                else:
-                    what.append("%s: RST" % label)
-            elif kind == "unreach":
-                want = (3, 13) if fam == 4 else (1, 1)
-                ok = [x for x in e if (x.icmp_type, x.icmp_code) == want
-                      and x.src == hop_addr(ROUTERS, fam) and x.l4_ok]
-                if not ok:
-                    bad.append("%s: no ICMP %d/%d from r5 (got %s)" % (
-                        label, want[0], want[1], [(x.icmp_type, x.icmp_code, x.src) for x in e]))
-                else:
-                    what.append("%s: ICMP %d/%d from %s" % (label, want[0], want[1], ok[0].src))
-            if kind != "syn-ack" and kind != "rst" and t:
-                bad.append("%s: unexpected TCP answer" % label)
-            if kind == "none":
-                if e:
-                    bad.append("%s: unexpected ICMP" % label)
-                else:
-                    what.append("%s: silence" % label)
-        R.claim(not bad, "reply v%d %s: %s" % (fam, name, "; ".join(bad or what)))
-
-
-def check_quotes(probes, icmp):
-    by_case = {}
-    for p in probes:
-        if p.kind == "ttl":
-            by_case.setdefault((p.row["name"], p.fam), {})[p.ttl] = p
-    for (name, fam), ks in by_case.items():
-        row = next(iter(ks.values())).row
-        q8, mute = routers_in(row["quote8"]), routers_in(row["silent"])
-        bad, what = [], []
-        for k in range(1, ROUTERS + 1):
-            p = ks[k]
-            exp = expect_opts_at(row, k, p.opts)
-            if k in mute or exp is None:
-                want = "none"
-            elif k in q8:
-                want = "8-byte"
-            else:
-                want = "full"
-            got = [(o, i) for o, i in icmp.get(p.seq, [])
-                   if o.icmp_type == (11 if fam == 4 else 3) and o.icmp_code == 0]
-            if not got:
-                what.append("r%d none" % k)
-                if want != "none":
-                    bad.append("r%d sent no time-exceeded, want %s" % (k, want))
-                continue
-            o, i = got[0]
-            if want == "none":
-                bad.append("r%d quoted, want silence" % k)
-                continue
-            leaked = row["natq"] == "leaked" and k >= 2
-            isrc = NAT_SRC["leaked"][fam] if leaked else p.src
-            errs = []
-            if o.src != hop_addr(k, fam):
-                errs.append("from %s" % o.src)
-            if o.dst != p.src:
-                errs.append("to %s" % o.dst)
-            if not o.l4_ok or not o.ip_ok:
-                errs.append("ICMP checksum wrong")
-            if i.dst != p.dst or i.src != isrc or i.dport != p.dport:
-                errs.append("quotes %s > %s.%s" % (i.src, i.dst, i.dport))
-            if not leaked and i.sport != p.sport:
-                errs.append("quoted sport %s" % i.sport)
-            if len(o.quote) != i.hdrlen + 8 and want == "8-byte":
-                errs.append("quote %d bytes, want %d" % (len(o.quote), i.hdrlen + 8))
-            if want == "full":
-                if i.truncated or len(o.quote) != i.iplen:
-                    errs.append("quote %d of %d bytes" % (len(o.quote), i.iplen))
-                elif i.opts != exp:
-                    errs.append("options %s, want %s" % (W.opt_text(i.opts), W.opt_text(exp)))
-                elif not i.l4_ok or not i.ip_ok:
-                    errs.append("quoted checksum wrong")
-                if i.ttl != 1:
-                    errs.append("quoted TTL %s" % i.ttl)
-                what.append("r%d full %s%s" % (k, W.opt_text(i.opts), " (NAT src)" if leaked else ""))
-            else:
-                what.append("r%d 8-byte" % k)
-            if errs:
-                bad.append("r%d %s: %s" % (k, want, ", ".join(errs)))
-        R.claim(not bad, "quotes v%d %s: %s" % (fam, name, "; ".join(bad) if bad else " | ".join(what)))
-
-
 def syncookies_sent():
     out = in_ns("srv-cookie", "cat", "/proc/net/netstat").stdout.split("\n")
     for a, b in zip(out, out[1:]):
@@ -503,7 +276,7 @@ def wait_listening(path, pr):
 def main():
     lab, cases = sys.argv[1], sys.argv[2]
     st = os.environ["LAB_STATE"]
-    rows = read_cases(cases)
+    rows = C.read_cases(cases)
     t0 = time.monotonic()
     subprocess.run(["nft", "-f", "-"], text=True, check=True, input=(
         "table inet selftest {\n chain pre {\n  type filter hook prerouting priority -300;\n"
@@ -549,32 +322,13 @@ def main():
     cookies1 = syncookies_sent()
     any1 = {f: int(run([lab, "anyip-count", str(f)]).stdout or -1) for f in (4, 6)}
 
-    # index what came back by the probe's sequence number
-    tcp, icmp = {}, {}
-    for _, _, p in pkts:
-        if p.proto == 6 and p.ack is not None:
-            tcp.setdefault((p.ack - 1) & 0xFFFFFFFF, []).append(p)
-        elif p.proto in (1, 58) and W.is_error(p):
-            i = W.parse_ip(p.quote)
-            if i is not None and i.seq is not None:
-                icmp.setdefault(i.seq, []).append((p, i))
-    seen, cookie_syns = {}, 0
-    for ns, (_, path) in dumps.items():
-        try:
-            frames = list(W.read_pcap(path))
-        except (OSError, ValueError) as e:
-            R.claim(False, "capture in %s: %s" % (ns, e))
-            continue
-        for fr in frames:
-            s = W.parse_eth(fr)
-            if s and s.proto == 6 and s.flags is not None and s.flags & 0x12 == W.TCP_SYN:
-                seen.setdefault(s.seq, []).append(s)
-                cookie_syns += ns == "srv-cookie"
+    tcp, icmp = C.index_prober(pkts)
+    seen, cookie_syns = C.index_servers({ns: path for ns, (_, path) in dumps.items()})
 
     chain = [p for p in probes if p.kind != "any"]
-    check_server_syns(chain, seen)
-    check_replies(chain, tcp, icmp)
-    check_quotes(chain, icmp)
+    C.check_server_syns(chain, seen)
+    C.check_replies(chain, tcp, icmp)
+    C.check_quotes(chain, icmp)
 
     for (name, fam, s), (flight, note) in sorted(wt.items(), key=str):
         want = WINDOW << s if name == "clean" else WINDOW

@@ -222,7 +222,7 @@ def model(action, arg, opts):
     has_ws = any(k == OPT_WS for k, _ in lst)
     if action == "drop-ws":
         return None if has_ws else opts
-    out = []
+    out, skip = [], set()
     for i, (k, v) in enumerate(lst):
         if action == "ws-set" and k == OPT_WS:
             v = v[:2] + bytes([n])
@@ -231,9 +231,14 @@ def model(action, arg, opts):
         elif action == "ws-nop" and k == OPT_WS:
             v = bytes([OPT_NOP]) * len(v)
         elif action == "ws-strip" and k == OPT_WS:
-            # the WS option goes, and the NOP Linux puts in front of it
+            # WS goes with one adjacent NOP: the one before it (Linux's
+            # NOP,WS goes entirely), else the one after it
             if out and out[-1][0] == OPT_NOP:
                 out.pop()
+            elif i + 1 < len(lst) and lst[i + 1][0] == OPT_NOP:
+                skip.add(i + 1)
+            continue
+        elif i in skip:
             continue
         elif action == "mss-clamp" and k == OPT_MSS:
             v = v[:2] + struct.pack("!H", min(struct.unpack("!H", v[2:])[0], n))
