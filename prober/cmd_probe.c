@@ -38,6 +38,7 @@ struct probe_opts {
 	int retries;
 	size_t max_inflight;
 	bool json;
+	enum engine_trace trace;
 	struct addr source4, source6;
 	bool have_source4, have_source6;
 	const char *ifname;
@@ -53,7 +54,7 @@ struct probe_out {
 enum {
 	OPT_SCALES = 256, OPT_RATE, OPT_TIMEOUT, OPT_RETRIES, OPT_ALLOW,
 	OPT_ALLOW_LARGE, OPT_SOURCE, OPT_INTERFACE, OPT_VANTAGE, OPT_JSON,
-	OPT_MAX_INFLIGHT,
+	OPT_MAX_INFLIGHT, OPT_TRACE,
 };
 
 static const struct option longopts[] = {
@@ -67,6 +68,7 @@ static const struct option longopts[] = {
 	{ "interface",	required_argument, NULL, OPT_INTERFACE },
 	{ "vantage",	required_argument, NULL, OPT_VANTAGE },
 	{ "json",	no_argument,	   NULL, OPT_JSON },
+	{ "trace",	required_argument, NULL, OPT_TRACE },
 	{ "max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT },
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "help",	no_argument,	   NULL, 'h' },
@@ -89,6 +91,8 @@ probe_usage(FILE *f)
 	    "  --source ADDR       source address (one per family; default from the route)\n"
 	    "  --interface NAME    capture interface (default from the route)\n"
 	    "  --vantage NAME      vantage point name in the results (default host name)\n"
+	    "  --trace MODE        auto (default), always or never: follow each SYN\n"
+	    "                      hop by hop (TTL 1..30) and compare router quotes\n"
 	    "  --json              one JSON object per path (NDJSON)\n"
 	    "  -v, --verbose       counters and peak memory on stderr at the end\n"
 	    "exit: 0 clean, 1 path problem found, 2 error or nothing probed, 3 some path not measured\n");
@@ -224,6 +228,18 @@ probe_options(int argc, char **argv, struct probe_opts *o)
 		case OPT_JSON:
 			o->json = true;
 			break;
+		case OPT_TRACE:
+			if (strcmp(optarg, "auto") == 0)
+				o->trace = ENGINE_TRACE_AUTO;
+			else if (strcmp(optarg, "always") == 0)
+				o->trace = ENGINE_TRACE_ALWAYS;
+			else if (strcmp(optarg, "never") == 0)
+				o->trace = ENGINE_TRACE_NEVER;
+			else {
+				log_warnx("--trace: '%s' is not auto, always or never", optarg);
+				return -1;
+			}
+			break;
 		case OPT_MAX_INFLIGHT:
 			if (parse_long(optarg, 1, 1 << 20, &v) != 0) {
 				log_warnx("--max-inflight: '%s' is not in 1..%d", optarg, 1 << 20);
@@ -288,12 +304,16 @@ probe_summary(const struct probe_run_stats *st, size_t npaths)
 	getrusage(RUSAGE_SELF, &ru);
 	log_info("%zu paths: %llu SYNs sent (%llu retries), %llu SYN-ACKs, %llu RSTs, "
 	    "%llu ICMP errors matched; %llu rejected, %llu late; %llu RSTs sent; "
+	    "trace: %llu paths, %llu SYNs, %llu hops quoted, %llu reached the destination; "
 	    "capture: %llu packets, %llu dropped; peak RSS %.1f MiB",
 	    npaths, (unsigned long long)st->n.syns_sent,
 	    (unsigned long long)st->n.retries_sent, (unsigned long long)st->n.synacks,
 	    (unsigned long long)st->n.rsts, (unsigned long long)st->n.icmp_errors,
 	    (unsigned long long)st->n.rejected, (unsigned long long)st->n.late,
-	    (unsigned long long)st->n.rsts_sent, (unsigned long long)st->captured,
+	    (unsigned long long)st->n.rsts_sent,
+	    (unsigned long long)st->n.paths_traced, (unsigned long long)st->n.trace_sent,
+	    (unsigned long long)st->n.trace_hops, (unsigned long long)st->n.trace_dest,
+	    (unsigned long long)st->captured,
 	    (unsigned long long)st->capture_drops, ru.ru_maxrss / 1024.0);
 }
 
@@ -318,6 +338,7 @@ cmd_probe(int argc, char **argv)
 	o.rate = PROBE_DEFAULT_RATE;
 	o.timeout = PROBE_DEFAULT_TIMEOUT;
 	o.retries = PROBE_DEFAULT_RETRIES;
+	o.trace = ENGINE_TRACE_AUTO;
 	if (gethostname(o.vantage, sizeof(o.vantage)) != 0)
 		snprintf(o.vantage, sizeof(o.vantage), "unknown");
 
@@ -366,6 +387,7 @@ cmd_probe(int argc, char **argv)
 	rc.timeout_ns = (uint64_t)llround(o.timeout * 1e9);
 	rc.retries = o.retries;
 	rc.max_inflight = o.max_inflight;
+	rc.trace = o.trace;
 	rc.progress = isatty(STDERR_FILENO) && paths.n > 1;
 	rc.on_result = probe_result;
 	rc.arg = &out;

@@ -16,8 +16,10 @@
 #include "cookie.h"
 #include "engine.h"
 #include "log.h"
+#include "quote.h"
 #include "ratelimit.h"
 #include "reply.h"
+#include "trace.h"
 
 struct slot;
 
@@ -36,6 +38,8 @@ struct slot {
 	struct slot *prev, *next;	/* on the send queue or the deadline list */
 	struct slot_list *on;		/* which list, NULL for none */
 	struct slot *hnext;		/* hash chain */
+	struct trace *tr;		/* while tracing */
+	uint32_t trace_tsval;		/* one TSval for every trace SYN */
 	uint64_t deadline;
 	uint64_t drops_at_start;
 	uint32_t pending;		/* variants still to send this round */
@@ -53,6 +57,8 @@ struct engine {
 	size_t nbuckets;		/* power of two */
 	size_t inflight;
 	struct slot_list sendq, waitq;
+	struct slot_list tracing, trace_wait;
+	size_t ntracing;
 	bool no_more_paths;
 
 	struct engine_counters n;
@@ -169,6 +175,7 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 static void
 slot_free(struct slot *s)
 {
+	trace_free(s->tr);
 	free(s);
 }
 
@@ -230,6 +237,9 @@ path_finish(struct engine *e, struct slot *s)
 	for (int i = 1; i < e->cfg.nvariants; i++)
 		r->scales[i - 1] = s->v[i].obs;
 	r->capture_drops = drops - s->drops_at_start;
+	if (s->tr != NULL)
+		for (int v = 0; v < e->cfg.nvariants; v++)
+			r->trace[v] = trace_result(s->tr, v);
 
 	list_remove(s);
 	path_unlink(e, s);
@@ -276,25 +286,35 @@ path_admit(struct engine *e)
 	return true;
 }
 
+/* The SYN of variant v with TTL bits ttl (0: the handshake probe). */
+static void
+make_syn(const struct engine *e, const struct slot *s, int v, int ttl,
+    uint32_t tsval, struct send_syn *syn)
+{
+	uint16_t sport = variant_sport(e, v);
+
+	memset(syn, 0, sizeof(*syn));
+	syn->variant = v;
+	syn->src = &s->path.src;
+	syn->dst = &s->path.dst;
+	syn->sport = sport;
+	syn->dport = s->path.port;
+	syn->ttl = ttl > 0 ? (uint8_t)ttl : e->cfg.ttl;
+	syn->isn = cookie_isn(&e->key, &s->path.src, &s->path.dst, sport,
+	    s->path.port, (unsigned)ttl);
+	syn->tsval = tsval;
+	/* constant per 4-tuple, whatever the TTL: ECMP keeps one path for
+	 * the handshake and every step of the trace */
+	syn->flow_label = cookie_isn(&e->key, &s->path.src, &s->path.dst, sport,
+	    s->path.port, 0) >> 12;
+}
+
 static int
 send_variant(struct engine *e, struct slot *s, int v, uint64_t now)
 {
 	struct send_syn syn;
-	uint16_t sport = variant_sport(e, v);
 
-	memset(&syn, 0, sizeof(syn));
-	syn.variant = v;
-	syn.src = &s->path.src;
-	syn.dst = &s->path.dst;
-	syn.sport = sport;
-	syn.dport = s->path.port;
-	syn.ttl = e->cfg.ttl;
-	syn.isn = cookie_isn(&e->key, &s->path.src, &s->path.dst, sport,
-	    s->path.port, 0);
-	syn.tsval = (uint32_t)(now / 1000000u);
-	/* constant per 4-tuple: ECMP keeps the path, and the trace can
-	 * use the same label for every TTL */
-	syn.flow_label = syn.isn & 0xfffff;
+	make_syn(e, s, v, 0, (uint32_t)(now / 1000000u), &syn);
 	if (s->v[v].obs.attempts > 0)
 		e->n.retries_sent++;
 	s->v[v].obs.attempts++;
@@ -307,9 +327,106 @@ send_variant(struct engine *e, struct slot *s, int v, uint64_t now)
 	return 0;
 }
 
+/* --- the trace ----------------------------------------------------------- */
+
+/* Whether a path whose handshake is done gets a trace.  auto: wherever
+ * the handshake alone cannot tell (DESIGN.md: every path with a SYN-ACK
+ * until the window test can vouch for one); never for a path nothing
+ * answered, reset or refused: there is no option of ours to follow. */
+static bool
+wants_trace(const struct engine *e, const struct slot *s)
+{
+	bool synack = false;
+
+	if (e->cfg.trace == ENGINE_TRACE_NEVER || e->cfg.trace_max_ttl < 1)
+		return false;
+	for (int v = 0; v < e->cfg.nvariants; v++)
+		if (s->v[v].obs.reply == REPLY_SYNACK)
+			synack = true;
+	return synack;
+}
+
+static void
+trace_start(struct engine *e, struct slot *s, uint64_t now)
+{
+	struct trace_config tc;
+
+	memset(&tc, 0, sizeof(tc));
+	tc.nvariants = e->cfg.nvariants;
+	tc.max_ttl = e->cfg.trace_max_ttl;
+	tc.retries = e->cfg.retries;
+	tc.gap_ns = e->cfg.trace_gap_ns;
+	tc.timeout_ns = e->cfg.timeout_ns;
+	s->tr = trace_new(&tc, now);
+	if (s->tr == NULL) {
+		path_finish(e, s);
+		return;
+	}
+	s->trace_tsval = (uint32_t)(now / 1000000u);
+	e->ntracing++;
+	e->n.paths_traced++;
+	list_append(&e->tracing, s);
+}
+
+/* The handshake of s is complete: trace it, queue it for a trace, or
+ * hand its result over. */
+static void
+handshake_done(struct engine *e, struct slot *s, uint64_t now)
+{
+	if (!wants_trace(e, s)) {
+		path_finish(e, s);
+		return;
+	}
+	list_remove(s);
+	if (e->ntracing < e->cfg.max_traces)
+		trace_start(e, s, now);
+	else
+		list_append(&e->trace_wait, s);
+}
+
+static void
+trace_finish(struct engine *e, struct slot *s, uint64_t now)
+{
+	e->ntracing--;
+	path_finish(e, s);
+	while (e->trace_wait.head != NULL && e->ntracing < e->cfg.max_traces)
+		trace_start(e, e->trace_wait.head, now);
+}
+
+/* Sends the trace probes due now, as far as the tokens go; finishes the
+ * traces whose last round is over. */
+static bool
+trace_run(struct engine *e, uint64_t now)
+{
+	struct slot *s, *next;
+	bool sent = false;
+
+	for (s = e->tracing.head; s != NULL; s = next) {
+		int v, ttl;
+
+		next = s->next;
+		while (trace_next(s->tr, now, &v, &ttl)) {
+			struct send_syn syn;
+
+			if (ratelimit_take(&e->rl, now, 1) == 0)
+				return sent;
+			make_syn(e, s, v, ttl, s->trace_tsval, &syn);
+			trace_sent(s->tr, v, ttl, now);
+			if (e->ops.send_syn(e->ops.arg, &syn) != 0)
+				e->n.send_errors++;
+			else
+				e->n.trace_sent++;
+			sent = true;
+		}
+		if (trace_step(s->tr, now))
+			trace_finish(e, s, now);
+	}
+	return sent;
+}
+
 /* Decides, at a path's deadline, what its silent variants do next. */
 static void
-path_expire(struct engine *e, struct slot *s)
+path_expire(struct engine *e, struct slot *s, uint64_t now)
 {
 	uint32_t again = 0;
 
@@ -320,11 +437,33 @@ path_expire(struct engine *e, struct slot *s)
 			again |= 1u << v;
 	}
 	if (again == 0) {
-		path_finish(e, s);
+		handshake_done(e, s, now);
 		return;
 	}
 	s->pending = again;
 	list_append(&e->sendq, s);
+}
+
+/* Sends the handshake SYNs queued, as far as the tokens go. */
+static bool
+send_handshakes(struct engine *e, uint64_t now)
+{
+	bool sent = false;
+	struct slot *s;
+
+	while ((s = e->sendq.head) != NULL) {
+		if (ratelimit_take(&e->rl, now, 1) == 0)
+			break;
+		int v = __builtin_ctz(s->pending);
+		s->pending &= ~(1u << v);
+		send_variant(e, s, v, now);
+		sent = true;
+		if (s->pending == 0) {
+			s->deadline = now + e->cfg.timeout_ns;
+			list_append(&e->waitq, s);
+		}
+	}
+	return sent;
 }
 
 uint64_t
@@ -342,28 +481,15 @@ engine_run(struct engine *e, uint64_t now)
 			drained = true;
 			continue;
 		}
-		path_expire(e, e->waitq.head);
+		path_expire(e, e->waitq.head, now);
 	}
 
-	for (;;) {
-		struct slot *s = e->sendq.head;
-
-		if (s == NULL) {
-			if (!path_admit(e))
-				break;
-			continue;
-		}
-		if (ratelimit_take(&e->rl, now, 1) == 0)
-			break;
-		int v = __builtin_ctz(s->pending);
-		s->pending &= ~(1u << v);
-		send_variant(e, s, v, now);
-		sent = true;
-		if (s->pending == 0) {
-			s->deadline = now + e->cfg.timeout_ns;
-			list_append(&e->waitq, s);
-		}
-	}
+	/* handshakes already started first, then traces, then new paths */
+	sent |= send_handshakes(e, now);
+	if (e->tracing.head != NULL)
+		sent |= trace_run(e, now);
+	while (e->sendq.head == NULL && path_admit(e))
+		sent |= send_handshakes(e, now);
 	if (sent && e->ops.flush != NULL)
 		e->ops.flush(e->ops.arg);
 
@@ -372,6 +498,11 @@ engine_run(struct engine *e, uint64_t now)
 	uint64_t next = ENGINE_NEVER;
 	if (e->waitq.head != NULL)
 		next = e->waitq.head->deadline;
+	for (struct slot *t = e->tracing.head; t != NULL; t = t->next) {
+		uint64_t w = trace_wake(t->tr);
+		if (w < next)
+			next = w <= now ? now + ratelimit_next(&e->rl, now) : w;
+	}
 	if (e->sendq.head != NULL ||
 	    (!e->no_more_paths && e->inflight < e->cfg.max_inflight)) {
 		uint64_t t = now + ratelimit_next(&e->rl, now);
@@ -428,7 +559,7 @@ record(struct engine *e, struct slot *s, int v, const struct reply *r,
 	s->answered |= 1u << v;
 	s->pending &= ~(1u << v);
 	if (s->answered == all_variants(e))
-		path_finish(e, s);
+		handshake_done(e, s, now);
 	else if (s->pending == 0 && s->on == &e->sendq) {
 		s->deadline = now + e->cfg.timeout_ns;
 		list_append(&e->waitq, s);
@@ -441,6 +572,16 @@ our_variant(const struct engine *e, uint16_t port)
 	if (port < e->cfg.port_lo || port >= e->cfg.port_lo + e->cfg.nvariants)
 		return -1;
 	return port - e->cfg.port_lo;
+}
+
+/* TTL bits a reply may carry: 0 for the handshake, 1..max for the trace. */
+static bool
+ttl_valid(const struct engine *e, int ttl)
+{
+	if (ttl == 0)
+		return true;
+	return e->cfg.trace != ENGINE_TRACE_NEVER && ttl >= 1 &&
+	    ttl <= e->cfg.trace_max_ttl;
 }
 
 static void
@@ -469,9 +610,9 @@ input_tcp(struct engine *e, const struct reply *r, uint64_t now)
 		e->n.ignored++;
 		return;
 	}
-	/* handshake SYNs carry TTL bits 0: an ack landing on other TTL bits
-	 * answers no probe that was sent */
-	if (!valid || (ttl > 0)) {
+	/* an ack landing on TTL bits no probe of this run used answers
+	 * nothing that was sent */
+	if (!valid || !ttl_valid(e, ttl)) {
 		e->n.rejected++;
 		return;
 	}
@@ -483,6 +624,16 @@ input_tcp(struct engine *e, const struct reply *r, uint64_t now)
 		e->n.late++;
 		return;
 	}
+	if (ttl > 0) {
+		/* a trace probe reached the destination */
+		if (s->tr == NULL) {
+			e->n.late++;
+			return;
+		}
+		e->n.trace_dest++;
+		trace_dest(s->tr, v, ttl);
+		return;
+	}
 	if (kind == REPLY_SYNACK)
 		e->n.synacks++;
 	else
@@ -490,24 +641,75 @@ input_tcp(struct engine *e, const struct reply *r, uint64_t now)
 	record(e, s, v, r, kind, now);
 }
 
+/* The variant and TTL of a quoted SYN whose source a NAT rewrote: the
+ * path is found by what a NAT keeps (destination and port), then each of
+ * its variants' ISNs is tried against the quoted sequence number. */
+static struct slot *
+match_translated(struct engine *e, const struct reply *r, int *v, int *ttl)
+{
+	struct slot *s = path_find(e, &r->q_dst, r->q_dport);
+
+	if (s == NULL)
+		return NULL;
+	for (int i = 0; i < e->cfg.nvariants; i++)
+		if (cookie_check_quote(&e->key, &s->path.src, &s->path.dst,
+		    variant_sport(e, i), s->path.port, r->q_seq, ttl) &&
+		    ttl_valid(e, *ttl)) {
+			*v = i;
+			return s;
+		}
+	return NULL;
+}
+
+/* Router hop ttl quoted variant v's trace SYN: compare with what we sent. */
+static void
+trace_quote(struct engine *e, struct slot *s, int v, int ttl,
+    const struct reply *r, uint64_t now)
+{
+	uint8_t sent[128];
+	struct send_syn syn;
+	struct hop_quote q;
+	size_t len = 0;
+
+	make_syn(e, s, v, ttl, s->trace_tsval, &syn);
+	if (e->ops.render_syn != NULL)
+		len = e->ops.render_syn(e->ops.arg, &syn, sent, sizeof(sent));
+	memset(&q, 0, sizeof(q));
+	quote_compare(sent, len, r->quote, r->quote_len, r->quote_kind, &q);
+	q.from = r->src;
+	e->n.trace_hops++;
+	trace_hop(s->tr, v, ttl, &q, now);
+}
+
 static void
 input_icmp(struct engine *e, const struct reply *r, uint64_t now)
 {
 	int v = our_variant(e, r->q_sport);
+	struct slot *s = NULL;
 	int ttl = -1;
 
-	if (v < 0) {
-		e->n.ignored++;
+	if (v >= 0 && cookie_check_quote(&e->key, &r->q_src, &r->q_dst, r->q_sport,
+	    r->q_dport, r->q_seq, &ttl) && ttl_valid(e, ttl)) {
+		s = path_find(e, &r->q_dst, r->q_dport);
+		if (s != NULL && !addr_equal(&s->path.src, &r->q_src))
+			s = NULL;
+	} else if ((s = match_translated(e, r, &v, &ttl)) == NULL) {
+		if (v >= 0)
+			e->n.rejected++;
+		else
+			e->n.ignored++;
 		return;
 	}
-	if (!cookie_check_quote(&e->key, &r->q_src, &r->q_dst, r->q_sport,
-	    r->q_dport, r->q_seq, &ttl) || ttl > 0) {
-		e->n.rejected++;
-		return;
-	}
-	struct slot *s = path_find(e, &r->q_dst, r->q_dport);
-	if (s == NULL || !addr_equal(&s->path.src, &r->q_src)) {
+	if (s == NULL) {
 		e->n.late++;
+		return;
+	}
+	if (ttl > 0) {
+		if (s->tr == NULL) {
+			e->n.late++;
+			return;
+		}
+		trace_quote(e, s, v, ttl, r, now);
 		return;
 	}
 	if (!r->unreach) {

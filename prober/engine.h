@@ -12,6 +12,11 @@
  * answered with a RST.  Timeouts live in one deadline-ordered list (the
  * timeout is the same for every probe, so appending keeps it sorted): no
  * timer per probe.  Memory is bounded by max_inflight paths.
+ *
+ * A path whose handshake is done may then be traced (trace.h): every
+ * variant again with TTL 1..trace_max_ttl, the TTL in the ISN's low bits,
+ * router quotes compared with the bytes sent (quote.h).  At most
+ * max_traces paths trace at once; the others wait their turn.
  */
 #ifndef SCALEPROBE_ENGINE_H
 #define SCALEPROBE_ENGINE_H
@@ -27,6 +32,12 @@
 #define ENGINE_NS_PER_SEC 1000000000ull
 #define ENGINE_NEVER UINT64_MAX
 
+enum engine_trace {
+	ENGINE_TRACE_NEVER = 0,
+	ENGINE_TRACE_AUTO,	/* only where the handshake cannot tell alone */
+	ENGINE_TRACE_ALWAYS,
+};
+
 struct engine_config {
 	int nvariants;			/* 1 + number of scales */
 	int variant_scale[SEND_MAX_VARIANTS];	/* [0] = -1 (control) */
@@ -38,6 +49,10 @@ struct engine_config {
 	uint8_t key[16];		/* SipHash key of this run */
 	size_t max_inflight;		/* paths at once */
 	uint8_t ttl;			/* TTL / hop limit of handshake SYNs */
+	enum engine_trace trace;
+	int trace_max_ttl;		/* 1..30 */
+	uint64_t trace_gap_ns;		/* between TTL levels of a sweep */
+	size_t max_traces;		/* paths tracing at once */
 };
 
 /* A path to probe, as the caller hands it over. */
@@ -56,6 +71,10 @@ struct engine_ops {
 	int (*send_segment)(void *arg, const struct send_segment *seg);
 	/* Makes queued packets leave now (end of a burst). */
 	void (*flush)(void *arg);
+	/* The exact bytes of a SYN as sent (sender_render_syn), for the
+	 * trace to compare router quotes with; returns the length. */
+	size_t (*render_syn)(void *arg, const struct send_syn *syn, uint8_t *buf,
+	    size_t cap);
 	/* Reads replies still pending in the capture before a probe is
 	 * declared unanswered; may call engine_input. */
 	void (*drain)(void *arg);
@@ -69,6 +88,7 @@ struct engine_counters {
 	uint64_t paths_started, paths_done;
 	uint64_t syns_sent, retries_sent, rsts_sent, send_errors;
 	uint64_t synacks, rsts, icmp_errors;	/* matched to a path in flight */
+	uint64_t paths_traced, trace_sent, trace_hops, trace_dest;
 	uint64_t rejected;	/* failed validation: never sent by us */
 	uint64_t late;		/* valid, but the path was already finished */
 	uint64_t ignored;	/* not addressed to our ports at all */

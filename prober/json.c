@@ -4,6 +4,7 @@
  * 3339 time stamps computed without the C library's time zone machinery.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,6 +291,20 @@ json_uint(struct json *j, uint64_t v)
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	json_token(j, buf);
+}
+
+void
+json_double(struct json *j, double v)
+{
+	char buf[40];
+
+	/* JSON has no NaN or infinity: they are not measurements */
+	if (!isfinite(v)) {
+		json_token(j, "null");
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.3f", v);
 	json_token(j, buf);
 }
 

@@ -61,6 +61,8 @@ void json_string(struct json *j, const char *s);
 void json_string_len(struct json *j, const void *s, size_t len);
 void json_int(struct json *j, int64_t v);
 void json_uint(struct json *j, uint64_t v);
+/* Three decimals (milliseconds with microseconds); NaN and infinity: null. */
+void json_double(struct json *j, double v);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
 /* RFC 3339 UTC time with milliseconds, as a string; null when ts is NULL

@@ -53,6 +53,127 @@ json_verdict(struct json *j, const struct scale_verdict *v)
 	}
 }
 
+static const char *
+quote_name(enum quote_kind q)
+{
+	switch (q) {
+	case QUOTE_NONE:	return "none";
+	case QUOTE_8BYTE:	return "8-byte";
+	case QUOTE_FULL:	return "full";
+	case QUOTE_RFC4884:	return "rfc4884";
+	}
+	return "none";
+}
+
+static const char *
+finding_name(enum finding_kind k)
+{
+	switch (k) {
+	case FINDING_MSS_CLAMPED:	return "mss-clamped";
+	case FINDING_SACK_STRIPPED:	return "sack-stripped";
+	case FINDING_TS_STRIPPED:	return "ts-stripped";
+	case FINDING_NAT:		return "nat";
+	case FINDING_ISN_REWRITTEN:	return "isn-rewritten";
+	case FINDING_OPTIONS_CHANGED:	return "options-changed";
+	}
+	return "options-changed";
+}
+
+static void
+json_addr(struct json *j, const char *key, const struct addr *a)
+{
+	char buf[ADDR_STRLEN];
+
+	if (a->family == 0)
+		json_knull(j, key);
+	else
+		json_kstring(j, key, addr_format(a, buf, sizeof(buf)));
+}
+
+static void
+json_hop(struct json *j, const struct hop_loc *h)
+{
+	json_key(j, "hop");
+	if (!h->present) {
+		json_null(j);
+		return;
+	}
+	json_object_begin(j);
+	json_kint(j, "index", h->index);
+	json_addr(j, "address", &h->address);
+	json_kint(j, "last_clean_index", h->last_clean_index);
+	json_addr(j, "last_clean_address", &h->last_clean_address);
+	json_object_end(j);
+}
+
+static void
+json_findings(struct json *j, const struct scale_verdict *v)
+{
+	json_key(j, "side_findings");
+	json_array_begin(j);
+	for (int i = 0; i < v->nfindings && i < RESULT_MAX_FINDINGS; i++) {
+		const struct side_finding *f = &v->findings[i];
+
+		json_object_begin(j);
+		json_kstring(j, "kind", finding_name(f->kind));
+		if (f->detail[0] != '\0')
+			json_kstring(j, "detail", f->detail);
+		else
+			json_knull(j, "detail");
+		if (f->hop_index >= 0) {
+			json_kint(j, "hop_index", f->hop_index);
+			json_addr(j, "hop_address", &f->hop_address);
+		} else {
+			json_knull(j, "hop_index");
+			json_knull(j, "hop_address");
+		}
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+/* The path's hops as a traceroute shows them: per TTL up to the control's
+ * destination, who answered (any variant) and the best quote any gave. */
+static void
+json_hops(struct json *j, const struct path_result *res)
+{
+	const struct trace_obs *ctl = res->trace[0];
+	int last;
+
+	json_key(j, "hops");
+	if (ctl == NULL || !ctl->ran) {
+		json_null(j);
+		return;
+	}
+	last = ctl->dest_ttl > 0 ? ctl->dest_ttl - 1 : ctl->nttl;
+	json_array_begin(j);
+	for (int k = 1; k <= last; k++) {
+		const struct hop_quote *best = NULL;
+
+		for (int v = 0; v <= res->nscales; v++) {
+			const struct trace_obs *t = res->trace[v];
+			if (t == NULL || k > t->nttl || t->hop[k].quote == QUOTE_NONE)
+				continue;
+			if (best == NULL || t->hop[k].quote > best->quote)
+				best = &t->hop[k];
+		}
+		json_object_begin(j);
+		json_kint(j, "ttl", k);
+		if (best != NULL) {
+			json_addr(j, "address", &best->from);
+			json_kstring(j, "quote", quote_name(best->quote));
+			json_key(j, "rtt_ms");
+			json_double(j, best->rtt_us / 1000.0);
+		} else {
+			json_knull(j, "address");
+			json_kstring(j, "quote", "none");
+			json_knull(j, "rtt_ms");
+		}
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 static void
 json_scale(struct json *j, const struct variant_obs *o, const struct scale_verdict *v)
 {
@@ -69,16 +190,17 @@ json_scale(struct json *j, const struct variant_obs *o, const struct scale_verdi
 		json_knull(j, "icmp");
 	json_key(j, "syn_ack");
 	json_synack(j, &o->sa);
-	/* measured by the trace and window-test stages, when they run */
-	json_knull(j, "scale_quoted");
+	if (v->scale_quoted >= 0)
+		json_kint(j, "scale_quoted", v->scale_quoted);
+	else
+		json_knull(j, "scale_quoted");
+	/* measured by the window test, when it runs */
 	json_knull(j, "scale_effective");
 	json_knull(j, "scale_effective_min");
 	json_knull(j, "flight_bytes");
 	json_verdict(j, v);
-	json_knull(j, "hop");
-	json_key(j, "side_findings");
-	json_array_begin(j);
-	json_array_end(j);
+	json_hop(j, &v->hop);
+	json_findings(j, v);
 	json_object_end(j);
 }
 
@@ -111,8 +233,7 @@ output_json(struct json *j, const struct path_result *res, const char *vantage)
 		json_scale(j, &res->scales[i], &res->verdicts[i]);
 	json_array_end(j);
 
-	json_key(j, "hops");
-	json_null(j);
+	json_hops(j, res);
 	json_kuint(j, "capture_drops", res->capture_drops);
 	json_object_end(j);
 }
@@ -141,6 +262,52 @@ text_opts(char *buf, size_t len, const struct synack_obs *sa)
 		snprintf(mss, sizeof(mss), "%d", sa->mss);
 	snprintf(buf, len, "%-6s %-5s %-4s %-3s", ws, mss, sa->sack ? "yes" : "no",
 	    sa->ts ? "yes" : "no");
+}
+
+static void
+text_ws(char *buf, size_t len, const struct hop_quote *q)
+{
+	switch (q->ws) {
+	case WS_INTACT:		snprintf(buf, len, "%d, as sent", q->ws_value); break;
+	case WS_CHANGED:	snprintf(buf, len, "%d  <- changed", q->ws_value); break;
+	case WS_REMOVED:	snprintf(buf, len, "removed  <- changed"); break;
+	case WS_NOPPED:		snprintf(buf, len, "NOPed  <- changed"); break;
+	case WS_NOT_SENT:	snprintf(buf, len, "none sent"); break;
+	case WS_ADDED:		snprintf(buf, len, "%d, added", q->ws_value); break;
+	default:		snprintf(buf, len, "-"); break;
+	}
+}
+
+/* The segment (last clean hop, hop.index] of scale i, hop by hop, as the
+ * trace of that scale's SYN saw it. */
+static void
+text_segment(FILE *f, const struct path_result *res, int i)
+{
+	const struct scale_verdict *v = &res->verdicts[i];
+	const struct trace_obs *t = res->trace[1 + i];
+	char addr[ADDR_STRLEN], ws[32];
+	int from, to;
+
+	if (!v->hop.present)
+		return;
+	fprintf(f, "  scale %d: hop %d (%s)", res->scales[i].scale, v->hop.index,
+	    addr_format(&v->hop.address, addr, sizeof(addr)));
+	fprintf(f, ", last clean hop %d (%s)\n", v->hop.last_clean_index,
+	    addr_format(&v->hop.last_clean_address, addr, sizeof(addr)));
+	if (t == NULL || !t->ran)
+		return;
+	from = v->hop.last_clean_index > 0 ? v->hop.last_clean_index : 1;
+	to = v->hop.index < t->nttl ? v->hop.index : t->nttl;
+	for (int k = from; k <= to; k++) {
+		const struct hop_quote *q = &t->hop[k];
+
+		if (t->dest_ttl > 0 && k >= t->dest_ttl)
+			break;
+		text_ws(ws, sizeof(ws), q);
+		fprintf(f, "    %2d  %-24s %-8s window scale %s\n", k,
+		    q->quote == QUOTE_NONE ? "*" : addr_format(&q->from, addr, sizeof(addr)),
+		    quote_name(q->quote), ws);
+	}
 }
 
 void
@@ -181,4 +348,6 @@ output_text(FILE *f, const struct path_result *res)
 		if (!seen)
 			fprintf(f, "  %s: %s\n", verdict_name(sv->verdict), sv->reason);
 	}
+	for (int i = 0; i < res->nscales; i++)
+		text_segment(f, res, i);
 }

@@ -21,6 +21,9 @@
 #include "send.h"
 
 #define PROBE_TTL		64
+#define PROBE_TRACE_MAX_TTL	30
+#define PROBE_TRACE_GAP_NS	5000000u	/* 5 ms between TTL levels */
+#define PROBE_MAX_TRACES	256	/* ~40 KiB each while it runs */
 #define PROBE_INFLIGHT_MIN	256
 #define PROBE_INFLIGHT_MAX	(1u << 20)
 #define PROBE_SNAPLEN		256	/* IP + TCP with options, or an ICMP
@@ -85,6 +88,14 @@ run_send_segment(void *arg, const struct send_segment *seg)
 	struct run *r = arg;
 
 	return sender_segment(r->sender, seg);
+}
+
+static size_t
+run_render_syn(void *arg, const struct send_syn *syn, uint8_t *buf, size_t cap)
+{
+	struct run *r = arg;
+
+	return sender_render_syn(r->sender, syn, buf, cap);
 }
 
 static void
@@ -282,6 +293,10 @@ run_open(struct run *r)
 	ec.port_lo = guard_port_lo(r->guard);
 	ec.max_inflight = run_inflight(cfg);
 	ec.ttl = PROBE_TTL;
+	ec.trace = cfg->trace;
+	ec.trace_max_ttl = PROBE_TRACE_MAX_TTL;
+	ec.trace_gap_ns = PROBE_TRACE_GAP_NS;
+	ec.max_traces = PROBE_MAX_TRACES;
 	if (getrandom(ec.key, sizeof(ec.key), 0) != (ssize_t)sizeof(ec.key)) {
 		log_warn("getrandom");
 		return -1;
@@ -291,6 +306,7 @@ run_open(struct run *r)
 	ops.next_path = run_next_path;
 	ops.send_syn = run_send_syn;
 	ops.send_segment = run_send_segment;
+	ops.render_syn = run_render_syn;
 	ops.flush = run_flush;
 	ops.drain = run_drain;
 	ops.capture_drops = run_capture_drops;

@@ -22,6 +22,7 @@ struct probe_run_config {
 	uint64_t timeout_ns;
 	int retries;
 	size_t max_inflight;		/* 0: derived from rate and timeout */
+	enum engine_trace trace;	/* --trace */
 	bool progress;			/* a progress line on stderr */
 	/* Called for each finished path; res is valid during the call. */
 	void (*on_result)(void *arg, struct path_result *res);

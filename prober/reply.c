@@ -71,6 +71,19 @@ reply_decode(const uint8_t *pkt, size_t len, struct reply *r)
 		r->q_sport = ic->tcp.sport;
 		r->q_dport = ic->tcp.dport;
 		r->q_seq = ic->tcp.seq;
+		r->quote = pkt + p.ip.l4_off + ic->quote_off;
+		r->quote_len = ic->quote_len;
+		switch (ic->quote) {
+		case WIRE_QUOTE_RFC4884:
+			r->quote_kind = QUOTE_RFC4884;
+			break;
+		case WIRE_QUOTE_FULL:
+			r->quote_kind = QUOTE_FULL;
+			break;
+		default:
+			r->quote_kind = QUOTE_8BYTE;
+			break;
+		}
 		return r->type = REPLY_T_ICMP;
 	}
 	return r->type = REPLY_T_OTHER;

@@ -38,6 +38,9 @@ struct reply {
 	struct addr q_src, q_dst;	/* quoted IP header */
 	uint16_t q_sport, q_dport;
 	uint32_t q_seq;
+	const uint8_t *quote;		/* the quoted datagram, in the caller's */
+	size_t quote_len;		/*   buffer: valid while it is */
+	enum quote_kind quote_kind;
 };
 
 #define REPLY_TCP_FIN 0x01

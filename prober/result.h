@@ -44,6 +44,57 @@ struct variant_obs {
 	bool mixed;			/* attempts drew different kinds of reply */
 };
 
+/* --- the trace: what routers quoted of one variant's SYN -------------- */
+
+#define RESULT_MAX_HOPS 30	/* TTL / hop limit 1..30 */
+
+/* DESIGN.md's quote labels; QUOTE_NONE is a hop that stayed silent. */
+enum quote_kind {
+	QUOTE_NONE = 0,
+	QUOTE_8BYTE,		/* RFC 792: ports and sequence number only */
+	QUOTE_FULL,		/* the whole TCP header with its options */
+	QUOTE_RFC4884,		/* RFC 4884 length set, whole TCP header */
+};
+
+/* How the window-scale option looked in a quote, against what was sent. */
+enum ws_seen {
+	WS_UNKNOWN = 0,		/* not in the quote (8-byte, silent) */
+	WS_INTACT,		/* present with the shift sent */
+	WS_CHANGED,		/* present with another shift */
+	WS_REMOVED,		/* gone, options shortened */
+	WS_NOPPED,		/* overwritten with NOPs */
+	WS_NOT_SENT,		/* the control SYN: none sent, none quoted */
+	WS_ADDED,		/* the control SYN: none sent, one quoted */
+};
+
+/* One hop's answer to one TTL-limited SYN, compared with the bytes sent
+ * (masking what routers legitimately change: TTL, IP checksum, TOS/ECN;
+ * and addresses, ports and the TCP checksum once a NAT is seen). */
+struct hop_quote {
+	enum quote_kind quote;
+	struct addr from;		/* who sent the time-exceeded */
+	uint32_t rtt_us;
+	enum ws_seen ws;
+	int ws_value;			/* quoted shift; -1 when absent */
+	int mss;			/* quoted MSS; -1 absent or not quoted */
+	int mss_sent;
+	bool sack_stripped, ts_stripped;	/* sent, absent or NOPed in the quote */
+	bool other_changed;		/* any other option byte or header field */
+	bool nat;			/* addresses or ports differ from those sent */
+	bool isn_rewritten;		/* the quoted sequence number is not ours */
+};
+
+/* The trace of one variant: hop[k] answers TTL k (1..nttl). */
+struct trace_obs {
+	bool ran;
+	int nttl;			/* highest TTL sent */
+	int dest_ttl;			/* D: smallest TTL drawing a SYN-ACK or RST
+					   from the destination; 0 if none did */
+	struct hop_quote hop[RESULT_MAX_HOPS + 1];	/* [0] unused */
+};
+
+/* --- verdicts ------------------------------------------------------------ */
+
 enum verdict {
 	VERDICT_NONE = 0,	/* not inferred (printed as null) */
 	VERDICT_OK,
@@ -57,9 +108,41 @@ enum verdict {
 	VERDICT_INCONCLUSIVE,
 };
 
+/* Where on the path: hop.index per DESIGN.md "Hops", and the segment
+ * (last_clean_index, index] that holds the box. */
+struct hop_loc {
+	bool present;			/* hop is null when false */
+	int index;
+	struct addr address;
+	int last_clean_index;		/* 0: the prober */
+	struct addr last_clean_address;
+};
+
+enum finding_kind {
+	FINDING_MSS_CLAMPED,		/* detail: the MSS seen */
+	FINDING_SACK_STRIPPED,
+	FINDING_TS_STRIPPED,
+	FINDING_NAT,
+	FINDING_ISN_REWRITTEN,
+	FINDING_OPTIONS_CHANGED,	/* any other option or field */
+};
+
+#define RESULT_MAX_FINDINGS 8
+
+struct side_finding {
+	enum finding_kind kind;
+	char detail[48];		/* e.g. "1200" for a clamped MSS */
+	int hop_index;			/* -1: not located */
+	struct addr hop_address;
+};
+
 struct scale_verdict {
 	enum verdict verdict;
-	char reason[160];	/* one plain sentence */
+	char reason[200];	/* one plain sentence */
+	int scale_quoted;	/* shift in the last full quote; -1 absent, -2 no quote */
+	struct hop_loc hop;
+	int nfindings;
+	struct side_finding findings[RESULT_MAX_FINDINGS];
 };
 
 /* Everything about one (address, port) path.  target points into the
@@ -73,6 +156,9 @@ struct path_result {
 	int nscales;
 	struct variant_obs scales[RESULT_MAX_SCALES];
 	struct scale_verdict verdicts[RESULT_MAX_SCALES];
+	/* The trace, when it ran (--trace): [0] the control, [1 + i] scale i.
+	 * Pointers into the engine's memory, valid during the done callback. */
+	const struct trace_obs *trace[1 + RESULT_MAX_SCALES];
 	uint64_t capture_drops;		/* pcap drops while the path was in flight */
 };
 

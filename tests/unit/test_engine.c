@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "pktbuild.h"
 #include "reply.h"
+#include "wire.h"
 
 #define SEC ENGINE_NS_PER_SEC
 #define MAXSENT 4096
@@ -31,6 +32,7 @@ struct fake {
 	char names[MAXPATHS][32];
 	int npaths, next;
 	struct path_result res[MAXPATHS];
+	struct trace_obs traces[MAXPATHS][4];	/* copies: the engine's die with the path */
 	int nres;
 	int drains;
 	uint64_t drops;
@@ -70,6 +72,37 @@ f_seg(void *arg, const struct send_segment *seg)
 	return 0;
 }
 
+/* The SYN as send.c lays it out: Linux's options, WS last (NOPs for the
+ * control). */
+static size_t
+f_render(void *arg, const struct send_syn *syn, uint8_t *buf, size_t cap)
+{
+	struct fake *f = arg;
+	uint8_t opts[20];
+	struct pkt_tcp t;
+
+	(void)f;
+	memcpy(opts, pkt_linux_synack_opts, sizeof(opts));
+	wire_put32(opts + 8, syn->tsval);
+	wire_put32(opts + 12, 0);
+	if (syn->variant == 0)
+		memset(opts + 16, 0x01, 4);
+	else
+		opts[19] = (uint8_t)(syn->variant == 1 ? 0 : syn->variant == 2 ? 7 : 14);
+	memset(&t, 0, sizeof(t));
+	t.src = syn->src;
+	t.dst = syn->dst;
+	t.sport = syn->sport;
+	t.dport = syn->dport;
+	t.seq = syn->isn;
+	t.flags = REPLY_TCP_SYN;
+	t.window = 64240;
+	t.ttl = syn->ttl;
+	t.opts = opts;
+	t.optlen = sizeof(opts);
+	return pkt_build_tcp(buf, cap, &t);
+}
+
 static void
 f_drain(void *arg)
 {
@@ -88,7 +121,13 @@ f_done(void *arg, struct path_result *r)
 	struct fake *f = arg;
 
 	assert_true(f->nres < MAXPATHS);
-	f->res[f->nres++] = *r;
+	f->res[f->nres] = *r;
+	for (int v = 0; v < 4; v++)
+		if (r->trace[v] != NULL) {
+			f->traces[f->nres][v] = *r->trace[v];
+			f->res[f->nres].trace[v] = &f->traces[f->nres][v];
+		}
+	f->nres++;
 }
 
 static const uint8_t key[16] = "scaleprobe-test!";
@@ -149,6 +188,7 @@ engine_for(struct fake *f, uint32_t rate, int retries, size_t inflight)
 	o.next_path = f_next;
 	o.send_syn = f_syn;
 	o.send_segment = f_seg;
+	o.render_syn = f_render;
 	o.drain = f_drain;
 	o.capture_drops = f_drops;
 	o.done = f_done;
@@ -475,6 +515,122 @@ test_capture_drops_charged(void **state)
 	free(f);
 }
 
+
+static void
+test_trace_ladder(void **state)
+{
+	struct fake *f = fake_new(1, 0);
+	struct engine_config c;
+	struct engine_ops o;
+	struct engine_counters n;
+	uint8_t pkt[256], q[128];
+	struct addr hop[3];
+	uint64_t now = 1 * SEC;
+	int traced = 0, dest_seen = 0;
+
+	(void)state;
+	hop[1] = A("198.18.1.2");
+	hop[2] = A("198.18.2.2");
+	memset(&c, 0, sizeof(c));
+	c.nvariants = 4;
+	c.variant_scale[0] = -1;
+	c.variant_scale[1] = 0;
+	c.variant_scale[2] = 7;
+	c.variant_scale[3] = 14;
+	c.rate = 100000;
+	c.timeout_ns = 1 * SEC;
+	c.retries = 1;
+	c.port_lo = 61000;
+	memcpy(c.key, key, 16);
+	c.max_inflight = 16;
+	c.ttl = 64;
+	c.trace = ENGINE_TRACE_ALWAYS;
+	c.trace_max_ttl = 6;
+	c.trace_gap_ns = 1000000;
+	c.max_traces = 4;
+	memset(&o, 0, sizeof(o));
+	o.arg = f;
+	o.next_path = f_next;
+	o.send_syn = f_syn;
+	o.send_segment = f_seg;
+	o.render_syn = f_render;
+	o.drain = f_drain;
+	o.capture_drops = f_drops;
+	o.done = f_done;
+	struct engine *e = engine_new(&c, &o);
+	assert_non_null(e);
+
+	engine_run(e, now);
+	assert_int_equal(f->nsyn, 4);
+	for (int i = 0; i < 4; i++) {
+		size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, i ? 7 : -1, 1,
+		    pkt, sizeof(pkt));
+		engine_input(e, now + 1000, pkt, len);
+	}
+	/* the handshake is done, the trace has begun: no result yet */
+	assert_int_equal(f->nres, 0);
+
+	/* play the network: hops 1 and 2 quote every SYN in full, the
+	 * destination answers TTL 3 */
+	int seen = f->nsyn;
+	for (int step = 0; step < 3000 && f->nres == 0; step++) {
+		now += 1000000;
+		engine_run(e, now);
+		for (; seen < f->nsyn; seen++) {
+			int ttl = f->syn[seen].ttl;
+			size_t ql, len;
+
+			assert_true(ttl >= 1 && ttl <= 6);
+			/* the TTL rides in the ISN's low bits; the flow label
+			 * stays the handshake's */
+			assert_int_equal(f->syn[seen].isn & 31, ttl);
+			assert_int_equal(f->syn[seen].flow_label,
+			    f->syn[f->syn[seen].variant].flow_label);
+			assert_int_equal(f->syn[seen].sport, f->syn[f->syn[seen].variant].sport);
+			traced++;
+			if (ttl < 3) {
+				ql = f_render(f, &f->syn[seen], q, sizeof(q));
+				q[f->syn[seen].dst->family == ADDR_V4 ? 8 : 7] = 1;
+				len = pkt_build_icmp(pkt, sizeof(pkt), &hop[ttl],
+				    &f->syn_src[seen], 11, 0, q, ql, 0);
+			} else {
+				len = answer(f, seen, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+				    pkt, sizeof(pkt));
+				dest_seen++;
+			}
+			engine_input(e, now + 500, pkt, len);
+		}
+	}
+	assert_int_equal(f->nres, 1);
+	/* TTLs 1..3 for 4 variants; nothing beyond the destination, no
+	 * retry: every hop below it answered */
+	assert_int_equal(traced, 12);
+	assert_int_equal(dest_seen, 4);
+	const struct path_result *r = &f->res[0];
+	for (int v = 0; v < 4; v++) {
+		const struct trace_obs *t = r->trace[v];
+		assert_non_null(t);
+		assert_true(t->ran);
+		assert_int_equal(t->dest_ttl, 3);
+		for (int k = 1; k <= 2; k++) {
+			assert_int_equal(t->hop[k].quote, QUOTE_FULL);
+			assert_true(addr_equal(&t->hop[k].from, &hop[k]));
+			assert_int_equal(t->hop[k].ws, v == 0 ? WS_NOT_SENT : WS_INTACT);
+			assert_int_equal(t->hop[k].rtt_us, 0);
+		}
+	}
+	/* handshake observations untouched by the trace's SYN-ACKs */
+	assert_int_equal(r->scales[1].sa.wscale, 7);
+	assert_int_equal(r->scales[1].attempts, 1);
+	engine_counters(e, &n);
+	assert_int_equal(n.paths_traced, 1);
+	assert_int_equal(n.trace_hops, 8);
+	assert_int_equal(n.trace_dest, 4);
+	assert_int_equal(n.rejected, 0);
+	engine_free(e);
+	free(f);
+}
+
 int
 main(void)
 {
@@ -487,6 +643,7 @@ main(void)
 		cmocka_unit_test(test_rate_limit),
 		cmocka_unit_test(test_inflight_bound),
 		cmocka_unit_test(test_capture_drops_charged),
+		cmocka_unit_test(test_trace_ladder),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

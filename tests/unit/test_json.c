@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,9 +235,14 @@ test_numbers(void **state)
 	json_int(&j, 0);
 	json_uint(&j, UINT64_MAX);
 	json_bool(&j, false);
+	json_double(&j, 0.3456);
+	json_double(&j, 12.0);
+	json_double(&j, NAN);
+	json_double(&j, INFINITY);
 	json_array_end(&j);
 	assert_string_equal(json_text(&j, NULL),
-	    "[-9223372036854775808,9223372036854775807,0,18446744073709551615,false]");
+	    "[-9223372036854775808,9223372036854775807,0,18446744073709551615,false,"
+	    "0.346,12.000,null,null]");
 	json_free(&j);
 }
 

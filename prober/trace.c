@@ -1,0 +1,193 @@
+/*
+ * trace.c -- one path's TTL ladder (trace.h): which (variant, TTL) probe is
+ * due, what came back, when a round ends and whether another is needed.
+ * Pure: the engine sends and hands in time and answers.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "trace.h"
+
+struct trace {
+	struct trace_config cfg;
+	int round;			/* 0 .. retries */
+	int level;			/* next TTL level to send in this sweep */
+	uint64_t level_at;		/* when that level is due */
+	uint64_t round_end;		/* 0 while the sweep is still sending */
+	bool level_sent;		/* a probe of this level went out */
+	bool done;
+	uint32_t *pending;		/* per variant: TTL bits still to send */
+	uint32_t *answered;		/* per variant: TTL bits that answered */
+	uint64_t *sent_at;		/* [variant][ttl]: latest send */
+	struct trace_obs *obs;		/* per variant */
+};
+
+static uint32_t
+ttl_bit(int ttl)
+{
+	return 1u << ttl;
+}
+
+struct trace *
+trace_new(const struct trace_config *cfg, uint64_t now)
+{
+	struct trace *t;
+
+	if (cfg->nvariants < 1 || cfg->max_ttl < 1 || cfg->max_ttl > RESULT_MAX_HOPS)
+		return NULL;
+	t = xcalloc(1, sizeof(*t));
+	t->pending = xcalloc((size_t)cfg->nvariants, sizeof(*t->pending));
+	t->answered = xcalloc((size_t)cfg->nvariants, sizeof(*t->answered));
+	t->obs = xcalloc((size_t)cfg->nvariants, sizeof(*t->obs));
+	t->sent_at = xcalloc((size_t)cfg->nvariants * (RESULT_MAX_HOPS + 1),
+	    sizeof(*t->sent_at));
+	t->cfg = *cfg;
+	t->level = 1;
+	t->level_at = now;
+	for (int v = 0; v < cfg->nvariants; v++) {
+		t->obs[v].ran = true;
+		t->obs[v].nttl = cfg->max_ttl;
+		for (int k = 1; k <= cfg->max_ttl; k++)
+			t->pending[v] |= ttl_bit(k);
+	}
+	return t;
+}
+
+void
+trace_free(struct trace *t)
+{
+	if (t == NULL)
+		return;
+	free(t->pending);
+	free(t->answered);
+	free(t->obs);
+	free(t->sent_at);
+	free(t);
+}
+
+int
+trace_next(struct trace *t, uint64_t now, int *variant, int *ttl)
+{
+	while (!t->done && t->round_end == 0 && now >= t->level_at) {
+		for (int v = 0; v < t->cfg.nvariants; v++) {
+			if (t->pending[v] & ttl_bit(t->level)) {
+				*variant = v;
+				*ttl = t->level;
+				return 1;
+			}
+		}
+		/* this level is sent: the next one after the gap (at once
+		 * if this one had nothing to send), or the sweep is over and
+		 * the round waits for its answers */
+		if (t->level >= t->cfg.max_ttl) {
+			t->round_end = now + t->cfg.timeout_ns;
+			break;
+		}
+		t->level_at = t->level_sent ? now + t->cfg.gap_ns : now;
+		t->level++;
+		t->level_sent = false;
+	}
+	return 0;
+}
+
+void
+trace_sent(struct trace *t, int variant, int ttl, uint64_t now)
+{
+	if (variant < 0 || variant >= t->cfg.nvariants || ttl < 1 || ttl > t->cfg.max_ttl)
+		return;
+	t->pending[variant] &= ~ttl_bit(ttl);
+	t->sent_at[variant * (RESULT_MAX_HOPS + 1) + ttl] = now;
+	if (ttl == t->level)
+		t->level_sent = true;
+}
+
+void
+trace_hop(struct trace *t, int variant, int ttl, const struct hop_quote *q, uint64_t now)
+{
+	uint64_t sent;
+
+	if (variant < 0 || variant >= t->cfg.nvariants || ttl < 1 || ttl > t->cfg.max_ttl)
+		return;
+	if (t->answered[variant] & ttl_bit(ttl))
+		return;
+	t->answered[variant] |= ttl_bit(ttl);
+	t->pending[variant] &= ~ttl_bit(ttl);
+	t->obs[variant].hop[ttl] = *q;
+	sent = t->sent_at[variant * (RESULT_MAX_HOPS + 1) + ttl];
+	t->obs[variant].hop[ttl].rtt_us = sent != 0 && now > sent ?
+	    (uint32_t)((now - sent) / 1000u) : 0;
+}
+
+void
+trace_dest(struct trace *t, int variant, int ttl)
+{
+	struct trace_obs *o;
+
+	if (variant < 0 || variant >= t->cfg.nvariants || ttl < 1 || ttl > t->cfg.max_ttl)
+		return;
+	o = &t->obs[variant];
+	if (o->dest_ttl == 0 || ttl < o->dest_ttl)
+		o->dest_ttl = ttl;
+	/* nothing beyond the destination is a hop: stop asking (the
+	 * control's destination bounds every variant) */
+	for (int v = 0; v < t->cfg.nvariants; v++) {
+		if (v != variant && variant != 0)
+			continue;
+		for (int k = ttl + (v != variant); k <= t->cfg.max_ttl; k++)
+			t->pending[v] &= ~ttl_bit(k);
+	}
+}
+
+uint64_t
+trace_wake(const struct trace *t)
+{
+	if (t->done)
+		return UINT64_MAX;
+	return t->round_end != 0 ? t->round_end : t->level_at;
+}
+
+bool
+trace_step(struct trace *t, uint64_t now)
+{
+	bool again = false;
+
+	if (t->done)
+		return true;
+	if (t->round_end == 0 || now < t->round_end)
+		return false;
+	if (t->round < t->cfg.retries) {
+		for (int v = 0; v < t->cfg.nvariants; v++) {
+			int own = t->obs[v].dest_ttl, ctl = t->obs[0].dest_ttl;
+			/* below its own destination every TTL is a router; a
+			 * variant that never got there is asked up to the
+			 * control's destination, the TTL it should have */
+			int last = own ? own - 1 : ctl ? ctl : t->cfg.max_ttl;
+
+			for (int k = 1; k <= last; k++) {
+				if (t->answered[v] & ttl_bit(k))
+					continue;
+				t->pending[v] |= ttl_bit(k);
+				again = true;
+			}
+		}
+	}
+	if (!again) {
+		t->done = true;
+		return true;
+	}
+	t->round++;
+	t->level = 1;
+	t->level_at = now;
+	t->level_sent = false;
+	t->round_end = 0;
+	return false;
+}
+
+const struct trace_obs *
+trace_result(const struct trace *t, int variant)
+{
+	if (variant < 0 || variant >= t->cfg.nvariants)
+		return NULL;
+	return &t->obs[variant];
+}

@@ -1,0 +1,60 @@
+/*
+ * trace.h -- the TTL ladder of one path, as a pure state machine.
+ *
+ * Every variant's SYN goes out again with TTL / hop limit 1..max_ttl on
+ * the variant's own 4-tuple (so ECMP keeps one path), the TTL carried in
+ * the ISN's low bits.  All TTLs of a round go out in one sweep, one TTL
+ * level every gap_ns so that no router is asked for more than one error
+ * per variant at once (routers rate-limit ICMP); after the sweep and one
+ * timeout, the hops that stayed silent are asked again, up to retries
+ * times.  TTLs beyond the destination (the smallest TTL a SYN-ACK or RST
+ * came back for) are never retried.  The caller sends, and reports what
+ * came back; time is handed in.  Variant 0 is the control SYN: its
+ * destination TTL bounds every variant (a variant a box drops never
+ * reaches the destination, and has nothing to learn beyond it).
+ */
+#ifndef SCALEPROBE_TRACE_H
+#define SCALEPROBE_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "result.h"
+
+struct trace_config {
+	int nvariants;
+	int max_ttl;		/* 1..RESULT_MAX_HOPS */
+	int retries;		/* extra rounds for silent hops */
+	uint64_t gap_ns;	/* between two TTL levels of a sweep */
+	uint64_t timeout_ns;	/* after a sweep's last SYN */
+};
+
+struct trace;
+
+struct trace *trace_new(const struct trace_config *cfg, uint64_t now);
+void trace_free(struct trace *t);
+
+/* The next probe due at now: 1 with *variant and *ttl set (the caller
+ * sends it and calls trace_sent), or 0 when nothing is due now. */
+int trace_next(struct trace *t, uint64_t now, int *variant, int *ttl);
+void trace_sent(struct trace *t, int variant, int ttl, uint64_t now);
+
+/* Hop ttl answered the variant's probe with an ICMP error; q is what the
+ * comparison with the bytes sent found.  Repeated answers keep the first. */
+void trace_hop(struct trace *t, int variant, int ttl, const struct hop_quote *q,
+    uint64_t now);
+
+/* The destination answered the variant's probe with TTL ttl. */
+void trace_dest(struct trace *t, int variant, int ttl);
+
+/* When something is next due (a send or the end of a round); UINT64_MAX
+ * when done. */
+uint64_t trace_wake(const struct trace *t);
+
+/* Ends the round if its time is up (starting the next, or finishing);
+ * true once the trace is complete. */
+bool trace_step(struct trace *t, uint64_t now);
+
+const struct trace_obs *trace_result(const struct trace *t, int variant);
+
+#endif
