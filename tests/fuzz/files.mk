@@ -7,3 +7,5 @@ FUZZERS += fuzz_ip
 FUZZERS += fuzz_tcpopt
 FUZZERS += fuzz_icmp
 FUZZERS += fuzz_packet
+# the trace's quote comparison (prober/quote.c)
+FUZZERS += fuzz_quote

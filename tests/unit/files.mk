@@ -43,3 +43,14 @@ UNIT_TESTS += test_wire_icmp
 test_wire_icmp_SRCS = $(WIRE_TEST_SRCS)
 UNIT_TESTS += test_wire_packet
 test_wire_packet_SRCS = $(WIRE_TEST_SRCS)
+
+# the trace's quote comparison and the verdict table, on the lab as a model
+# (tests/unit/labpath.c runs the lab's own mbox surgery)
+LABPATH_SRCS = \
+	tests/unit/labpath.c \
+	tests/unit/pktbuild.c \
+	tests/lab/mbox_mangle.c \
+	tests/lab/mbox_rules.c
+UNIT_TESTS += test_quote
+test_quote_SRCS = $(LABPATH_SRCS)
+test_infer_SRCS = $(LABPATH_SRCS)
