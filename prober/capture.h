@@ -27,6 +27,10 @@ struct capture_config {
 
 struct capture;
 
+/* Opens cfg->ifname and adds its event to base; fn runs from the loop for
+ * every IPv4/IPv6 packet that passed the filter (other link payloads are
+ * skipped).  Link types: Ethernet (802.1Q/802.1ad tags too), Linux cooked
+ * v1 and v2 ("any"), raw IP, BSD loopback.  NULL with a reason in err. */
 struct capture *capture_open(struct event_base *base, const struct capture_config *cfg,
     capture_fn fn, void *arg, char *err, size_t errlen);
 
@@ -38,8 +42,14 @@ struct capture_stats {
 	uint64_t received;		/* packets handed to the callback */
 	uint64_t dropped;		/* pcap_stats ps_drop */
 	uint64_t ifdropped;		/* pcap_stats ps_ifdrop */
+	uint64_t errors;		/* pcap_dispatch failures (capture_error) */
 };
+/* 0, or -1 when pcap_stats failed (received and errors still filled). */
 int capture_stats(struct capture *c, struct capture_stats *out);
+
+/* The last read error's text, NULL if none: the caller logs it (capture
+ * has no logger of its own). */
+const char *capture_error(const struct capture *c);
 
 void capture_close(struct capture *c);
 

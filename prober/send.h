@@ -14,18 +14,21 @@
 #include "addr.h"
 
 /* The control SYN carries no window-scale option; a scale variant carries
- * one with this shift.  Options use Linux's layout, NOP-padded:
- *   MSS, SACK-permitted, timestamps, NOP, window scale          (40 bytes)
- *   MSS, SACK-permitted, timestamps, NOP, NOP, NOP, NOP (control: same length) */
+ * one with this shift.  Options use Linux's layout, NOP-padded, 20 bytes
+ * (data offset 10; a 60-byte IPv4 / 80-byte IPv6 SYN):
+ *   MSS, SACK-permitted, timestamps (TSval, TSecr 0), NOP, window scale
+ *   MSS, SACK-permitted, timestamps, NOP, NOP, NOP, NOP    (the control)
+ * The IPv4 header has DF set and IP ID 0 (what Linux itself leaves in a DF
+ * packet sent on a raw socket), TOS / traffic class 0. */
 #define SEND_VARIANT_CONTROL (-1)
 #define SEND_MAX_VARIANTS 32
 
 struct send_config {
 	int nvariants;			/* entries of variant_scale */
 	int variant_scale[SEND_MAX_VARIANTS];	/* shift, or SEND_VARIANT_CONTROL */
-	uint16_t mss;			/* MSS offered (default 1460) */
-	uint16_t window;		/* window field of the SYN (default 64240) */
-	int batch;			/* packets per sendmmsg (1..1024) */
+	uint16_t mss;			/* MSS offered; 0: 1460 */
+	uint16_t window;		/* window field of the SYN; 0: 64240 */
+	int batch;			/* packets per sendmmsg (1..1024); 0: 64 */
 };
 
 /* One SYN to send. */
@@ -39,8 +42,8 @@ struct send_syn {
 	uint32_t flow_label;		/* IPv6 only, 20 bits */
 };
 
-/* Any other segment (RST, ACK, data for the window test): built on the
- * slow path, without a template. */
+/* Any other segment (RST, ACK, data for the window test): built by hand
+ * on the slow path, without a template; at most 1500 bytes in all. */
 struct send_segment {
 	const struct addr *src, *dst;
 	uint16_t sport, dport;
@@ -50,22 +53,31 @@ struct send_segment {
 	uint8_t ttl;
 	const uint8_t *payload;
 	size_t payload_len;
+	const uint8_t *options;		/* TCP options as on the wire (e.g. the
+					   timestamps the handshake agreed) */
+	size_t options_len;		/* a multiple of 4, at most 40 */
+	uint32_t flow_label;		/* IPv6 only, 20 bits: the SYN's, so
+					   ECMP keeps the segment on its path */
 };
 
 struct sender;
 
-/* Opens the raw sockets of the families asked for and builds the templates.
- * Returns NULL with a one-line reason in err. */
+/* Opens the raw sockets of the families asked for and builds the templates
+ * (needs CAP_NET_RAW).  Returns NULL with a one-line reason in err. */
 struct sender *sender_open(const struct send_config *cfg, int want_v4, int want_v6,
     char *err, size_t errlen);
 
-/* Queues one SYN; flushes when the batch is full.  0, or -1 and errno. */
+/* Queues one SYN; flushes when the batch is full.  0, or -1 and errno
+ * (EINVAL for a bad variant or mixed families, EAFNOSUPPORT for a family
+ * not opened, or the kernel's error when the flush lost packets; each lost
+ * packet counts in send_stats.errors). */
 int sender_syn(struct sender *s, const struct send_syn *syn);
 
 /* Sends one segment now (flushing queued SYNs first). */
 int sender_segment(struct sender *s, const struct send_segment *seg);
 
-/* Sends what is queued.  Returns packets sent, or -1 and errno. */
+/* Sends what is queued.  Returns packets sent; -1 and errno when packets
+ * were queued and none could be sent. */
 int sender_flush(struct sender *s);
 
 /* The exact bytes a variant's SYN would carry for syn, without sending:
@@ -77,7 +89,10 @@ size_t sender_render_syn(const struct sender *s, const struct send_syn *syn,
 
 /* Counters since open. */
 struct send_stats {
-	uint64_t syns, segments, errors, batches;
+	uint64_t syns;			/* SYNs the kernel took */
+	uint64_t segments;		/* sender_segment packets sent */
+	uint64_t errors;		/* packets the kernel refused */
+	uint64_t batches;		/* sendmmsg calls that sent something */
 };
 void sender_stats(const struct sender *s, struct send_stats *out);
 

@@ -1,0 +1,585 @@
+/*
+ * send.c -- the only place packets leave scaleprobe, and the only libnet
+ * user.  At open, libnet builds one SYN template per probe variant and
+ * family (options laid out by hand, NOP-padded as Linux does); libnet is
+ * done with after that.  Per probe the hot path copies a template, patches
+ * addresses, ports, ISN, TSval, TTL / hop limit and flow label, adjusts the
+ * IPv4 and TCP checksums incrementally (RFC 1624, wire_csum), and queues the
+ * packet for one sendmmsg() per batch on a raw socket of its family.
+ * Other segments (RST, ACK, data) are built by hand on the slow path.
+ */
+#define _GNU_SOURCE		/* sendmmsg, struct mmsghdr */
+
+#include <libnet.h>
+
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "send.h"
+#include "wire.h"
+#include "wire_csum.h"
+
+#define SEND_OPT_LEN		20	/* MSS 4, SACK-perm 2, TS 10, NOP, WS 3 */
+#define SEND_TCP_LEN		(20 + SEND_OPT_LEN)
+#define SEND_IP4_LEN		20
+#define SEND_IP6_LEN		40
+#define SEND_SYN4_LEN		(SEND_IP4_LEN + SEND_TCP_LEN)	/* 60 */
+#define SEND_SYN6_LEN		(SEND_IP6_LEN + SEND_TCP_LEN)	/* 80 */
+#define SEND_SLOT		SEND_SYN6_LEN
+#define SEND_SEGMENT_MAX	1500	/* whole packet of sender_segment */
+#define SEND_DEFAULT_MSS	1460
+#define SEND_DEFAULT_WINDOW	64240
+#define SEND_DEFAULT_BATCH	64
+#define SEND_MAX_BATCH		1024
+#define SEND_TEMPLATE_TTL	64	/* replaced per probe */
+#define SEND_SNDBUF		(4 * 1024 * 1024)
+
+/* Offsets in the TCP header and its option area (send.h's layout). */
+#define TCP_PORTS		0
+#define TCP_SEQ			4
+#define TCP_ACK			8
+#define TCP_OFF			12
+#define TCP_FLAGS		13
+#define TCP_WIN			14
+#define TCP_CSUM		16
+#define TCP_TSVAL		28	/* 20 + MSS 4 + SACK-perm 2 + kind, len */
+
+#define IP4_TOTLEN		2
+#define IP4_TTL			8
+#define IP4_CSUM		10
+#define IP4_SRC			12
+#define IP4_DST			16
+#define IP6_PLEN		4
+#define IP6_HLIM		7
+#define IP6_SRC			8
+#define IP6_DST			24
+
+/* SYNs queued for one socket, flushed with one sendmmsg(). */
+struct send_queue {
+	int			 fd;		/* -1: family not opened */
+	int			 n;		/* queued */
+	uint8_t			*pkts;		/* batch slots of SEND_SLOT bytes */
+	struct mmsghdr		*msgs;
+	struct iovec		*iov;
+	struct sockaddr_storage	*to;
+};
+
+struct sender {
+	struct send_config	 cfg;
+	uint8_t			 tmpl4[SEND_MAX_VARIANTS][SEND_SYN4_LEN];
+	uint8_t			 tmpl6[SEND_MAX_VARIANTS][SEND_SYN6_LEN];
+	struct send_queue	 q4, q6;
+	struct send_stats	 st;
+};
+
+/* The option bytes of a variant: Linux's order, NOP-padded; the control
+ * SYN has four NOPs where a scale variant has NOP + window scale. */
+static void
+send_options(int scale, uint16_t mss, uint8_t o[SEND_OPT_LEN])
+{
+	memset(o, 0, SEND_OPT_LEN);
+	o[0] = 2;			/* MSS */
+	o[1] = 4;
+	wire_put16(o + 2, mss);
+	o[4] = 4;			/* SACK permitted */
+	o[5] = 2;
+	o[6] = 8;			/* timestamps: TSval patched, TSecr 0 */
+	o[7] = 10;
+	o[16] = 1;			/* NOP */
+	if (scale == SEND_VARIANT_CONTROL) {
+		o[17] = o[18] = o[19] = 1;
+	} else {
+		o[17] = 3;		/* window scale */
+		o[18] = 3;
+		o[19] = (uint8_t)scale;
+	}
+}
+
+/* Checks that libnet laid out what we asked for: no EOL padding, the
+ * length and data offset expected, checksums that verify. */
+static int
+send_check_template(const uint8_t *pkt, size_t iplen, const uint8_t *opts)
+{
+	const uint8_t *tcp = pkt + iplen;
+	uint8_t zero[16] = {0};
+
+	if (tcp[TCP_OFF] >> 4 != SEND_TCP_LEN / 4 || tcp[TCP_FLAGS] != TH_SYN)
+		return -1;
+	if (memcmp(tcp + 20, opts, SEND_OPT_LEN) != 0)
+		return -1;
+	if (iplen == SEND_IP4_LEN) {
+		if (pkt[0] != 0x45 || wire_get16(pkt + IP4_TOTLEN) != SEND_SYN4_LEN ||
+		    wire_csum(pkt, SEND_IP4_LEN) != 0)
+			return -1;
+		return wire_tcp_csum4(zero, zero, tcp, SEND_TCP_LEN) == 0 ? 0 : -1;
+	}
+	if (pkt[0] >> 4 != 6 || wire_get16(pkt + IP6_PLEN) != SEND_TCP_LEN)
+		return -1;
+	return wire_tcp_csum6(zero, zero, tcp, SEND_TCP_LEN) == 0 ? 0 : -1;
+}
+
+/*
+ * Builds every template with libnet: addresses, ports, ISN and TSval zero,
+ * patched per probe.  libnet culls finished packets (checksums included)
+ * only in its advanced link mode; a link handle on "lo", which every
+ * network namespace has, is used for building only and never writes.
+ */
+static int
+send_build_templates(struct sender *s, int want_v4, int want_v6, char *err,
+    size_t errlen)
+{
+	char ebuf[LIBNET_ERRBUF_SIZE] = "";
+	struct libnet_in6_addr zero6;
+	uint8_t opts[SEND_OPT_LEN], *pkt;
+	uint32_t len;
+	libnet_t *l;
+	int fam, v, ok;
+
+	memset(&zero6, 0, sizeof(zero6));
+	if ((l = libnet_init(LIBNET_LINK_ADV, "lo", ebuf)) == NULL) {
+		snprintf(err, errlen, "libnet: %s", ebuf);
+		return -1;
+	}
+	for (fam = 4; fam <= 6; fam += 2) {
+		if ((fam == 4 && !want_v4) || (fam == 6 && !want_v6))
+			continue;
+		for (v = 0; v < s->cfg.nvariants; v++) {
+			libnet_clear_packet(l);
+			send_options(s->cfg.variant_scale[v], s->cfg.mss, opts);
+			ok = libnet_build_tcp_options(opts, SEND_OPT_LEN, l, 0) != -1 &&
+			    libnet_build_tcp(0, 0, 0, 0, TH_SYN, s->cfg.window, 0, 0,
+			    SEND_TCP_LEN, NULL, 0, l, 0) != -1;
+			if (ok && fam == 4)
+				ok = libnet_build_ipv4(SEND_SYN4_LEN, 0, 0, IP_DF,
+				    SEND_TEMPLATE_TTL, IPPROTO_TCP, 0, 0, 0, NULL, 0,
+				    l, 0) != -1;
+			else if (ok)
+				ok = libnet_build_ipv6(0, 0, SEND_TCP_LEN, IPPROTO_TCP,
+				    SEND_TEMPLATE_TTL, zero6, zero6, NULL, 0, l, 0) != -1;
+			if (!ok || libnet_adv_cull_packet(l, &pkt, &len) == -1) {
+				snprintf(err, errlen, "libnet: %s", libnet_geterror(l));
+				libnet_destroy(l);
+				return -1;
+			}
+			if (fam == 4 && len == SEND_SYN4_LEN) {
+				memcpy(s->tmpl4[v], pkt, len);
+				ok = send_check_template(s->tmpl4[v], SEND_IP4_LEN, opts) == 0;
+			} else if (fam == 6 && len == SEND_SYN6_LEN) {
+				memcpy(s->tmpl6[v], pkt, len);
+				/* libnet 1.1.6 misplaces traffic class and flow
+				 * label; both are zero here, the label patched */
+				wire_put32(s->tmpl6[v], 6u << 28);
+				ok = send_check_template(s->tmpl6[v], SEND_IP6_LEN, opts) == 0;
+			} else {
+				ok = 0;
+			}
+			libnet_adv_free_packet(l, pkt);
+			if (!ok) {
+				snprintf(err, errlen, "libnet built an unexpected "
+				    "IPv%d SYN template (%u bytes)", fam, len);
+				libnet_destroy(l);
+				return -1;
+			}
+		}
+	}
+	libnet_destroy(l);
+	return 0;
+}
+
+/* A raw socket that takes whole IP packets (IPPROTO_RAW implies header
+ * inclusion for both families). */
+static int
+send_socket(int af, char *err, size_t errlen)
+{
+	int fd, sz = SEND_SNDBUF;
+
+	if ((fd = socket(af, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW)) == -1) {
+		snprintf(err, errlen, "raw IPv%d socket: %s", af == AF_INET ? 4 : 6,
+		    strerror(errno));
+		return -1;
+	}
+	/* a deep send buffer so a burst of batches does not block; FORCE
+	 * needs CAP_NET_ADMIN, the plain one is capped by wmem_max */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz)) == -1)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	return fd;
+}
+
+static int
+send_queue_init(struct send_queue *q, int batch)
+{
+	int i;
+
+	q->pkts = calloc((size_t)batch, SEND_SLOT);
+	q->msgs = calloc((size_t)batch, sizeof(*q->msgs));
+	q->iov = calloc((size_t)batch, sizeof(*q->iov));
+	q->to = calloc((size_t)batch, sizeof(*q->to));
+	if (q->pkts == NULL || q->msgs == NULL || q->iov == NULL || q->to == NULL)
+		return -1;
+	for (i = 0; i < batch; i++) {
+		q->iov[i].iov_base = q->pkts + (size_t)i * SEND_SLOT;
+		q->msgs[i].msg_hdr.msg_iov = &q->iov[i];
+		q->msgs[i].msg_hdr.msg_iovlen = 1;
+		q->msgs[i].msg_hdr.msg_name = &q->to[i];
+	}
+	return 0;
+}
+
+static void
+send_queue_free(struct send_queue *q)
+{
+	if (q->fd != -1)
+		close(q->fd);
+	free(q->pkts);
+	free(q->msgs);
+	free(q->iov);
+	free(q->to);
+}
+
+/* Fills ss with dst (port 0: raw sockets take none); returns its length. */
+static socklen_t
+send_sockaddr(const struct addr *dst, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (dst->family == ADDR_V4) {
+		struct sockaddr_in sin;
+
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		memcpy(&sin.sin_addr, dst->bytes, 4);
+		memcpy(ss, &sin, sizeof(sin));
+		return sizeof(sin);
+	}
+	struct sockaddr_in6 sin6;
+
+	memset(&sin6, 0, sizeof(sin6));
+	sin6.sin6_family = AF_INET6;
+	memcpy(&sin6.sin6_addr, dst->bytes, 16);
+	memcpy(ss, &sin6, sizeof(sin6));
+	return sizeof(sin6);
+}
+
+static int
+send_config_check(const struct send_config *cfg, char *err, size_t errlen)
+{
+	int v;
+
+	if (cfg->nvariants < 1 || cfg->nvariants > SEND_MAX_VARIANTS) {
+		snprintf(err, errlen, "send: %d variants (1..%d)", cfg->nvariants,
+		    SEND_MAX_VARIANTS);
+		return -1;
+	}
+	for (v = 0; v < cfg->nvariants; v++) {
+		int sc = cfg->variant_scale[v];
+
+		if (sc != SEND_VARIANT_CONTROL && (sc < 0 || sc > 255)) {
+			snprintf(err, errlen, "send: window scale %d (0..255)", sc);
+			return -1;
+		}
+	}
+	if (cfg->batch < 0 || cfg->batch > SEND_MAX_BATCH) {
+		snprintf(err, errlen, "send: batch %d (1..%d)", cfg->batch,
+		    SEND_MAX_BATCH);
+		return -1;
+	}
+	return 0;
+}
+
+struct sender *
+sender_open(const struct send_config *cfg, int want_v4, int want_v6, char *err,
+    size_t errlen)
+{
+	struct sender *s;
+
+	if (send_config_check(cfg, err, errlen) == -1)
+		return NULL;
+	if (!want_v4 && !want_v6) {
+		snprintf(err, errlen, "send: no address family asked for");
+		return NULL;
+	}
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errlen, "send: %s", strerror(errno));
+		return NULL;
+	}
+	s->cfg = *cfg;
+	if (s->cfg.mss == 0)
+		s->cfg.mss = SEND_DEFAULT_MSS;
+	if (s->cfg.window == 0)
+		s->cfg.window = SEND_DEFAULT_WINDOW;
+	if (s->cfg.batch == 0)
+		s->cfg.batch = SEND_DEFAULT_BATCH;
+	s->q4.fd = s->q6.fd = -1;
+	if (send_queue_init(&s->q4, s->cfg.batch) == -1 ||
+	    send_queue_init(&s->q6, s->cfg.batch) == -1) {
+		snprintf(err, errlen, "send: %s", strerror(errno));
+		goto fail;
+	}
+	if (want_v4 && (s->q4.fd = send_socket(AF_INET, err, errlen)) == -1)
+		goto fail;
+	if (want_v6 && (s->q6.fd = send_socket(AF_INET6, err, errlen)) == -1)
+		goto fail;
+	if (send_build_templates(s, want_v4, want_v6, err, errlen) == -1)
+		goto fail;
+	return s;
+fail:
+	sender_close(s);
+	return NULL;
+}
+
+/* Patches syn into a copy of its template at buf; the length, or 0. */
+static size_t
+send_render(const struct sender *s, const struct send_syn *syn, uint8_t *buf,
+    size_t cap)
+{
+	uint8_t *tcp, ports[4], word[2];
+	uint16_t ipc, tcpc;
+
+	if (syn->variant < 0 || syn->variant >= s->cfg.nvariants ||
+	    syn->src == NULL || syn->dst == NULL ||
+	    syn->src->family != syn->dst->family)
+		return 0;
+	wire_put16(ports, syn->sport);
+	wire_put16(ports + 2, syn->dport);
+
+	if (syn->src->family == ADDR_V4) {
+		if (cap < SEND_SYN4_LEN)
+			return 0;
+		memcpy(buf, s->tmpl4[syn->variant], SEND_SYN4_LEN);
+		tcp = buf + SEND_IP4_LEN;
+		ipc = wire_get16(buf + IP4_CSUM);
+		tcpc = wire_get16(tcp + TCP_CSUM);
+		/* addresses: in the IP header and in TCP's pseudo-header */
+		ipc = wire_csum_update(ipc, buf + IP4_SRC, syn->src->bytes, 4);
+		tcpc = wire_csum_update(tcpc, buf + IP4_SRC, syn->src->bytes, 4);
+		memcpy(buf + IP4_SRC, syn->src->bytes, 4);
+		ipc = wire_csum_update(ipc, buf + IP4_DST, syn->dst->bytes, 4);
+		tcpc = wire_csum_update(tcpc, buf + IP4_DST, syn->dst->bytes, 4);
+		memcpy(buf + IP4_DST, syn->dst->bytes, 4);
+		word[0] = syn->ttl;
+		word[1] = buf[IP4_TTL + 1];	/* protocol shares the word */
+		ipc = wire_csum_update(ipc, buf + IP4_TTL, word, 2);
+		buf[IP4_TTL] = syn->ttl;
+		wire_put16(buf + IP4_CSUM, ipc);
+	} else if (syn->src->family == ADDR_V6) {
+		if (cap < SEND_SYN6_LEN)
+			return 0;
+		memcpy(buf, s->tmpl6[syn->variant], SEND_SYN6_LEN);
+		tcp = buf + SEND_IP6_LEN;
+		tcpc = wire_get16(tcp + TCP_CSUM);
+		/* no IP checksum; flow label and hop limit are outside TCP's */
+		wire_put32(buf, 6u << 28 | (syn->flow_label & 0xfffff));
+		buf[IP6_HLIM] = syn->ttl;
+		tcpc = wire_csum_update(tcpc, buf + IP6_SRC, syn->src->bytes, 16);
+		memcpy(buf + IP6_SRC, syn->src->bytes, 16);
+		tcpc = wire_csum_update(tcpc, buf + IP6_DST, syn->dst->bytes, 16);
+		memcpy(buf + IP6_DST, syn->dst->bytes, 16);
+	} else {
+		return 0;
+	}
+	tcpc = wire_csum_update(tcpc, tcp + TCP_PORTS, ports, 4);
+	memcpy(tcp + TCP_PORTS, ports, 4);
+	tcpc = wire_csum_update32(tcpc, wire_get32(tcp + TCP_SEQ), syn->isn);
+	wire_put32(tcp + TCP_SEQ, syn->isn);
+	tcpc = wire_csum_update32(tcpc, wire_get32(tcp + TCP_TSVAL), syn->tsval);
+	wire_put32(tcp + TCP_TSVAL, syn->tsval);
+	wire_put16(tcp + TCP_CSUM, tcpc);
+	return syn->src->family == ADDR_V4 ? SEND_SYN4_LEN : SEND_SYN6_LEN;
+}
+
+size_t
+sender_render_syn(const struct sender *s, const struct send_syn *syn,
+    uint8_t *buf, size_t cap)
+{
+	return send_render(s, syn, buf, cap);
+}
+
+/*
+ * Sends what q holds; a packet the kernel refuses is counted and skipped,
+ * the rest still go.  Returns packets sent; *lasterr is the last errno
+ * seen, 0 if none.
+ */
+static int
+send_queue_flush(struct sender *s, struct send_queue *q, int *lasterr)
+{
+	int off = 0, sent = 0, r;
+
+	*lasterr = 0;
+	while (off < q->n) {
+		r = sendmmsg(q->fd, q->msgs + off, (unsigned)(q->n - off), 0);
+		if (r > 0) {
+			off += r;
+			sent += r;
+			s->st.batches++;
+		} else if (r == -1 && errno == EINTR) {
+			continue;
+		} else {
+			/* sendmmsg reports the first failure only: skip it */
+			*lasterr = r == -1 ? errno : EIO;
+			s->st.errors++;
+			off++;
+		}
+	}
+	q->n = 0;
+	s->st.syns += (uint64_t)sent;
+	return sent;
+}
+
+int
+sender_syn(struct sender *s, const struct send_syn *syn)
+{
+	struct send_queue *q;
+	size_t len;
+	int e;
+
+	if (syn->src == NULL || syn->dst == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	q = syn->dst->family == ADDR_V4 ? &s->q4 : &s->q6;
+	if (q->fd == -1) {
+		errno = EAFNOSUPPORT;
+		return -1;
+	}
+	len = send_render(s, syn, q->pkts + (size_t)q->n * SEND_SLOT, SEND_SLOT);
+	if (len == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	q->iov[q->n].iov_len = len;
+	q->msgs[q->n].msg_hdr.msg_namelen = send_sockaddr(syn->dst, &q->to[q->n]);
+	if (++q->n < s->cfg.batch)
+		return 0;
+	send_queue_flush(s, q, &e);
+	if (e != 0) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+int
+sender_flush(struct sender *s)
+{
+	int sent = 0, e4 = 0, e6 = 0;
+
+	if (s->q4.n > 0)
+		sent += send_queue_flush(s, &s->q4, &e4);
+	if (s->q6.n > 0)
+		sent += send_queue_flush(s, &s->q6, &e6);
+	if (sent == 0 && (e4 != 0 || e6 != 0)) {
+		errno = e4 != 0 ? e4 : e6;
+		return -1;
+	}
+	return sent;
+}
+
+/* Writes the IP header of a segment of l4len bytes; returns its length. */
+static size_t
+send_put_ip(uint8_t *buf, const struct send_segment *seg, size_t l4len)
+{
+	if (seg->src->family == ADDR_V4) {
+		memset(buf, 0, SEND_IP4_LEN);
+		buf[0] = 0x45;
+		wire_put16(buf + IP4_TOTLEN, (uint16_t)(SEND_IP4_LEN + l4len));
+		wire_put16(buf + 6, 0x4000);		/* DF; id 0 as Linux */
+		buf[IP4_TTL] = seg->ttl;
+		buf[IP4_TTL + 1] = IPPROTO_TCP;
+		memcpy(buf + IP4_SRC, seg->src->bytes, 4);
+		memcpy(buf + IP4_DST, seg->dst->bytes, 4);
+		wire_put16(buf + IP4_CSUM, wire_csum(buf, SEND_IP4_LEN));
+		return SEND_IP4_LEN;
+	}
+	memset(buf, 0, SEND_IP6_LEN);
+	wire_put32(buf, 6u << 28 | (seg->flow_label & 0xfffff));
+	wire_put16(buf + IP6_PLEN, (uint16_t)l4len);
+	buf[6] = IPPROTO_TCP;
+	buf[IP6_HLIM] = seg->ttl;
+	memcpy(buf + IP6_SRC, seg->src->bytes, 16);
+	memcpy(buf + IP6_DST, seg->dst->bytes, 16);
+	return SEND_IP6_LEN;
+}
+
+int
+sender_segment(struct sender *s, const struct send_segment *seg)
+{
+	uint8_t buf[SEND_SEGMENT_MAX], *tcp;
+	struct sockaddr_storage ss;
+	size_t iplen, tcplen, hlen;
+	int fd;
+
+	if (seg->src == NULL || seg->dst == NULL ||
+	    seg->src->family != seg->dst->family ||
+	    (seg->src->family != ADDR_V4 && seg->src->family != ADDR_V6) ||
+	    seg->options_len % 4 != 0 || seg->options_len > 40 ||
+	    (seg->options_len > 0 && seg->options == NULL) ||
+	    (seg->payload_len > 0 && seg->payload == NULL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = seg->src->family == ADDR_V4 ? s->q4.fd : s->q6.fd;
+	if (fd == -1) {
+		errno = EAFNOSUPPORT;
+		return -1;
+	}
+	iplen = seg->src->family == ADDR_V4 ? SEND_IP4_LEN : SEND_IP6_LEN;
+	hlen = 20 + seg->options_len;
+	if (seg->payload_len > sizeof(buf) - iplen - hlen) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	/* what was queued leaves first: a RST must not overtake its SYN */
+	(void)sender_flush(s);
+
+	tcplen = hlen + seg->payload_len;
+	send_put_ip(buf, seg, tcplen);
+	tcp = buf + iplen;
+	memset(tcp, 0, 20);
+	wire_put16(tcp + TCP_PORTS, seg->sport);
+	wire_put16(tcp + TCP_PORTS + 2, seg->dport);
+	wire_put32(tcp + TCP_SEQ, seg->seq);
+	wire_put32(tcp + TCP_ACK, seg->ack);
+	tcp[TCP_OFF] = (uint8_t)(hlen / 4 << 4);
+	tcp[TCP_FLAGS] = seg->flags;
+	wire_put16(tcp + TCP_WIN, seg->window);
+	if (seg->options_len > 0)
+		memcpy(tcp + 20, seg->options, seg->options_len);
+	if (seg->payload_len > 0)
+		memcpy(tcp + hlen, seg->payload, seg->payload_len);
+	wire_put16(tcp + TCP_CSUM, seg->src->family == ADDR_V4 ?
+	    wire_tcp_csum4(seg->src->bytes, seg->dst->bytes, tcp, tcplen) :
+	    wire_tcp_csum6(seg->src->bytes, seg->dst->bytes, tcp, tcplen));
+
+	socklen_t sl = send_sockaddr(seg->dst, &ss);
+	for (;;) {
+		if (sendto(fd, buf, iplen + tcplen, 0, (struct sockaddr *)&ss, sl) != -1)
+			break;
+		if (errno == EINTR)
+			continue;
+		s->st.errors++;
+		return -1;
+	}
+	s->st.segments++;
+	return 0;
+}
+
+void
+sender_stats(const struct sender *s, struct send_stats *out)
+{
+	*out = s->st;
+}
+
+void
+sender_close(struct sender *s)
+{
+	if (s == NULL)
+		return;
+	send_queue_free(&s->q4);
+	send_queue_free(&s->q6);
+	free(s);
+}
