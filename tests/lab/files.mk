@@ -11,3 +11,20 @@ mbox_SRCS = \
 	tests/lab/mbox_rules.c
 # every action against the kernel, v4 and v6, PREROUTING and FORWARD (root)
 LAB_CHECKS += tests/lab/mbox-smoke.sh
+
+# wire_smoke: guard, sender, capture and route tried in two namespaces.
+LAB_PROGS += wire_smoke
+wire_smoke_SRCS = tests/e2e/wire_smoke.c
+wire_smoke_SRCS += prober/send.c
+wire_smoke_SRCS += prober/capture.c
+wire_smoke_SRCS += prober/guard.c
+wire_smoke_SRCS += prober/route.c
+wire_smoke_SRCS += prober/addr.c
+wire_smoke_SRCS += prober/wire_csum.c
+wire_smoke_SRCS += prober/wire_ip.c
+wire_smoke_SRCS += prober/wire_tcp.c
+wire_smoke_SRCS += prober/wire_tcpopt.c
+wire_smoke_SRCS += prober/wire_icmp.c
+wire_smoke_SRCS += prober/wire_packet.c
+wire_smoke_LIBS = $(PKG_LIBS)
+LAB_CHECKS += tests/e2e/wire-smoke
