@@ -13,57 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cookie.h"
-#include "engine.h"
+#include "engine_int.h"
 #include "log.h"
-#include "quote.h"
-#include "ratelimit.h"
-#include "reply.h"
-#include "trace.h"
-
-struct slot;
-
-struct slot_list {
-	struct slot *head, *tail;
-};
-
-struct vstate {
-	uint64_t sent_at;	/* time of the latest attempt */
-	struct variant_obs obs;
-	bool answered;
-};
-
-struct slot {
-	struct engine_path path;
-	struct slot *prev, *next;	/* on the send queue or the deadline list */
-	struct slot_list *on;		/* which list, NULL for none */
-	struct slot *hnext;		/* hash chain */
-	struct trace *tr;		/* while tracing */
-	uint32_t trace_tsval;		/* one TSval for every trace SYN */
-	uint64_t deadline;
-	uint64_t drops_at_start;
-	uint32_t pending;		/* variants still to send this round */
-	uint32_t answered;		/* variants with a reply */
-	struct vstate v[];		/* nvariants */
-};
-
-struct engine {
-	struct engine_config cfg;
-	struct engine_ops ops;
-	struct ratelimit rl;
-	struct cookie_key key;
-
-	struct slot **buckets;
-	size_t nbuckets;		/* power of two */
-	size_t inflight;
-	struct slot_list sendq, waitq;
-	struct slot_list tracing, trace_wait;
-	size_t ntracing;
-	bool no_more_paths;
-
-	struct engine_counters n;
-	struct path_result result;	/* scratch for ops->done */
-};
 
 static uint32_t all_variants(const struct engine *e)
 {
@@ -73,8 +24,8 @@ static uint32_t all_variants(const struct engine *e)
 
 /* --- lists --------------------------------------------------------------- */
 
-static void
-list_remove(struct slot *s)
+void
+slot_list_remove(struct slot *s)
 {
 	struct slot_list *l = s->on;
 
@@ -92,10 +43,10 @@ list_remove(struct slot *s)
 	s->on = NULL;
 }
 
-static void
-list_append(struct slot_list *l, struct slot *s)
+void
+slot_list_append(struct slot_list *l, struct slot *s)
 {
-	list_remove(s);
+	slot_list_remove(s);
 	s->prev = l->tail;
 	s->next = NULL;
 	if (l->tail != NULL)
@@ -123,8 +74,8 @@ path_hash(const struct engine *e, const struct addr *dst, uint16_t port)
 	return (size_t)(h ^ (h >> 32)) & (e->nbuckets - 1);
 }
 
-static struct slot *
-path_find(const struct engine *e, const struct addr *dst, uint16_t port)
+struct slot *
+engine_path_find(const struct engine *e, const struct addr *dst, uint16_t port)
 {
 	struct slot *s = e->buckets[path_hash(e, dst, port)];
 
@@ -213,15 +164,15 @@ engine_counters(const struct engine *e, struct engine_counters *out)
 	*out = e->n;
 }
 
-static uint16_t
-variant_sport(const struct engine *e, int v)
+uint16_t
+engine_variant_sport(const struct engine *e, int v)
 {
 	return (uint16_t)(e->cfg.port_lo + v);
 }
 
 /* Hands the finished path to the caller and frees its slot. */
-static void
-path_finish(struct engine *e, struct slot *s)
+void
+engine_path_finish(struct engine *e, struct slot *s)
 {
 	struct path_result *r = &e->result;
 	uint64_t drops = e->ops.capture_drops ? e->ops.capture_drops(e->ops.arg) : 0;
@@ -241,7 +192,7 @@ path_finish(struct engine *e, struct slot *s)
 		for (int v = 0; v < e->cfg.nvariants; v++)
 			r->trace[v] = trace_result(s->tr, v);
 
-	list_remove(s);
+	slot_list_remove(s);
 	path_unlink(e, s);
 	e->inflight--;
 	e->n.paths_done++;
@@ -262,7 +213,7 @@ path_admit(struct engine *e)
 		e->no_more_paths = true;
 		return false;
 	}
-	if (path_find(e, &p.dst, p.port) != NULL) {
+	if (engine_path_find(e, &p.dst, p.port) != NULL) {
 		/* the same 4-tuples are in flight: the caller de-duplicates,
 		 * so this is a second name for one address; skip it */
 		log_debug("engine: duplicate path %s skipped", p.target);
@@ -282,16 +233,15 @@ path_admit(struct engine *e)
 	e->buckets[b] = s;
 	e->inflight++;
 	e->n.paths_started++;
-	list_append(&e->sendq, s);
+	slot_list_append(&e->sendq, s);
 	return true;
 }
 
-/* The SYN of variant v with TTL bits ttl (0: the handshake probe). */
-static void
-make_syn(const struct engine *e, const struct slot *s, int v, int ttl,
+void
+engine_make_syn(const struct engine *e, const struct slot *s, int v, int ttl,
     uint32_t tsval, struct send_syn *syn)
 {
-	uint16_t sport = variant_sport(e, v);
+	uint16_t sport = engine_variant_sport(e, v);
 
 	memset(syn, 0, sizeof(*syn));
 	syn->variant = v;
@@ -314,7 +264,7 @@ send_variant(struct engine *e, struct slot *s, int v, uint64_t now)
 {
 	struct send_syn syn;
 
-	make_syn(e, s, v, 0, (uint32_t)(now / 1000000u), &syn);
+	engine_make_syn(e, s, v, 0, (uint32_t)(now / 1000000u), &syn);
 	if (s->v[v].obs.attempts > 0)
 		e->n.retries_sent++;
 	s->v[v].obs.attempts++;
@@ -327,101 +277,18 @@ send_variant(struct engine *e, struct slot *s, int v, uint64_t now)
 	return 0;
 }
 
-/* --- the trace ----------------------------------------------------------- */
 
-/* Whether a path whose handshake is done gets a trace.  auto: wherever
- * the handshake alone cannot tell (DESIGN.md: every path with a SYN-ACK
- * until the window test can vouch for one); never for a path nothing
- * answered, reset or refused: there is no option of ours to follow. */
-static bool
-wants_trace(const struct engine *e, const struct slot *s)
-{
-	bool synack = false;
-
-	if (e->cfg.trace == ENGINE_TRACE_NEVER || e->cfg.trace_max_ttl < 1)
-		return false;
-	for (int v = 0; v < e->cfg.nvariants; v++)
-		if (s->v[v].obs.reply == REPLY_SYNACK)
-			synack = true;
-	return synack;
-}
-
-static void
-trace_start(struct engine *e, struct slot *s, uint64_t now)
-{
-	struct trace_config tc;
-
-	memset(&tc, 0, sizeof(tc));
-	tc.nvariants = e->cfg.nvariants;
-	tc.max_ttl = e->cfg.trace_max_ttl;
-	tc.retries = e->cfg.retries;
-	tc.gap_ns = e->cfg.trace_gap_ns;
-	tc.timeout_ns = e->cfg.timeout_ns;
-	s->tr = trace_new(&tc, now);
-	if (s->tr == NULL) {
-		path_finish(e, s);
-		return;
-	}
-	s->trace_tsval = (uint32_t)(now / 1000000u);
-	e->ntracing++;
-	e->n.paths_traced++;
-	list_append(&e->tracing, s);
-}
 
 /* The handshake of s is complete: trace it, queue it for a trace, or
  * hand its result over. */
 static void
 handshake_done(struct engine *e, struct slot *s, uint64_t now)
 {
-	if (!wants_trace(e, s)) {
-		path_finish(e, s);
+	if (!etrace_wanted(e, s)) {
+		engine_path_finish(e, s);
 		return;
 	}
-	list_remove(s);
-	if (e->ntracing < e->cfg.max_traces)
-		trace_start(e, s, now);
-	else
-		list_append(&e->trace_wait, s);
-}
-
-static void
-trace_finish(struct engine *e, struct slot *s, uint64_t now)
-{
-	e->ntracing--;
-	path_finish(e, s);
-	while (e->trace_wait.head != NULL && e->ntracing < e->cfg.max_traces)
-		trace_start(e, e->trace_wait.head, now);
-}
-
-/* Sends the trace probes due now, as far as the tokens go; finishes the
- * traces whose last round is over. */
-static bool
-trace_run(struct engine *e, uint64_t now)
-{
-	struct slot *s, *next;
-	bool sent = false;
-
-	for (s = e->tracing.head; s != NULL; s = next) {
-		int v, ttl;
-
-		next = s->next;
-		while (trace_next(s->tr, now, &v, &ttl)) {
-			struct send_syn syn;
-
-			if (ratelimit_take(&e->rl, now, 1) == 0)
-				return sent;
-			make_syn(e, s, v, ttl, s->trace_tsval, &syn);
-			trace_sent(s->tr, v, ttl, now);
-			if (e->ops.send_syn(e->ops.arg, &syn) != 0)
-				e->n.send_errors++;
-			else
-				e->n.trace_sent++;
-			sent = true;
-		}
-		if (trace_step(s->tr, now))
-			trace_finish(e, s, now);
-	}
-	return sent;
+	etrace_begin(e, s, now);
 }
 
 /* Decides, at a path's deadline, what its silent variants do next. */
@@ -441,7 +308,7 @@ path_expire(struct engine *e, struct slot *s, uint64_t now)
 		return;
 	}
 	s->pending = again;
-	list_append(&e->sendq, s);
+	slot_list_append(&e->sendq, s);
 }
 
 /* Sends the handshake SYNs queued, as far as the tokens go. */
@@ -460,7 +327,7 @@ send_handshakes(struct engine *e, uint64_t now)
 		sent = true;
 		if (s->pending == 0) {
 			s->deadline = now + e->cfg.timeout_ns;
-			list_append(&e->waitq, s);
+			slot_list_append(&e->waitq, s);
 		}
 	}
 	return sent;
@@ -487,7 +354,7 @@ engine_run(struct engine *e, uint64_t now)
 	/* handshakes already started first, then traces, then new paths */
 	sent |= send_handshakes(e, now);
 	if (e->tracing.head != NULL)
-		sent |= trace_run(e, now);
+		sent |= etrace_run(e, now);
 	while (e->sendq.head == NULL && path_admit(e))
 		sent |= send_handshakes(e, now);
 	if (sent && e->ops.flush != NULL)
@@ -498,11 +365,7 @@ engine_run(struct engine *e, uint64_t now)
 	uint64_t next = ENGINE_NEVER;
 	if (e->waitq.head != NULL)
 		next = e->waitq.head->deadline;
-	for (struct slot *t = e->tracing.head; t != NULL; t = t->next) {
-		uint64_t w = trace_wake(t->tr);
-		if (w < next)
-			next = w <= now ? now + ratelimit_next(&e->rl, now) : w;
-	}
+	next = etrace_wake(e, now, next);
 	if (e->sendq.head != NULL ||
 	    (!e->no_more_paths && e->inflight < e->cfg.max_inflight)) {
 		uint64_t t = now + ratelimit_next(&e->rl, now);
@@ -562,7 +425,7 @@ record(struct engine *e, struct slot *s, int v, const struct reply *r,
 		handshake_done(e, s, now);
 	else if (s->pending == 0 && s->on == &e->sendq) {
 		s->deadline = now + e->cfg.timeout_ns;
-		list_append(&e->waitq, s);
+		slot_list_append(&e->waitq, s);
 	}
 }
 
@@ -575,8 +438,8 @@ our_variant(const struct engine *e, uint16_t port)
 }
 
 /* TTL bits a reply may carry: 0 for the handshake, 1..max for the trace. */
-static bool
-ttl_valid(const struct engine *e, int ttl)
+bool
+engine_ttl_valid(const struct engine *e, int ttl)
 {
 	if (ttl == 0)
 		return true;
@@ -612,14 +475,14 @@ input_tcp(struct engine *e, const struct reply *r, uint64_t now)
 	}
 	/* an ack landing on TTL bits no probe of this run used answers
 	 * nothing that was sent */
-	if (!valid || !ttl_valid(e, ttl)) {
+	if (!valid || !engine_ttl_valid(e, ttl)) {
 		e->n.rejected++;
 		return;
 	}
 	if (kind == REPLY_SYNACK)
 		send_rst(e, r);
 
-	struct slot *s = path_find(e, &r->src, r->sport);
+	struct slot *s = engine_path_find(e, &r->src, r->sport);
 	if (s == NULL || !addr_equal(&s->path.src, &r->dst)) {
 		e->n.late++;
 		return;
@@ -641,45 +504,7 @@ input_tcp(struct engine *e, const struct reply *r, uint64_t now)
 	record(e, s, v, r, kind, now);
 }
 
-/* The variant and TTL of a quoted SYN whose source a NAT rewrote: the
- * path is found by what a NAT keeps (destination and port), then each of
- * its variants' ISNs is tried against the quoted sequence number. */
-static struct slot *
-match_translated(struct engine *e, const struct reply *r, int *v, int *ttl)
-{
-	struct slot *s = path_find(e, &r->q_dst, r->q_dport);
 
-	if (s == NULL)
-		return NULL;
-	for (int i = 0; i < e->cfg.nvariants; i++)
-		if (cookie_check_quote(&e->key, &s->path.src, &s->path.dst,
-		    variant_sport(e, i), s->path.port, r->q_seq, ttl) &&
-		    ttl_valid(e, *ttl)) {
-			*v = i;
-			return s;
-		}
-	return NULL;
-}
-
-/* Router hop ttl quoted variant v's trace SYN: compare with what we sent. */
-static void
-trace_quote(struct engine *e, struct slot *s, int v, int ttl,
-    const struct reply *r, uint64_t now)
-{
-	uint8_t sent[128];
-	struct send_syn syn;
-	struct hop_quote q;
-	size_t len = 0;
-
-	make_syn(e, s, v, ttl, s->trace_tsval, &syn);
-	if (e->ops.render_syn != NULL)
-		len = e->ops.render_syn(e->ops.arg, &syn, sent, sizeof(sent));
-	memset(&q, 0, sizeof(q));
-	quote_compare(sent, len, r->quote, r->quote_len, r->quote_kind, &q);
-	q.from = r->src;
-	e->n.trace_hops++;
-	trace_hop(s->tr, v, ttl, &q, now);
-}
 
 static void
 input_icmp(struct engine *e, const struct reply *r, uint64_t now)
@@ -689,11 +514,11 @@ input_icmp(struct engine *e, const struct reply *r, uint64_t now)
 	int ttl = -1;
 
 	if (v >= 0 && cookie_check_quote(&e->key, &r->q_src, &r->q_dst, r->q_sport,
-	    r->q_dport, r->q_seq, &ttl) && ttl_valid(e, ttl)) {
-		s = path_find(e, &r->q_dst, r->q_dport);
+	    r->q_dport, r->q_seq, &ttl) && engine_ttl_valid(e, ttl)) {
+		s = engine_path_find(e, &r->q_dst, r->q_dport);
 		if (s != NULL && !addr_equal(&s->path.src, &r->q_src))
 			s = NULL;
-	} else if ((s = match_translated(e, r, &v, &ttl)) == NULL) {
+	} else if ((s = etrace_match_translated(e, r, &v, &ttl)) == NULL) {
 		if (v >= 0)
 			e->n.rejected++;
 		else
@@ -709,7 +534,7 @@ input_icmp(struct engine *e, const struct reply *r, uint64_t now)
 			e->n.late++;
 			return;
 		}
-		trace_quote(e, s, v, ttl, r, now);
+		etrace_quote(e, s, v, ttl, r, now);
 		return;
 	}
 	if (!r->unreach) {

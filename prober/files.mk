@@ -18,6 +18,7 @@ PURE_SRCS += prober/wire_packet.c
 PURE_SRCS += prober/reply.c
 PURE_SRCS += prober/engine.c
 PURE_SRCS += prober/trace.c
+PURE_SRCS += prober/engine_trace.c
 PURE_SRCS += prober/quote.c
 PURE_SRCS += prober/infer.c
 PURE_SRCS += prober/output.c
