@@ -21,6 +21,7 @@ PURE_SRCS += prober/trace.c
 PURE_SRCS += prober/engine_trace.c
 PURE_SRCS += prober/quote.c
 PURE_SRCS += prober/infer.c
+PURE_SRCS += prober/infer_hop.c
 PURE_SRCS += prober/output.c
 
 # The I/O edges (wire, capture, loop owners).

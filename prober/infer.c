@@ -1,10 +1,15 @@
 /*
- * infer.c -- the verdict table of DESIGN.md.  Pure: structs in, structs out.
+ * infer.c -- DESIGN.md's verdict table: the handshake replies (R, C) and
+ * the router quotes (Q) of one scale factor in, verdict and a one-sentence
+ * reason out.  Where on the path, and the side findings, come from
+ * infer_hop.c.  Pure: structs in, structs out.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "infer.h"
+#include "infer_hop.h"
 
 const char *
 reply_kind_name(enum reply_kind k)
@@ -36,66 +41,253 @@ verdict_name(enum verdict v)
 	return NULL;
 }
 
+/* Everything one verdict's sentence needs. */
+struct infer_ctx {
+	const struct infer_input *in;
+	struct infer_q q;
+	struct scale_verdict *out;
+	int s;				/* the shift sent */
+};
+
 static void
-set(struct scale_verdict *out, enum verdict v, const char *reason)
+verdict(struct infer_ctx *x, enum verdict v, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+verdict(struct infer_ctx *x, enum verdict v, const char *fmt, ...)
 {
-	out->verdict = v;
-	snprintf(out->reason, sizeof(out->reason), "%s", reason);
+	va_list ap;
+
+	x->out->verdict = v;
+	va_start(ap, fmt);
+	vsnprintf(x->out->reason, sizeof(x->out->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* "hop 3 (198.18.3.2)" for TTL k of the trace, into one of two buffers. */
+static const char *
+name(struct infer_ctx *x, int k, char *buf, size_t len)
+{
+	struct addr a = infer_hop_addr(x->in, &x->q, k);
+
+	return infer_hop_name(&x->q, k, &a, buf, len);
+}
+
+/* What a full quote showed instead of the shift sent. */
+static const char *
+seen(enum ws_seen ws, int value, char *buf, size_t len)
+{
+	switch (ws) {
+	case WS_CHANGED:
+		snprintf(buf, len, "window scale %d", value);
+		break;
+	case WS_REMOVED:
+		snprintf(buf, len, "no window scale");
+		break;
+	case WS_NOPPED:
+		snprintf(buf, len, "window scale overwritten with NOPs");
+		break;
+	default:
+		snprintf(buf, len, "window scale intact");
+		break;
+	}
+	return buf;
+}
+
+/* hop for a change the quotes first show at TTL q.first. */
+static void
+locate_first(struct infer_ctx *x)
+{
+	struct addr a = infer_hop_addr(x->in, &x->q, x->q.first);
+
+	infer_hop_locate(x->in, &x->q, x->q.first, &a, &x->out->hop);
+}
+
+/* "between hop 2 (…), which still quoted 7, and hop 3 (…)" */
+static const char *
+segment(struct infer_ctx *x, char *buf, size_t len)
+{
+	char a[80], b[80];
+	const struct hop_loc *h = &x->out->hop;
+
+	infer_hop_name(&x->q, h->last_clean_index, &h->last_clean_address, a, sizeof(a));
+	infer_hop_name(&x->q, h->index, &h->address, b, sizeof(b));
+	if (h->last_clean_index == 0)
+		snprintf(buf, len, "between %s, which sent %d, and %s", a, x->s, b);
+	else
+		snprintf(buf, len, "between %s, which still quoted %d, and %s", a, x->s, b);
+	return buf;
+}
+
+static void
+rewritten(struct infer_ctx *x, const char *tail)
+{
+	char seg[200];
+
+	locate_first(x);
+	verdict(x, VERDICT_REWRITTEN, "window scale %d was rewritten to %d %s%s",
+	    x->s, x->q.last_value, segment(x, seg, sizeof(seg)), tail);
+}
+
+static void
+syn_dropped(struct infer_ctx *x)
+{
+	const struct variant_obs *r = x->in->r;
+	const char *what = r->reply == REPLY_RST ? "was reset" :
+	    r->reply == REPLY_ICMP_UNREACH ? "drew ICMP unreachable" : "went unanswered";
+	char a[80], b[80];
+	struct addr at;
+	int k = infer_hop_dropped(x->in, &at);
+
+	if (k == 0) {
+		verdict(x, VERDICT_SYN_DROPPED,
+		    "the SYN with window scale %d %s while the control SYN was answered",
+		    x->s, what);
+		return;
+	}
+	infer_hop_locate(x->in, &x->q, k, &at, &x->out->hop);
+	infer_hop_name(&x->q, k, &at, b, sizeof(b));
+	infer_hop_name(&x->q, x->out->hop.last_clean_index,
+	    &x->out->hop.last_clean_address, a, sizeof(a));
+	verdict(x, VERDICT_SYN_DROPPED,
+	    "the SYN with window scale %d %s from %s on, where the control SYN still "
+	    "got through; %s %s it intact", x->s, what, b, a,
+	    x->out->hop.last_clean_index == 0 ? "sent" : "last quoted");
+}
+
+/* R is a SYN-ACK: the quotes decide between the option rules. */
+static void
+synack(struct infer_ctx *x)
+{
+	const struct infer_q *q = &x->q;
+	bool ws = x->in->r->sa.wscale >= 0;
+	char a[80], b[200], w[48];
+	enum ws_seen how;
+
+	if (q->first != 0 && q->back != 0) {
+		verdict(x, VERDICT_INCONCLUSIVE,
+		    "%s quoted %s, but the later %s quoted %d intact again: the quotes disagree",
+		    name(x, q->first, a, sizeof(a)),
+		    seen(q->first_ws, q->first_value, w, sizeof(w)),
+		    name(x, q->back, b, sizeof(b)), x->s);
+		return;
+	}
+	if (q->last != 0 && q->last_ws == WS_CHANGED) {
+		/* the server received another shift; without WS in its
+		 * answer it does not scale, but the box is there all the same */
+		rewritten(x, ws ? "" : "; the server answered without window scale");
+		return;
+	}
+	if (q->last != 0 && (q->last_ws == WS_REMOVED || q->last_ws == WS_NOPPED)) {
+		if (ws) {
+			verdict(x, VERDICT_INCONCLUSIVE,
+			    "the SYN-ACK carries window scale, yet %s quoted %s",
+			    name(x, q->last, a, sizeof(a)),
+			    seen(q->last_ws, q->last_value, w, sizeof(w)));
+			return;
+		}
+		/* a value rewritten first and the option gone later: say
+		 * what became of it in the end */
+		how = q->first_ws == WS_CHANGED ? q->last_ws : q->first_ws;
+		locate_first(x);
+		verdict(x, VERDICT_STRIPPED, "window scale %d was %s %s; the SYN-ACK has none",
+		    x->s, how == WS_NOPPED ? "overwritten with NOPs" : "removed",
+		    segment(x, b, sizeof(b)));
+		return;
+	}
+	if (ws) {
+		if (q->last != 0)
+			verdict(x, VERDICT_OK, "the SYN-ACK carries window scale and %s, the "
+			    "last hop to quote the SYN in full, still had %d",
+			    name(x, q->last, a, sizeof(a)), x->s);
+		else
+			verdict(x, VERDICT_OK, "the SYN-ACK carries window scale; no router "
+			    "quote or window test contradicts it");
+		return;
+	}
+	if (q->last == 0) {
+		verdict(x, VERDICT_INCONCLUSIVE, "the SYN-ACK has no window scale, and no "
+		    "router quoted the SYN in full to tell stripped from unsupported");
+		return;
+	}
+	/* a SYN-ACK with timestamps is no cookie answer without them */
+	if (q->ts_hop != 0 && !x->in->r->sa.ts) {
+		verdict(x, VERDICT_UNSUPPORTED, "no window scale in the SYN-ACK though %s "
+		    "quoted %d; %s stripped timestamps, and Linux syncookies without "
+		    "timestamps drop window scale", name(x, q->last, a, sizeof(a)), x->s,
+		    name(x, q->ts_hop, b, sizeof(b)));
+		return;
+	}
+	verdict(x, VERDICT_UNSUPPORTED, "the SYN-ACK has no window scale though %s still "
+	    "quoted %d: the server does not scale, or something after hop %d, unverified, "
+	    "removed it", name(x, q->last, a, sizeof(a)), x->s, q->last);
 }
 
 void
-infer_scale(const struct variant_obs *c, const struct variant_obs *r,
-    uint64_t capture_drops, struct scale_verdict *out)
+infer_scale(const struct infer_input *in, struct scale_verdict *out)
 {
+	const struct variant_obs *c = in->c, *r = in->r;
+	struct infer_ctx x = { .in = in, .out = out, .s = r->scale };
+
 	memset(out, 0, sizeof(*out));
+	infer_hop_scan(in, &x.q);
+	out->scale_quoted = x.q.last == 0 ? -2 :
+	    x.q.last_ws == WS_INTACT || x.q.last_ws == WS_CHANGED ? x.q.last_value : -1;
+	infer_hop_findings(in, &x.q, out);
 
 	if (r->mixed || c->mixed) {
-		set(out, VERDICT_INCONCLUSIVE,
+		verdict(&x, VERDICT_INCONCLUSIVE,
 		    "retries of one SYN drew different kinds of reply");
 		return;
 	}
-	if (c->reply == REPLY_SYNACK &&
-	    (r->reply == REPLY_NONE || r->reply == REPLY_RST)) {
-		set(out, VERDICT_SYN_DROPPED, r->reply == REPLY_RST ?
-		    "the SYN with window scale was reset while the control SYN was answered" :
-		    "the SYN with window scale went unanswered while the control SYN was answered");
+	if (c->reply == REPLY_SYNACK && r->reply != REPLY_SYNACK) {
+		if (r->reply == REPLY_NONE && in->capture_drops > 0)
+			verdict(&x, VERDICT_INCONCLUSIVE, "the SYN with window scale went "
+			    "unanswered, but the capture dropped packets meanwhile");
+		else
+			syn_dropped(&x);
 		return;
 	}
 	if (r->reply == REPLY_RST && c->reply == REPLY_RST) {
-		set(out, VERDICT_CLOSED, "both SYNs were answered with a reset: the port is closed");
+		verdict(&x, VERDICT_CLOSED, "both SYNs were answered with a reset: the port is closed");
 		return;
 	}
 	if (r->reply == REPLY_NONE && c->reply == REPLY_NONE) {
-		if (capture_drops > 0)
-			set(out, VERDICT_INCONCLUSIVE,
+		if (in->capture_drops > 0)
+			verdict(&x, VERDICT_INCONCLUSIVE,
 			    "no reply, but the capture dropped packets meanwhile");
 		else
-			set(out, VERDICT_FILTERED, "neither SYN drew any reply after every retry");
+			verdict(&x, VERDICT_FILTERED, "neither SYN drew any reply after every retry");
 		return;
 	}
 	if (r->reply == REPLY_ICMP_UNREACH && c->reply == REPLY_ICMP_UNREACH) {
-		set(out, VERDICT_UNREACHABLE, "both SYNs drew ICMP destination unreachable");
-		return;
-	}
-	if (r->reply == REPLY_SYNACK && r->sa.wscale >= 0) {
-		set(out, VERDICT_OK,
-		    "the SYN-ACK carries window scale; no quote or window test contradicts it");
+		verdict(&x, VERDICT_UNREACHABLE, "both SYNs drew ICMP destination unreachable");
 		return;
 	}
 	if (r->reply == REPLY_SYNACK) {
-		set(out, VERDICT_INCONCLUSIVE,
-		    "the SYN-ACK has no window scale and no full router quote tells stripped from unsupported");
+		synack(&x);
 		return;
 	}
-	set(out, VERDICT_INCONCLUSIVE, "the replies fit no rule");
+	verdict(&x, VERDICT_INCONCLUSIVE, "the SYN with window scale drew %s, the control "
+	    "SYN %s: no rule fits", reply_kind_name(r->reply), reply_kind_name(c->reply));
 }
 
 void
 infer_path(struct path_result *res)
 {
-	for (int i = 0; i < res->nscales; i++)
-		infer_scale(&res->control, &res->scales[i], res->capture_drops,
-		    &res->verdicts[i]);
+	for (int i = 0; i < res->nscales && i < RESULT_MAX_SCALES; i++) {
+		struct infer_input in = {
+			.c = &res->control,
+			.r = &res->scales[i],
+			.qc = res->trace[0],
+			.qr = res->trace[1 + i],
+			.capture_drops = res->capture_drops,
+			.prober = res->src,
+			.dst = res->dst,
+		};
+
+		infer_scale(&in, &res->verdicts[i]);
+	}
 }
 
 int

@@ -1,8 +1,9 @@
 /*
- * infer.h -- observations in, verdicts out: the rules of DESIGN.md's verdict
- * table, as one pure function per scale factor.  R is the reply to the SYN
- * with window scale s, C the reply to the control SYN; Q (router quotes)
- * and T (the window test) join as the trace and window-test issues land.
+ * infer.h -- observations in, verdicts out: DESIGN.md's verdict table and
+ * its "Hops" rules, as one pure function per scale factor.  R is the reply
+ * to the SYN with window scale s, C the reply to the control SYN, Q the
+ * trace's router quotes of both; T (the window test) joins as a field of
+ * struct infer_input when it lands, absent meaning "not run".
  */
 #ifndef SCALEPROBE_INFER_H
 #define SCALEPROBE_INFER_H
@@ -11,13 +12,36 @@
 
 #include "result.h"
 
-/* Verdict for one scale factor from the handshake alone (R and C).
- * capture_drops: pcap drops while the path was in flight (silence is not
- * evidence of filtering when the capture itself lost packets). */
-void infer_scale(const struct variant_obs *c, const struct variant_obs *r,
-    uint64_t capture_drops, struct scale_verdict *out);
+/*
+ * What one scale factor's verdict is drawn from.  Build it with a
+ * designated initializer: fields added later (the window test) are then
+ * zero, i.e. absent, in callers that do not know them.
+ */
+struct infer_input {
+	const struct variant_obs *c;	/* the control SYN's reply */
+	const struct variant_obs *r;	/* the reply to the SYN with scale s */
+	const struct trace_obs *qc;	/* the control's trace; NULL: none ran */
+	const struct trace_obs *qr;	/* the scale variant's trace; NULL: none */
+	uint64_t capture_drops;		/* pcap drops while the path was in flight:
+					   silence is no evidence then */
+	struct addr prober;		/* hop 0 */
+	struct addr dst;		/* hop D */
+};
 
-/* Fills res->verdicts[] for every scale of the path. */
+/*
+ * The verdict for one scale factor: verdict, a one-sentence reason naming
+ * the hops involved, scale_quoted (the shift in the last full quote before
+ * the destination; -1 the option absent there, -2 no full quote), hop
+ * (index, address and the last clean hop, present for rewritten, stripped
+ * and syn-dropped when a trace locates it) and side findings (MSS clamped,
+ * SACK / timestamps stripped, NAT, ISN rewritten, other options changed,
+ * each at the first hop of either trace that shows it).
+ */
+void infer_scale(const struct infer_input *in, struct scale_verdict *out);
+
+/* Fills res->verdicts[] for every scale of the path, from res->control,
+ * res->scales[i], res->trace[0] and res->trace[1 + i] (NULL: no trace),
+ * res->src as the prober and res->dst. */
 void infer_path(struct path_result *res);
 
 /* True for the verdicts that name a path problem (rewritten, stripped,

@@ -54,3 +54,6 @@ LABPATH_SRCS = \
 UNIT_TESTS += test_quote
 test_quote_SRCS = $(LABPATH_SRCS)
 test_infer_SRCS = $(LABPATH_SRCS)
+UNIT_TESTS += test_infer_lab
+test_infer_lab_SRCS = $(LABPATH_SRCS) \
+	tests/unit/labcases.c

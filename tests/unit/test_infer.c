@@ -1,19 +1,27 @@
 /*
- * test_infer.c -- the verdict table, row by row, from the handshake alone
- * (R: the reply to the SYN with window scale, C: the control's).
+ * test_infer.c -- the verdict table and the hop rules (DESIGN.md
+ * "Verdicts", "Hops") on observations made by hand: the handshake alone
+ * (R, C), then traces spelled hop by hop for every verdict, the
+ * contradictions that must stay inconclusive, hop widening, and the side
+ * findings.  Paths of the lab model are test_infer_lab.c's.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
-#include <string.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "infer.h"
+#include "labpath.h"
+
+/* --- the handshake alone --------------------------------------------- */
 
 enum { NONE, SA_WS, SA_NOWS, RST, UNREACH };
 
-struct row {
+struct hrow {
 	const char *what;
 	int r, c;
 	bool r_mixed;
@@ -21,19 +29,23 @@ struct row {
 	enum verdict want;
 };
 
-static const struct row rows[] = {
+static const struct hrow hrows[] = {
 	{ "clean path, server's own shift 0", SA_WS, SA_NOWS, false, 0, VERDICT_OK },
 	{ "WS SYN silent, control answered", NONE, SA_NOWS, false, 0, VERDICT_SYN_DROPPED },
+	{ "WS SYN silent while capture dropped", NONE, SA_NOWS, false, 2, VERDICT_INCONCLUSIVE },
 	{ "WS SYN reset, control answered", RST, SA_NOWS, false, 0, VERDICT_SYN_DROPPED },
+	{ "WS SYN reset while capture dropped", RST, SA_NOWS, false, 2, VERDICT_SYN_DROPPED },
+	{ "WS SYN refused by ICMP, control answered", UNREACH, SA_NOWS, false, 0, VERDICT_SYN_DROPPED },
 	{ "both reset", RST, RST, false, 0, VERDICT_CLOSED },
 	{ "both silent", NONE, NONE, false, 0, VERDICT_FILTERED },
 	{ "both silent while capture dropped", NONE, NONE, false, 3, VERDICT_INCONCLUSIVE },
 	{ "both unreachable", UNREACH, UNREACH, false, 0, VERDICT_UNREACHABLE },
-	{ "no WS in SYN-ACK, no quotes", SA_NOWS, SA_NOWS, false, 0, VERDICT_INCONCLUSIVE },
+	{ "no WS in SYN-ACK, no trace", SA_NOWS, SA_NOWS, false, 0, VERDICT_INCONCLUSIVE },
 	{ "mixed replies", SA_WS, SA_NOWS, true, 0, VERDICT_INCONCLUSIVE },
 	{ "WS SYN answered, control silent", SA_WS, NONE, false, 0, VERDICT_OK },
 	{ "reset vs silence", RST, NONE, false, 0, VERDICT_INCONCLUSIVE },
 	{ "unreachable vs reset", UNREACH, RST, false, 0, VERDICT_INCONCLUSIVE },
+	{ "silence vs unreachable", NONE, UNREACH, false, 0, VERDICT_INCONCLUSIVE },
 };
 
 static void
@@ -65,31 +77,309 @@ fill(struct variant_obs *o, int kind, int scale)
 }
 
 static void
-test_table(void **state)
+test_handshake(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+	for (size_t i = 0; i < sizeof(hrows) / sizeof(hrows[0]); i++) {
 		struct variant_obs r, c;
 		struct scale_verdict v;
+		struct infer_input in = { .c = &c, .r = &r, .capture_drops = hrows[i].drops };
 
-		fill(&r, rows[i].r, 7);
-		fill(&c, rows[i].c, -1);
-		r.mixed = rows[i].r_mixed;
-		infer_scale(&c, &r, rows[i].drops, &v);
-		if (v.verdict != rows[i].want)
-			fail_msg("%s: got %s, want %s", rows[i].what,
-			    verdict_name(v.verdict), verdict_name(rows[i].want));
+		fill(&r, hrows[i].r, 7);
+		fill(&c, hrows[i].c, -1);
+		r.mixed = hrows[i].r_mixed;
+		infer_scale(&in, &v);
+		if (v.verdict != hrows[i].want)
+			fail_msg("%s: got %s, want %s (%s)", hrows[i].what,
+			    verdict_name(v.verdict), verdict_name(hrows[i].want), v.reason);
 		assert_true(strlen(v.reason) > 10);
+		/* no trace: nothing located, nothing quoted, nothing found */
+		assert_false(v.hop.present);
+		assert_int_equal(v.scale_quoted, -2);
+		assert_int_equal(v.nfindings, 0);
 	}
 }
 
+/* --- traces by hand ---------------------------------------------------- */
+
+/*
+ * A trace from a string, one hop per character group, TTL 1 first:
+ * "Fn" a full quote with shift n (intact when n is the shift sent), "R"
+ * full, option removed, "N" full, option NOPed, "8" an 8-byte quote, "-"
+ * silent.  dest: D (0: never reached).  IPv4 lab addresses.
+ */
 static void
-test_path_and_classes(void **state)
+mk_trace(struct trace_obs *t, int sent, const char *spec, int dest)
+{
+	int k = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->ran = true;
+	t->nttl = RESULT_MAX_HOPS;
+	t->dest_ttl = dest;
+	for (const char *p = spec; *p != '\0'; p++) {
+		struct hop_quote *h;
+
+		if (*p == ' ')
+			continue;
+		h = &t->hop[++k];
+		h->ws_value = -1;
+		h->mss = -1;
+		h->mss_sent = 1460;
+		if (*p == '-')
+			continue;
+		h->from = lp_hop_addr(ADDR_V4, k);
+		h->quote = *p == '8' ? QUOTE_8BYTE : QUOTE_FULL;
+		if (*p == '8')
+			continue;
+		h->mss = 1460;
+		if (*p == 'R' || *p == 'N') {
+			h->ws = *p == 'R' ? WS_REMOVED : WS_NOPPED;
+		} else if (*p == 'F') {
+			h->ws_value = (int)strtol(p + 1, NULL, 10);
+			while (p[1] >= '0' && p[1] <= '9')
+				p++;
+			h->ws = sent < 0 ? WS_ADDED : h->ws_value == sent ? WS_INTACT : WS_CHANGED;
+		} else if (*p == 'C') {
+			h->ws = WS_NOT_SENT;
+		} else {
+			fail_msg("mk_trace: %c", *p);
+		}
+	}
+}
+
+struct trow {
+	const char *what;
+	int r;			/* SA_WS, SA_NOWS, NONE, RST */
+	const char *qr, *qc;	/* mk_trace specs */
+	int dest;
+	enum verdict want;
+	int quoted;
+	int hop, clean;		/* -1: hop null */
+	const char *says;	/* a piece the reason must hold */
+};
+
+static const struct trow trows[] = {
+	{ "rewritten", SA_WS, "F7 F7 F0 F0 F0", "C C C C C", 6,
+	  VERDICT_REWRITTEN, 0, 3, 2, "rewritten to 0 between hop 2 (198.18.2.2), which still quoted 7, and hop 3 (198.18.3.2)" },
+	{ "rewritten at hop 1: clean is the prober", SA_WS, "F0 F0 F0 F0 F0", "C C C C C", 6,
+	  VERDICT_REWRITTEN, 0, 1, 0, "between the prober (198.18.1.1), which sent 7, and hop 1" },
+	{ "rewritten, widened by 8-byte and silent hops", SA_WS, "F7 8 - F0 F0", "C C - C C", 6,
+	  VERDICT_REWRITTEN, 0, 4, 1, "hop 1 (198.18.1.2), which still quoted 7, and hop 4 (198.18.4.2)" },
+	{ "rewritten twice: the server gets the last", SA_WS, "F7 F5 F5 F0 F0", "C C C C C", 6,
+	  VERDICT_REWRITTEN, 0, 2, 1, "rewritten to 0" },
+	{ "stripped, NOPed", SA_NOWS, "F7 F7 N N N", "C C C C C", 6,
+	  VERDICT_STRIPPED, -1, 3, 2, "overwritten with NOPs between hop 2" },
+	{ "stripped, removed after 8-byte hops", SA_NOWS, "8 8 R 8 8", "C C C C C", 6,
+	  VERDICT_STRIPPED, -1, 3, 0, "removed between the prober" },
+	{ "rewritten, then stripped", SA_NOWS, "F7 F0 R R R", "C C C C C", 6,
+	  VERDICT_STRIPPED, -1, 2, 1, "removed" },
+	{ "unsupported: the last full quote intact", SA_NOWS, "F7 F7 F7 8 -", "C C C C C", 6,
+	  VERDICT_UNSUPPORTED, 7, -1, -1, "something after hop 3" },
+	{ "ok, last full quote intact", SA_WS, "F7 F7 F7 F7 F7", "C C C C C", 6,
+	  VERDICT_OK, 7, -1, -1, "hop 5 (198.18.5.2)" },
+	{ "ok, no full quote", SA_WS, "8 8 - 8 8", "8 8 - 8 8", 6,
+	  VERDICT_OK, -2, -1, -1, "window scale" },
+	{ "no WS, no full quote", SA_NOWS, "8 8 - 8 8", "8 8 - 8 8", 6,
+	  VERDICT_INCONCLUSIVE, -2, -1, -1, "stripped from unsupported" },
+	{ "quotes disagree: changed, then intact", SA_WS, "F7 F0 F7 F7 F7", "C C C C C", 6,
+	  VERDICT_INCONCLUSIVE, 7, -1, -1, "the quotes disagree" },
+	{ "quotes disagree: removed, then intact", SA_NOWS, "F7 R F7 F7 F7", "C C C C C", 6,
+	  VERDICT_INCONCLUSIVE, 7, -1, -1, "the quotes disagree" },
+	{ "WS in the SYN-ACK, quotes say removed", SA_WS, "F7 F7 R R R", "C C C C C", 6,
+	  VERDICT_INCONCLUSIVE, -1, -1, -1, "yet hop 5" },
+	{ "a server without WS behind a rewriter", SA_NOWS, "F7 F0 F0 F0 F0", "C C C C C", 6,
+	  VERDICT_REWRITTEN, 0, 2, 1, "answered without window scale" },
+	{ "quotes past D are not hops", SA_WS, "F7 F7 F7 F7 F7 F0 F0", "C C C C C", 6,
+	  VERDICT_OK, 7, -1, -1, "hop 5" },
+	{ "syn-dropped at the box", NONE, "F7 F7 - - -", "C C C C C", 6,
+	  VERDICT_SYN_DROPPED, 7, 3, 2, "from hop 3 (198.18.3.2) on" },
+	{ "syn-dropped, a silent router widens", NONE, "F7 F7 - - -", "C C - C C", 6,
+	  VERDICT_SYN_DROPPED, 7, 4, 2, "from hop 4 (198.18.4.2) on" },
+	{ "syn-dropped after the last router", NONE, "F7 F7 F7 F7 F7", "C C C C C", 6,
+	  VERDICT_SYN_DROPPED, 7, 6, 5, "from the destination (198.18.100.11) on" },
+	{ "syn-dropped, 8-byte quotes only", RST, "8 8 - - -", "8 8 8 8 8", 6,
+	  VERDICT_SYN_DROPPED, -2, 3, 0, "was reset" },
+	{ "syn-dropped, control never reached D", NONE, "F7 - - - -", "C C C C C", 0,
+	  VERDICT_SYN_DROPPED, 7, 2, 1, "from hop 2" },
+};
+
+static void
+test_traces(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(trows) / sizeof(trows[0]); i++) {
+		const struct trow *t = &trows[i];
+		struct variant_obs r, c;
+		struct trace_obs qr, qc;
+		struct scale_verdict v;
+		struct infer_input in = { .c = &c, .r = &r, .qc = &qc, .qr = &qr };
+		struct addr ha;
+
+		fill(&r, t->r, 7);
+		if (t->r == SA_WS)
+			r.sa.wscale = 7;
+		fill(&c, SA_NOWS, -1);
+		mk_trace(&qr, 7, t->qr, t->r == SA_WS || t->r == SA_NOWS ? t->dest : 0);
+		mk_trace(&qc, -1, t->qc, t->dest);
+		in.prober = lp_hop_addr(ADDR_V4, 0);
+		assert_int_equal(addr_parse("198.18.100.11", &in.dst), 0);
+		infer_scale(&in, &v);
+		if (v.verdict != t->want || v.scale_quoted != t->quoted)
+			fail_msg("%s: %s quoted %d, want %s quoted %d (%s)", t->what,
+			    verdict_name(v.verdict), v.scale_quoted, verdict_name(t->want),
+			    t->quoted, v.reason);
+		if (t->hop < 0) {
+			assert_false(v.hop.present);
+		} else {
+			if (!v.hop.present || v.hop.index != t->hop ||
+			    v.hop.last_clean_index != t->clean)
+				fail_msg("%s: hop %d after %d, want %d after %d", t->what,
+				    v.hop.present ? v.hop.index : -1, v.hop.last_clean_index,
+				    t->hop, t->clean);
+			ha = t->hop == t->dest ? in.dst : lp_hop_addr(ADDR_V4, t->hop);
+			assert_true(addr_equal(&v.hop.address, &ha));
+			ha = lp_hop_addr(ADDR_V4, t->clean);
+			assert_true(addr_equal(&v.hop.last_clean_address, &ha));
+		}
+		if (strstr(v.reason, t->says) == NULL)
+			fail_msg("%s: reason \"%s\" lacks \"%s\"", t->what, v.reason, t->says);
+		assert_int_equal(v.nfindings, 0);
+	}
+}
+
+/* A box that resets SYNs carrying WS: the variant's trace "reaches its
+ * destination" at the box, which is not the destination. */
+static void
+test_reset_box(void **state)
+{
+	struct variant_obs r, c;
+	struct trace_obs qr, qc;
+	struct scale_verdict v;
+	struct infer_input in = { .c = &c, .r = &r, .qc = &qc, .qr = &qr };
+	struct addr h3 = lp_hop_addr(ADDR_V4, 3);
+
+	(void)state;
+	fill(&r, RST, 7);
+	fill(&c, SA_NOWS, -1);
+	mk_trace(&qr, 7, "F7 F7 -", 3);
+	mk_trace(&qc, -1, "C C C C C", 6);
+	in.prober = lp_hop_addr(ADDR_V4, 0);
+	assert_int_equal(addr_parse("198.18.100.11", &in.dst), 0);
+	infer_scale(&in, &v);
+	assert_int_equal(v.verdict, VERDICT_SYN_DROPPED);
+	assert_true(v.hop.present);
+	assert_int_equal(v.hop.index, 3);
+	assert_int_equal(v.hop.last_clean_index, 2);
+	assert_true(addr_equal(&v.hop.address, &h3));
+	assert_non_null(strstr(v.reason, "was reset from hop 3 (198.18.3.2) on"));
+}
+
+/* The syncookie case: a SYN-ACK without WS behind a box that stripped
+ * the timestamps is what a Linux syncookie answer looks like; with
+ * timestamps in the SYN-ACK it is not. */
+static void
+test_syncookie(void **state)
+{
+	struct variant_obs r, c;
+	struct trace_obs qr, qc;
+	struct scale_verdict v;
+	struct infer_input in = { .c = &c, .r = &r, .qc = &qc, .qr = &qr };
+
+	(void)state;
+	fill(&r, SA_NOWS, 7);
+	fill(&c, SA_NOWS, -1);
+	mk_trace(&qr, 7, "F7 F7 F7 F7 F7", 6);
+	mk_trace(&qc, -1, "C C C C C", 6);
+	for (int k = 3; k <= 5; k++)
+		qr.hop[k].ts_stripped = qc.hop[k].ts_stripped = true;
+	in.prober = lp_hop_addr(ADDR_V4, 0);
+	infer_scale(&in, &v);
+	assert_int_equal(v.verdict, VERDICT_UNSUPPORTED);
+	assert_false(v.hop.present);
+	assert_non_null(strstr(v.reason, "hop 3 (198.18.3.2) stripped timestamps"));
+	assert_non_null(strstr(v.reason, "syncookies"));
+	assert_int_equal(v.nfindings, 1);
+	assert_int_equal(v.findings[0].kind, FINDING_TS_STRIPPED);
+	assert_int_equal(v.findings[0].hop_index, 3);
+
+	r.sa.ts = true;
+	infer_scale(&in, &v);
+	assert_int_equal(v.verdict, VERDICT_UNSUPPORTED);
+	assert_null(strstr(v.reason, "syncookies"));
+	assert_non_null(strstr(v.reason, "the server does not scale"));
+}
+
+/* Side findings: each kind once, at the first hop of either trace. */
+static void
+test_findings(void **state)
+{
+	struct variant_obs r, c;
+	struct trace_obs qr, qc;
+	struct scale_verdict v;
+	struct infer_input in = { .c = &c, .r = &r, .qc = &qc, .qr = &qr };
+
+	(void)state;
+	fill(&r, SA_WS, 7);
+	fill(&c, SA_WS, -1);
+	mk_trace(&qr, 7, "F7 F7 F7 F7 F7", 6);
+	mk_trace(&qc, -1, "C C C C C", 6);
+	in.prober = lp_hop_addr(ADDR_V4, 0);
+	qr.hop[4].mss = 1200;
+	qr.hop[5].mss = 1100;		/* clamped again: the first one is reported */
+	qc.hop[3].mss = 1300;		/* the control's trace shows it first */
+	qr.hop[2].sack_stripped = true;
+	qr.hop[2].quote = QUOTE_8BYTE;	/* an 8-byte quote cannot show options */
+	qr.hop[3].sack_stripped = true;
+	qc.hop[5].ts_stripped = true;
+	qr.hop[2].nat = true;		/* NAT and ISN show in 8-byte quotes too */
+	qr.hop[4].isn_rewritten = true;
+	qc.hop[1].ws = WS_ADDED;	/* a box put WS into the control SYN */
+	qc.hop[1].ws_value = 7;
+	qr.hop[3].mss_sent = 1460;
+	infer_scale(&in, &v);
+	assert_int_equal(v.verdict, VERDICT_OK);
+	assert_int_equal(v.nfindings, 6);
+	assert_int_equal(v.findings[0].kind, FINDING_MSS_CLAMPED);
+	assert_int_equal(v.findings[0].hop_index, 3);
+	assert_string_equal(v.findings[0].detail, "1300");
+	assert_int_equal(v.findings[1].kind, FINDING_SACK_STRIPPED);
+	assert_int_equal(v.findings[1].hop_index, 3);
+	assert_int_equal(v.findings[2].kind, FINDING_TS_STRIPPED);
+	assert_int_equal(v.findings[2].hop_index, 5);
+	assert_int_equal(v.findings[3].kind, FINDING_NAT);
+	assert_int_equal(v.findings[3].hop_index, 2);
+	assert_int_equal(v.findings[4].kind, FINDING_ISN_REWRITTEN);
+	assert_int_equal(v.findings[4].hop_index, 4);
+	assert_int_equal(v.findings[5].kind, FINDING_OPTIONS_CHANGED);
+	assert_int_equal(v.findings[5].hop_index, 1);
+	for (int i = 0; i < v.nfindings; i++) {
+		struct addr a = lp_hop_addr(ADDR_V4, v.findings[i].hop_index);
+
+		assert_true(addr_equal(&v.findings[i].hop_address, &a));
+	}
+
+	/* an MSS raised is no clamp; a hop beyond D is no hop */
+	mk_trace(&qr, 7, "F7 F7 F7 F7 F7 F7 F7", 6);
+	mk_trace(&qc, -1, "C C C C C", 6);
+	qr.hop[2].mss = 1500;
+	qr.hop[6].nat = true;
+	qr.hop[7].ts_stripped = true;
+	infer_scale(&in, &v);
+	assert_int_equal(v.nfindings, 0);
+}
+
+/* The traces as infer_path hands them over; NULL means none ran. */
+static void
+test_path(void **state)
 {
 	struct path_result res;
+	struct trace_obs t[3];
 
 	(void)state;
 	memset(&res, 0, sizeof(res));
+	res.src = lp_hop_addr(ADDR_V4, 0);
+	assert_int_equal(addr_parse("198.18.100.11", &res.dst), 0);
 	fill(&res.control, SA_NOWS, -1);
 	res.nscales = 2;
 	fill(&res.scales[0], SA_WS, 0);
@@ -97,6 +387,27 @@ test_path_and_classes(void **state)
 	infer_path(&res);
 	assert_int_equal(res.verdicts[0].verdict, VERDICT_OK);
 	assert_int_equal(res.verdicts[1].verdict, VERDICT_SYN_DROPPED);
+	assert_false(res.verdicts[1].hop.present);
+
+	mk_trace(&t[0], -1, "C C C C C", 6);
+	mk_trace(&t[1], 0, "F0 F0 F0 F0 F0", 6);
+	mk_trace(&t[2], 7, "F7 F7 - - -", 0);
+	res.trace[0] = &t[0];
+	res.trace[1] = &t[1];
+	res.trace[2] = &t[2];
+	infer_path(&res);
+	assert_int_equal(res.verdicts[0].verdict, VERDICT_OK);
+	assert_int_equal(res.verdicts[0].scale_quoted, 0);
+	assert_int_equal(res.verdicts[1].verdict, VERDICT_SYN_DROPPED);
+	assert_true(res.verdicts[1].hop.present);
+	assert_int_equal(res.verdicts[1].hop.index, 3);
+	assert_int_equal(res.verdicts[1].hop.last_clean_index, 2);
+
+	/* a trace that did not run counts as none */
+	t[2].ran = false;
+	infer_path(&res);
+	assert_false(res.verdicts[1].hop.present);
+	assert_int_equal(res.verdicts[1].scale_quoted, -2);
 
 	assert_true(infer_is_problem(VERDICT_SYN_DROPPED));
 	assert_true(infer_is_problem(VERDICT_REWRITTEN));
@@ -114,8 +425,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_path_and_classes),
+		cmocka_unit_test(test_handshake),
+		cmocka_unit_test(test_traces),
+		cmocka_unit_test(test_reset_box),
+		cmocka_unit_test(test_syncookie),
+		cmocka_unit_test(test_findings),
+		cmocka_unit_test(test_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
