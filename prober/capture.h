@@ -35,7 +35,9 @@ struct capture *capture_open(struct event_base *base, const struct capture_confi
     capture_fn fn, void *arg, char *err, size_t errlen);
 
 /* Reads whatever is pending now (the engine calls it before deciding a
- * probe went unanswered, so nothing sitting in the ring is missed). */
+ * probe went unanswered, so nothing sitting in the ring is missed), up to
+ * 16,384 packets per call so a flood cannot starve the loop; the read
+ * event comes back for the rest. */
 void capture_drain(struct capture *c);
 
 struct capture_stats {

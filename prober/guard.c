@@ -54,13 +54,14 @@ guard_run(struct nft_ctx *nft, const char *cmd, char *err, size_t errlen)
 	return -1;
 }
 
-/* The output of a list command, copied: nft reuses its buffer. */
+/* The output of a list command, copied: nft reuses its buffer.  NULL
+ * with nft's reason in err (when err is not NULL). */
 static char *
-guard_list(struct nft_ctx *nft, const char *cmd)
+guard_list(struct nft_ctx *nft, const char *cmd, char *err, size_t errlen)
 {
 	const char *out;
 
-	if (nft_run_cmd_from_buffer(nft, cmd) != 0)
+	if (guard_run(nft, cmd, err, errlen) != 0)
 		return NULL;
 	out = nft_ctx_get_output_buffer(nft);
 	return strdup(out != NULL ? out : "");
@@ -102,7 +103,7 @@ guard_mark_table(struct nft_ctx *nft, const char *name, uint8_t *taken)
 	unsigned a, b, blk;
 
 	snprintf(cmd, sizeof(cmd), "list table inet %s", name);
-	if ((out = guard_list(nft, cmd)) == NULL)
+	if ((out = guard_list(nft, cmd, NULL, 0)) == NULL)
 		return;		/* gone meanwhile: nothing to avoid */
 	for (p = out; (p = strstr(p, "dport ")) != NULL; p++) {
 		if (sscanf(p, "dport %u-%u", &a, &b) != 2) {
@@ -121,16 +122,16 @@ guard_mark_table(struct nft_ctx *nft, const char *name, uint8_t *taken)
 /*
  * Walks the inet tables: removes scaleprobe tables whose process is gone
  * (remove != 0), marks the blocks of live ones other than self as taken.
- * Returns 0, or -1 when the tables cannot be listed.
+ * Returns 0, or -1 with a reason in err when the tables cannot be listed.
  */
 static int
-guard_scan(struct guard *g, uint8_t *taken, int remove)
+guard_scan(struct guard *g, uint8_t *taken, int remove, char *err, size_t errlen)
 {
 	char *out, *line, *save = NULL, name[GUARD_NAMELEN + 1], cmd[128];
 	int can_judge = access("/proc/self", F_OK) == 0;
 	long pid;
 
-	if ((out = guard_list(g->nft, "list tables inet")) == NULL)
+	if ((out = guard_list(g->nft, "list tables inet", err, errlen)) == NULL)
 		return -1;
 	for (line = strtok_r(out, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
@@ -299,11 +300,8 @@ guard_open(char *err, size_t errlen)
 	start = first;
 	for (attempt = 0; attempt < GUARD_ATTEMPTS; attempt++) {
 		memcpy(taken, base, sizeof(taken));
-		if (guard_scan(g, taken, attempt == 0) == -1) {
-			snprintf(err, errlen, "nftables: cannot list tables: %s",
-			    strerror(errno));
+		if (guard_scan(g, taken, attempt == 0, err, errlen) == -1)
 			goto fail;
-		}
 		if ((blk = guard_pick(taken, first, last, start)) == -1) {
 			snprintf(err, errlen, "no free block of %d probe ports above "
 			    "ip_local_port_range (%u-%u): every one is held by a live "
@@ -314,7 +312,7 @@ guard_open(char *err, size_t errlen)
 			goto fail;
 		/* read back: did another process claim the block meanwhile? */
 		memset(taken, 0, sizeof(taken));
-		if (guard_scan(g, taken, 0) == 0 && !taken[blk]) {
+		if (guard_scan(g, taken, 0, NULL, 0) == 0 && !taken[blk]) {
 			g->port_lo = (uint16_t)(blk * GUARD_BLOCK_PORTS);
 			return g;
 		}

@@ -242,11 +242,12 @@ send_queue_free(struct send_queue *q)
 	free(q->to);
 }
 
-/* Fills ss with dst (port 0: raw sockets take none); returns its length. */
+/* Fills ss with dst (port 0: raw sockets take none); returns its length.
+ * Only the bytes of the family's own struct are written: this runs per
+ * probe. */
 static socklen_t
 send_sockaddr(const struct addr *dst, struct sockaddr_storage *ss)
 {
-	memset(ss, 0, sizeof(*ss));
 	if (dst->family == ADDR_V4) {
 		struct sockaddr_in sin;
 
