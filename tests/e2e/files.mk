@@ -1,2 +1,3 @@
 # tests/e2e/: end-to-end tests of scaleprobe through the lab (root, namespaces).
 LAB_CHECKS += tests/e2e/probe-e2e
+LAB_CHECKS += tests/e2e/stall-e2e
