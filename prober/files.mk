@@ -19,6 +19,8 @@ PURE_SRCS += prober/reply.c
 PURE_SRCS += prober/engine.c
 PURE_SRCS += prober/trace.c
 PURE_SRCS += prober/engine_trace.c
+PURE_SRCS += prober/window.c
+PURE_SRCS += prober/request.c
 PURE_SRCS += prober/quote.c
 PURE_SRCS += prober/infer.c
 PURE_SRCS += prober/infer_hop.c
@@ -33,6 +35,7 @@ PROBER_SRCS += prober/guard.c
 PROBER_SRCS += prober/route.c
 PROBER_SRCS += prober/paths.c
 PROBER_SRCS += prober/probe_run.c
+PROBER_SRCS += prober/request_file.c
 
 CLI_SRCS += prober/cli.c
 CLI_SRCS += prober/cmd_probe.c

@@ -9,3 +9,5 @@ FUZZERS += fuzz_icmp
 FUZZERS += fuzz_packet
 # the trace's quote comparison (prober/quote.c)
 FUZZERS += fuzz_quote
+# the window test's state machine (prober/window.c)
+FUZZERS += fuzz_window

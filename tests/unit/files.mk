@@ -57,3 +57,11 @@ test_infer_SRCS = $(LABPATH_SRCS)
 UNIT_TESTS += test_infer_lab
 test_infer_lab_SRCS = $(LABPATH_SRCS) \
 	tests/unit/labcases.c
+
+# the window test: its state machine against a Linux-like server model,
+# fed by hand, and its requests (prober/window.c, prober/request.c)
+UNIT_TESTS += test_window
+test_window_SRCS = tests/unit/window_sim.c
+UNIT_TESTS += test_window_input
+UNIT_TESTS += test_request
+test_request_SRCS = prober/request_file.c

@@ -1,0 +1,576 @@
+/*
+ * test_window_input.c -- the window test's state machine fed by hand: the
+ * segments it asks for (seq, ack, flags, window, options), and what it
+ * does with hostile or odd input: wrong acks, sequence numbers nowhere
+ * near the window, lengths of 4 GB, time running backwards, stragglers
+ * after the end, reordering, a range list full of holes.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "window.h"
+
+#define MS 1000000ull
+#define T0 (5000 * MS)
+#define ISN 0xfffffff0u			/* our ISN: wraps during the request */
+#define IRS 0x7ffffff0u			/* the server's */
+#define F_FIN 0x01
+#define F_SYN 0x02
+#define F_RST 0x04
+#define F_PSH 0x08
+#define F_ACK 0x10
+
+static const uint8_t req[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+#define REQ_LEN ((uint32_t)sizeof(req) - 1)
+
+struct drv {
+	struct window *w;
+	uint64_t now;
+	struct window_act act[64];
+	int nact;
+};
+
+static void
+drain(struct drv *d)
+{
+	d->nact = 0;
+	while (d->nact < 64 && window_next_action(d->w, &d->act[d->nact]))
+		d->nact++;
+}
+
+static void
+start(struct drv *d, int s)
+{
+	struct window_config c;
+
+	window_config_defaults(&c, s);
+	c.request = req;
+	c.request_len = REQ_LEN;
+	memset(d, 0, sizeof(*d));
+	d->now = T0;
+	d->w = window_start(&c, ISN, d->now);
+	assert_non_null(d->w);
+	drain(d);
+}
+
+static void
+input(struct drv *d, uint32_t seq, uint32_t ack, uint8_t flags, uint32_t len,
+    uint64_t dt)
+{
+	struct window_seg g;
+
+	memset(&g, 0, sizeof(g));
+	g.seq = seq;
+	g.ack = ack;
+	g.flags = flags;
+	g.window = 65160;
+	g.payload_len = len;
+	g.mss = (flags & F_SYN) ? 1460 : -1;
+	g.ts = true;
+	g.tsval = 777 + (uint32_t)(d->now / MS);
+	d->now += dt;
+	window_input(d->w, &g, d->now);
+	drain(d);
+}
+
+/* answer data at offset off (from IRS + 1), acking the whole request */
+static void
+data(struct drv *d, uint32_t off, uint32_t len, uint64_t dt)
+{
+	input(d, IRS + 1 + off, ISN + 1 + REQ_LEN, F_ACK, len, dt);
+}
+
+static void
+timer(struct drv *d, uint64_t at)
+{
+	d->now = at;
+	window_on_timer(d->w, at);
+	drain(d);
+}
+
+/* handshake done: the SYN-ACK 2 ms after the SYN */
+static void
+established(struct drv *d, int s)
+{
+	start(d, s);
+	input(d, IRS, ISN + 1, F_SYN | F_ACK, 0, 2 * MS);
+	assert_int_equal(d->nact, 2);
+}
+
+static void
+test_choose_w(void **state)
+{
+	static const struct { int s; uint16_t w; } t[] = {
+		{ -1, 8192 }, { 0, 8192 }, { 1, 4096 }, { 5, 256 }, { 7, 64 },
+		{ 12, 2 }, { 13, 1 }, { 14, 1 }, { 15, 1 }, { 20, 1 }, { 255, 1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		assert_int_equal(window_choose_w(t[i].s), t[i].w);
+	for (int s = 0; s <= 13; s++)
+		assert_int_equal((unsigned)window_choose_w(s) << s, 8192);
+}
+
+/* The segments of a handshake, exactly. */
+static void
+test_handshake_actions(void **state)
+{
+	struct drv d;
+	uint8_t opt[40];
+	uint32_t tsval;
+
+	(void)state;
+	start(&d, 7);
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_SYN);
+	assert_int_equal(d.act[0].seq, ISN);
+	assert_int_equal(window_act_options(&d.act[0], opt, sizeof(opt)), 0);
+	tsval = 777 + (uint32_t)(d.now / MS);
+	input(&d, IRS, ISN + 1, F_SYN | F_ACK, 0, 2 * MS);
+	assert_int_equal(d.nact, 2);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_ACK);
+	assert_int_equal(d.act[0].seq, ISN + 1);
+	assert_int_equal(d.act[0].ack, IRS + 1);
+	assert_int_equal(d.act[0].flags, F_ACK);
+	assert_int_equal(d.act[0].window, 64);
+	assert_int_equal(d.act[1].kind, WINDOW_ACT_DATA);
+	assert_int_equal(d.act[1].seq, ISN + 1);
+	assert_int_equal(d.act[1].ack, IRS + 1);
+	assert_int_equal(d.act[1].flags, F_ACK | F_PSH);
+	assert_int_equal(d.act[1].window, 64);
+	assert_int_equal(d.act[1].payload_len, REQ_LEN);
+	assert_memory_equal(d.act[1].payload, req, REQ_LEN);
+	assert_int_equal(window_act_options(&d.act[1], opt, sizeof(opt)), 12);
+	assert_int_equal(opt[0], 1);
+	assert_int_equal(opt[1], 1);
+	assert_int_equal(opt[2], 8);
+	assert_int_equal(opt[3], 10);
+	assert_int_equal(((uint32_t)opt[4] << 24 | (uint32_t)opt[5] << 16 |
+	    (uint32_t)opt[6] << 8 | opt[7]), (uint32_t)(d.now / MS));
+	assert_int_equal(((uint32_t)opt[8] << 24 | (uint32_t)opt[9] << 16 |
+	    (uint32_t)opt[10] << 8 | opt[11]), tsval);
+	assert_int_equal(window_act_options(&d.act[1], opt, 11), 0);
+	window_free(d.w);
+}
+
+/* A SYN-ACK must ack our ISN; a RST only counts with the ACK flag and
+ * our ISN + 1; silence brings the SYN again, then the end. */
+static void
+test_synack_checks(void **state)
+{
+	struct drv d;
+	struct window_result r;
+
+	(void)state;
+	start(&d, 7);
+	input(&d, IRS, ISN + 2, F_SYN | F_ACK, 0, MS);
+	input(&d, IRS, ISN + 1, F_SYN, 0, MS);
+	input(&d, 0, 0, F_RST, 0, MS);
+	input(&d, 0, ISN, F_RST | F_ACK, 0, MS);
+	assert_false(window_done(d.w));
+	assert_int_equal(d.nact, 0);
+	assert_int_equal(window_next_wake(d.w), T0 + 1000 * MS);
+	timer(&d, T0 + 1000 * MS);
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_SYN);
+	assert_int_equal(d.act[0].seq, ISN);
+	timer(&d, T0 + 2000 * MS);
+	assert_int_equal(d.nact, 1);
+	timer(&d, T0 + 3000 * MS);
+	assert_true(window_done(d.w));
+	assert_int_equal(d.nact, 0);		/* no connection, no RST */
+	assert_int_equal(window_next_wake(d.w), WINDOW_NEVER);
+	window_result(d.w, &r);
+	assert_int_equal(r.end, WINDOW_END_NO_SYNACK);
+	assert_true(r.inconclusive);
+	assert_int_equal(r.ignored, 4);
+	window_free(d.w);
+
+	start(&d, 7);
+	input(&d, 0, ISN + 1, F_RST | F_ACK, 0, MS);
+	assert_true(window_done(d.w));
+	assert_int_equal(d.nact, 0);
+	window_result(d.w, &r);
+	assert_int_equal(r.end, WINDOW_END_RST);
+	assert_true(r.inconclusive);
+	window_free(d.w);
+}
+
+/* Junk that must change nothing: data far beyond any window, before the
+ * server's ISN, with an ack we never sent, without ACK. */
+static void
+test_junk_ignored(void **state)
+{
+	struct drv d;
+	struct window_result r;
+
+	(void)state;
+	established(&d, 7);
+	data(&d, 0x40000000u, 1000, MS);		/* far beyond */
+	data(&d, 0xfffff000u, 1000, MS);		/* before IRS + 1 */
+	input(&d, IRS + 1, ISN + 1 + REQ_LEN + 1, F_ACK, 64, MS);	/* ack too far */
+	input(&d, IRS + 1, ISN, F_ACK, 64, MS);	/* ack before our ISN + 1 */
+	input(&d, IRS + 1, ISN + 1 + REQ_LEN, 0, 64, MS);	/* no ACK flag */
+	input(&d, IRS + 1 + 5000000, 0, F_RST, 0, MS);	/* RST far off */
+	assert_false(window_done(d.w));
+	window_result(d.w, &r);
+	assert_int_equal(r.ignored, 6);
+	assert_int_equal(r.total_bytes, 0);
+	/* and the real thing still works */
+	data(&d, 0, 64, MS);
+	assert_int_equal(window_next_wake(d.w), d.now + 50 * MS);
+	window_free(d.w);
+}
+
+/* 4 GB of payload in one segment: a window no sender may have.  The
+ * flight stays within max_bytes; nothing is concluded. */
+static void
+test_huge_length(void **state)
+{
+	struct drv d;
+	struct window_result r;
+
+	(void)state;
+	for (int s = 0; s <= 14; s += 7) {
+		established(&d, s);
+		data(&d, 0, 0xffffffffu, MS);
+		timer(&d, window_next_wake(d.w));
+		assert_true(window_done(d.w));
+		window_result(d.w, &r);
+		assert_int_equal(r.end, WINDOW_END_OVERRUN);
+		assert_true(r.inconclusive);
+		assert_true(r.flight_bytes <= (int64_t)WINDOW_MAX_BYTES);
+		assert_true(r.total_bytes <= WINDOW_MAX_BYTES);
+		window_free(d.w);
+	}
+	/* 2 MiB at W = 8192: within 8192<<14, so clipped at max_bytes */
+	established(&d, 0);
+	data(&d, 0, 2u << 20, MS);
+	assert_true(window_done(d.w));
+	window_result(d.w, &r);
+	assert_int_equal(r.end, WINDOW_END_MAX_BYTES);
+	assert_int_equal(r.total_bytes, WINDOW_MAX_BYTES);
+	assert_int_equal(r.flight_bytes, WINDOW_MAX_BYTES);
+	assert_int_equal(r.scale_effective_min, 7);	/* 8192<<7 = 1 MiB */
+	window_free(d.w);
+}
+
+/* After the end: stragglers draw at most two more RSTs, nothing else
+ * changes, time does nothing. */
+static void
+test_after_done(void **state)
+{
+	struct drv d;
+	struct window_result a, b;
+	int rsts = 0;
+
+	(void)state;
+	established(&d, 7);
+	data(&d, 0, 1000, MS);
+	timer(&d, window_next_wake(d.w));		/* round 0 ends */
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_ACK);
+	assert_int_equal(d.act[0].ack, IRS + 1 + 1000);
+	assert_int_equal(d.act[0].seq, ISN + 1 + REQ_LEN);
+	timer(&d, window_next_wake(d.w));		/* nothing more: over */
+	assert_true(window_done(d.w));
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_RST);
+	assert_int_equal(d.act[0].seq, ISN + 1 + REQ_LEN);
+	assert_int_equal(d.act[0].flags, F_RST);
+	window_result(d.w, &a);
+	assert_int_equal(a.end, WINDOW_END_DATA);
+	assert_int_equal(a.scale_effective_min, 4);	/* 1000 bytes need 64<<4 */
+	for (int i = 0; i < 10; i++) {
+		data(&d, 1000 + 100 * (uint32_t)i, 100, MS);
+		rsts += d.nact;
+		input(&d, IRS + 1, ISN + 1 + REQ_LEN, F_RST, 0, MS);
+		rsts += d.nact;
+		timer(&d, d.now + 10000 * MS);
+		rsts += d.nact;
+	}
+	assert_int_equal(rsts, 2);
+	window_result(d.w, &b);
+	assert_int_equal(b.scale_effective_min, a.scale_effective_min);
+	assert_int_equal(b.flight_bytes, a.flight_bytes);
+	assert_int_equal(b.total_bytes, a.total_bytes);
+	assert_int_equal(b.end, a.end);
+	assert_int_equal(window_next_wake(d.w), WINDOW_NEVER);
+	window_free(d.w);
+}
+
+/* Time handed in out of order is taken as no time at all. */
+static void
+test_time_backwards(void **state)
+{
+	struct drv d;
+	struct window_result r;
+
+	(void)state;
+	established(&d, 7);
+	data(&d, 0, 64, MS);
+	d.now -= 1000 * MS;
+	data(&d, 64, 64, 0);
+	timer(&d, 0);
+	assert_false(window_done(d.w));
+	timer(&d, window_next_wake(d.w));
+	assert_int_equal(d.nact, 1);			/* the round's ACK */
+	window_result(d.w, &r);
+	assert_int_equal(r.flight[0], 128);
+	window_free(d.w);
+}
+
+/* The server repeats its SYN-ACK (our ACK was lost): the ACK and the
+ * request go again -- until the answer has begun. */
+static void
+test_dup_synack(void **state)
+{
+	struct drv d;
+
+	(void)state;
+	established(&d, 7);
+	input(&d, IRS, ISN + 1, F_SYN | F_ACK, 0, MS);
+	assert_int_equal(d.nact, 2);
+	assert_int_equal(d.act[0].seq, ISN + 1);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_ACK);
+	assert_int_equal(d.act[1].kind, WINDOW_ACT_DATA);
+	data(&d, 0, 64, MS);
+	input(&d, IRS, ISN + 1, F_SYN | F_ACK, 0, MS);
+	assert_int_equal(d.nact, 0);
+	window_free(d.w);
+}
+
+/* No ack of the request and no answer: resent after 1 s, twice, then the
+ * test gives up at 3 s; the RSTs cover both rcv_nxt the server may have. */
+static void
+test_request_resent(void **state)
+{
+	struct drv d;
+	struct window_result r;
+	uint64_t t = T0 + 2 * MS;
+
+	(void)state;
+	established(&d, 14);
+	assert_int_equal(window_next_wake(d.w), t + 1000 * MS);
+	timer(&d, t + 1000 * MS);
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_DATA);
+	assert_int_equal(d.act[0].seq, ISN + 1);
+	assert_int_equal(d.act[0].window, 1);
+	timer(&d, t + 2000 * MS);
+	assert_int_equal(d.nact, 1);
+	timer(&d, t + 3000 * MS);
+	assert_true(window_done(d.w));
+	assert_int_equal(d.nact, 2);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_RST);
+	assert_int_equal(d.act[0].seq, ISN + 1 + REQ_LEN);
+	assert_int_equal(d.act[1].seq, ISN + 1);
+	window_result(d.w, &r);
+	assert_int_equal(r.end, WINDOW_END_NO_DATA);
+	assert_true(r.inconclusive);
+	window_free(d.w);
+}
+
+/* A server whose first window cannot take the request. */
+static void
+test_request_too_big(void **state)
+{
+	struct drv d;
+	struct window_seg g;
+	struct window_result r;
+
+	(void)state;
+	start(&d, 7);
+	memset(&g, 0, sizeof(g));
+	g.seq = IRS;
+	g.ack = ISN + 1;
+	g.flags = F_SYN | F_ACK;
+	g.window = 10;
+	g.mss = 1460;
+	window_input(d.w, &g, d.now + MS);
+	drain(&d);
+	assert_true(window_done(d.w));
+	assert_int_equal(d.nact, 2);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_ACK);
+	assert_int_equal(d.act[1].kind, WINDOW_ACT_RST);
+	assert_int_equal(d.act[1].seq, ISN + 1);
+	window_result(d.w, &r);
+	assert_int_equal(r.end, WINDOW_END_REFUSED);
+	assert_true(r.inconclusive);
+	window_free(d.w);
+}
+
+/* Out of order is not a retransmission; a duplicate is, and ends the
+ * round at once; a resend from before our last ACK draws that ACK again. */
+static void
+test_reorder_and_duplicates(void **state)
+{
+	struct drv d;
+
+	(void)state;
+	established(&d, 0);
+	data(&d, 1448, 1448, MS);
+	data(&d, 0, 1448, 0);
+	assert_int_equal(d.nact, 0);
+	data(&d, 2896, 1448, 0);
+	data(&d, 1448, 1448, 5 * MS);		/* a tail-loss probe's resend */
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_ACK);
+	assert_int_equal(d.act[0].ack, IRS + 1 + 3 * 1448);
+	data(&d, 0, 1448, 300 * MS);		/* RTO resend: our ACK was lost */
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].ack, IRS + 1 + 3 * 1448);
+	{
+		int acks = 0;
+
+		for (int i = 0; i < 10; i++) {
+			data(&d, 0, 1448, MS);	/* but not forever */
+			acks += d.nact;
+		}
+		assert_int_equal(acks, 3);	/* 4 a round, one used above */
+	}
+	window_free(d.w);
+}
+
+/* More holes than the range list holds: nothing breaks; a fill of a
+ * joined-over hole may pass for a resend and end the round early, but no
+ * byte is counted twice: the flights add up to the highest end. */
+static void
+test_many_holes(void **state)
+{
+	struct drv d;
+	struct window_result r;
+
+	(void)state;
+	established(&d, 0);
+	for (uint32_t i = 0; i < 40; i++)
+		data(&d, 20 * i, 10, 0);
+	assert_int_equal(d.nact, 0);
+	for (uint32_t i = 40; i-- > 0;)
+		data(&d, 20 * i + 10, 10, 0);
+	data(&d, 790, 100, 0);
+	timer(&d, window_next_wake(d.w));
+	window_result(d.w, &r);
+	assert_in_range(r.rounds, 1, 2);
+	assert_int_equal(r.total_bytes, 890);
+	assert_int_equal(r.flight[0] + (r.rounds == 2 ? r.flight[1] : 0), 890);
+	window_free(d.w);
+}
+
+/* A FIN ends the round, not one beyond any window; the server's RST at
+ * its snd_nxt ends the test without a RST of ours. */
+static void
+test_fin_and_rst(void **state)
+{
+	struct drv d;
+	struct window_result r;
+
+	(void)state;
+	established(&d, 7);
+	data(&d, 0, 64, MS);
+	input(&d, IRS + 1 + 0x20000000u, ISN + 1 + REQ_LEN, F_ACK | F_FIN, 0, MS);
+	assert_int_equal(d.nact, 0);
+	input(&d, IRS + 1 + 64, ISN + 1 + REQ_LEN, F_ACK | F_FIN, 0, MS);
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_RST);
+	window_result(d.w, &r);
+	assert_int_equal(r.end, WINDOW_END_FIN);
+	assert_true(r.inconclusive);		/* 64 bytes = W: nothing excluded */
+	assert_int_equal(r.scale_effective_min, -1);
+	window_free(d.w);
+
+	established(&d, 7);
+	data(&d, 0, 64, MS);
+	timer(&d, window_next_wake(d.w));
+	data(&d, 64, 64, MS);
+	input(&d, IRS + 1 + 128, 0, F_RST, 0, MS);
+	assert_true(window_done(d.w));
+	assert_int_equal(d.nact, 0);
+	window_result(d.w, &r);
+	assert_int_equal(r.end, WINDOW_END_RST);
+	window_free(d.w);
+}
+
+/* TSecr echoes the newest TSval, across the wrap, not an older one. */
+static void
+test_ts_echo(void **state)
+{
+	struct drv d;
+	struct window_seg g;
+
+	(void)state;
+	start(&d, 7);
+	memset(&g, 0, sizeof(g));
+	g.seq = IRS;
+	g.ack = ISN + 1;
+	g.flags = F_SYN | F_ACK;
+	g.window = 65160;
+	g.mss = 1460;
+	g.ts = true;
+	g.tsval = 0xffffff00u;
+	window_input(d.w, &g, d.now);
+	drain(&d);
+	assert_int_equal(d.act[0].tsecr, 0xffffff00u);
+	g.flags = F_ACK;
+	g.seq = IRS + 1;
+	g.ack = ISN + 1 + REQ_LEN;
+	g.payload_len = 32;
+	g.tsval = 0xfffffff0u;
+	window_input(d.w, &g, d.now);
+	g.seq += 32;
+	g.tsval = 0x10;			/* later, across the wrap */
+	window_input(d.w, &g, d.now);
+	g.seq += 32;
+	g.tsval = 0xffffff80u;		/* older */
+	window_input(d.w, &g, d.now);
+	drain(&d);
+	timer(&d, window_next_wake(d.w));
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].tsecr, 0x10);
+	window_free(d.w);
+}
+
+static void
+test_start_refuses(void **state)
+{
+	struct window_config c;
+	static uint8_t big[WINDOW_REQUEST_MAX + 1];
+
+	(void)state;
+	window_config_defaults(&c, 7);
+	c.request = big;
+	c.request_len = sizeof(big);
+	assert_null(window_start(&c, ISN, T0));
+	c.request = NULL;
+	c.request_len = 10;
+	assert_null(window_start(&c, ISN, T0));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_choose_w),
+		cmocka_unit_test(test_handshake_actions),
+		cmocka_unit_test(test_synack_checks),
+		cmocka_unit_test(test_junk_ignored),
+		cmocka_unit_test(test_huge_length),
+		cmocka_unit_test(test_after_done),
+		cmocka_unit_test(test_time_backwards),
+		cmocka_unit_test(test_dup_synack),
+		cmocka_unit_test(test_request_resent),
+		cmocka_unit_test(test_request_too_big),
+		cmocka_unit_test(test_reorder_and_duplicates),
+		cmocka_unit_test(test_many_holes),
+		cmocka_unit_test(test_fin_and_rst),
+		cmocka_unit_test(test_ts_echo),
+		cmocka_unit_test(test_start_refuses),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
