@@ -1,17 +1,9 @@
 /*
- * window.c -- the window test's state machine (window.h): handshake,
- * request, rounds of acknowledgements with a fixed window field W, and the
- * rules that turn the flights seen into a shift.  Pure: the engine sends,
- * captures and keeps time.
- *
- * THE RULES, AND WHY
- *
- * W.  W = max(1, 8192 >> s') with s' = min(s, 14).  If the server applies
- *   shift k to our window fields, it may have W<<k bytes beyond our last
- *   ACK.  W<<s <= 8192 stays below Linux's initial window (10 segments,
- *   14,480 bytes), so the first flight is not capped by the congestion
- *   window when the server applies s or less; and every k in 0..14 gives a
- *   different W<<k.  s' = 14 gives W = 1, 16,384 bytes.
+ * window.c -- the window test's connection (window.h): handshake, request,
+ * rounds of acknowledgements with a fixed window field W, the flight of
+ * each round measured, and the end.  Which shift the flights prove is
+ * window_judge.c's business.  Pure: the engine sends, captures and keeps
+ * time.
  *
  * Flights.  Round 0 starts with the request, round i with the ACK that
  *   acknowledges everything received so far (same W).  The flight of a
@@ -19,7 +11,7 @@
  *   highest end - (server ISN + 1)).  It is never a sum of segment lengths:
  *   tail-loss probes and RTOs resend, and a GRO'd capture glues segments.
  *   Whatever limited the sender, F <= its send window, so every flight
- *   proves W<<k >= F: the lower bound below needs nothing else.
+ *   proves W<<k >= F (window_judge.c takes it from there).
  *
  * A round ends when no new data came for max(3 RTT, 50 ms) (RTT: our SYN
  *   to its SYN-ACK), at once when a segment resends only data this round
@@ -32,52 +24,6 @@
  *   timer, 200 ms or more after our ACK.  Data resent from before our
  *   last ACK means the ACK was lost: it is sent again (a few per round).
  *
- * Window-limited flights.  Linux sends whole segments only: the segment
- *   that would cross the window's edge waits.  So a window-limited flight
- *   is not W<<k but W<<k minus less than one segment, and where the
- *   segments fall changes from round to round (a small header segment
- *   first, Nagle at the edge).  F is consistent with k when
- *       W<<k >= F  and  W<<k - F < m,
- *   m being the round's largest segment (capped by our MSS and by F).  At
- *   most one k fits: k1 < k2 both fitting would need W<<k2 < F + m <= 2F
- *   <= 2 W<<k1 <= W<<k2.  (Linux bounds its segments to half the largest
- *   window seen once that exceeds 536 bytes, so small windows still hold
- *   whole segments.)
- *
- * Exact.  scale_effective = k when two consecutive rounds are consistent
- *   with the same k, neither of them cut, the round after them brought
- *   new data (so no FIN ended the second), and no flight of the test exceeded W<<k.  Data after
- *   a round proves that round was not data-limited (the sender had more,
- *   and held it back); without the third round a congestion-limited round
- *   followed by the answer's last bytes passes for a plateau (initial
- *   window 1, a 2-segment answer: 1,448 and 1,448 bytes, both within a
- *   segment of 64<<5).  A congestion window that was the limit grows
- *   between rounds instead (slow start doubles it, congestion avoidance
- *   adds a segment: two flights a segment apart never fit one interval
- *   narrower than a segment).  A single round below the initial window is
- *   not taken as proof: initial windows of 1..4 segments exist (RFC 3390,
- *   older stacks), and 2 x 1,448 bytes is consistent with W<<6 at s = 7.
- *   Also exact: a flight above W<<13 allows only k = 14 (no shift beyond
- *   14 exists), e.g. more than 8,192 bytes at W = 1; the test goes on for
- *   one more round when it can, so that a sender ignoring our window
- *   shows itself by overrunning W<<14 (a flight that doubles from below
- *   W<<13 stays within W<<14 once, never twice).
- *
- * Lower bound.  Otherwise scale_effective_min = the smallest k with
- *   W<<k >= the largest flight: a short answer sent whole (a TLS server's
- *   first flight, then it waits) gives a bound at or below the shift the
- *   server really applies, so it never contradicts the scale sent.
- *
- * Inconclusive.  When the bound is 0 (the largest flight is at most W, the
- *   smaller of the windows being told apart), nothing is excluded: no
- *   shift is reported at all.  Likewise with no SYN-ACK, a RST before any
- *   answer, no answer, or data beyond W<<14 (the server ignores our window:
- *   nothing it does then says anything about the shift).
- *
- * Known blind spot: an application that writes exactly W<<k bytes per
- *   ACK-round on its own, or a congestion window that stays within one
- *   segment of W<<k for two rounds, looks window-limited.
- *
  * Hostile input.  Sequence numbers are offsets from the server's ISN + 1
  *   in 32-bit arithmetic (wrap-around is free); data before it, beyond
  *   our ACK + W<<14 + 1 MiB, or with an ack outside what we sent is
@@ -85,12 +31,13 @@
  *   Rounds, bytes and time are capped; after the end, stragglers draw at
  *   most two more RSTs.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
 #include "window.h"
+#include "window_judge.h"
+#include "window_ranges.h"
 
 #define TCP_FIN 0x01
 #define TCP_SYN 0x02
@@ -107,18 +54,11 @@
 #define WINDOW_REQUEST_SEGS 16		/* a request goes in at most this many */
 #define WINDOW_RTT_MAX MS(3000)		/* beyond this an RTT is no RTT */
 #define WINDOW_QLEN 32			/* actions not yet taken */
-#define WINDOW_NIV 16			/* received ranges kept per round */
 #define WINDOW_DUP_SYNACKS 3
 #define WINDOW_STRAGGLER_RSTS 2
 #define WINDOW_DUPACKS 4		/* per round */
 
 enum wstate { ST_SYN, ST_OPEN, ST_DONE };
-
-struct wround {
-	uint32_t flight;
-	uint32_t m;			/* largest segment, capped */
-	bool eligible;			/* may be half of a plateau */
-};
 
 struct window {
 	struct window_config cfg;
@@ -145,38 +85,22 @@ struct window {
 	/* the answer: offsets from the server's ISN + 1 */
 	uint64_t highest;		/* highest end received */
 	uint64_t acked;			/* what our last ACK acknowledged */
-	uint64_t fmax;			/* largest flight */
-	int big_round;			/* first round above W<<13; -1 none */
 	uint64_t round_at, last_new_at;
 	uint32_t round_m;
 	bool round_retrans, round_cut;
 	int dupacks_left;		/* re-ACKs allowed this round */
-	bool fin, rst_in, overrun;
-	uint32_t iv_lo[WINDOW_NIV], iv_hi[WINDOW_NIV];	/* received this round */
-	int niv;
-	struct wround r[WINDOW_MAX_ROUNDS];
-	int nrounds;
+	bool fin, rst_in;
+	struct window_ranges got;	/* received this round */
+	struct wj_flights fl;		/* the rounds so far */
 
 	/* the outcome */
 	enum window_end end;
-	int exact;			/* -1 none */
-	uint32_t exact_flight;
 	int rst_left;
 	uint32_t ignored, retrans;
-	char reason[160];
 
 	struct window_act q[WINDOW_QLEN];
 	int qhead, qlen;
 };
-
-uint16_t
-window_choose_w(int s)
-{
-	int sp = s < 0 ? 0 : s > WINDOW_MAX_SCALE ? WINDOW_MAX_SCALE : s;
-	unsigned w = WINDOW_BASE_BYTES >> sp;
-
-	return (uint16_t)(w < 1 ? 1 : w);
-}
 
 void
 window_config_defaults(struct window_config *c, int scale)
@@ -221,29 +145,6 @@ static uint64_t
 wnd(const struct window *w, int k)
 {
 	return (uint64_t)w->w << k;
-}
-
-/* The smallest k whose window holds f; 15 when none does. */
-static int
-window_min_shift(const struct window *w, uint64_t f)
-{
-	int k = 0;
-
-	while (k <= WINDOW_MAX_SCALE && wnd(w, k) < f)
-		k++;
-	return k;
-}
-
-/* The k this flight is window-limited by, if any (unique, see above). */
-static int
-window_consistent(const struct window *w, const struct wround *r)
-{
-	if (!r->eligible || r->flight == 0)
-		return -1;
-	for (int k = 0; k <= WINDOW_MAX_SCALE; k++)
-		if (wnd(w, k) >= r->flight && wnd(w, k) - r->flight < r->m)
-			return k;
-	return -1;
 }
 
 /* --- actions --------------------------------------------------------------- */
@@ -375,8 +276,7 @@ window_start(const struct window_config *cfg, uint32_t isn, uint64_t now)
 	w->w = window_choose_w(cfg->scale_sent);
 	w->isn = isn;
 	w->now = w->t0 = w->syn_at = now;
-	w->exact = -1;
-	w->big_round = -1;
+	wj_init(&w->fl, w->w);
 	w->rst_left = WINDOW_STRAGGLER_RSTS;
 	w->syns = 1;
 	window_push(w, WINDOW_ACT_SYN, isn, TCP_SYN, NULL, 0);
@@ -412,7 +312,7 @@ static void
 window_next_round(struct window *w)
 {
 	w->acked = w->highest;
-	w->niv = 0;
+	window_ranges_clear(&w->got);
 	w->round_m = 0;
 	w->round_retrans = w->round_cut = false;
 	w->dupacks_left = WINDOW_DUPACKS;
@@ -425,127 +325,32 @@ window_next_round(struct window *w)
 static void
 window_round_end(struct window *w, enum window_end forced)
 {
-	struct wround *r = &w->r[w->nrounds];
 	uint64_t f = w->highest - w->acked;
+	bool known;
 
-	r->flight = (uint32_t)f;
-	r->m = (uint32_t)min64(w->round_m, f);
-	r->eligible = f > 0 && !w->round_cut && !w->rst_in &&
-	    forced == WINDOW_END_NONE && w->highest < w->cfg.max_bytes;
-	w->nrounds++;
-	w->fmax = max64(w->fmax, f);
-
-	if (w->overrun) {
+	known = wj_round(&w->fl, (uint32_t)f, w->round_m, !w->round_cut &&
+	    !w->rst_in && forced == WINDOW_END_NONE && w->highest < w->cfg.max_bytes);
+	if (w->fl.overrun)
 		window_finish(w, WINDOW_END_OVERRUN);
-		return;
-	}
-	if (w->big_round < 0 && f > wnd(w, WINDOW_MAX_SCALE - 1))
-		w->big_round = w->nrounds - 1;
-	if (w->big_round >= 0 && w->big_round < w->nrounds - 1) {
-		/* a round after it stayed within W<<14: window_result says 14 */
+	else if (known)
 		window_finish(w, WINDOW_END_EXACT);
-		return;
-	}
-	if (w->nrounds >= 3 && f > 0) {
-		const struct wround *a = &w->r[w->nrounds - 3], *b = &w->r[w->nrounds - 2];
-		int k1 = window_consistent(w, a);
-		int k2 = window_consistent(w, b);
-
-		if (k1 >= 0 && k1 == k2 && window_min_shift(w, w->fmax) <= k1) {
-			w->exact = k1;
-			w->exact_flight = b->flight;
-			window_finish(w, WINDOW_END_EXACT);
-			return;
-		}
-	}
-	if (forced != WINDOW_END_NONE)
+	else if (forced != WINDOW_END_NONE)
 		window_finish(w, forced);
 	else if (w->rst_in)
 		window_finish(w, WINDOW_END_RST);
 	else if (w->fin)
 		window_finish(w, WINDOW_END_FIN);
 	else if (f == 0)
-		window_finish(w, w->nrounds == 1 ? WINDOW_END_NO_DATA : WINDOW_END_DATA);
+		window_finish(w, w->fl.n == 1 ? WINDOW_END_NO_DATA : WINDOW_END_DATA);
 	else if (w->highest >= w->cfg.max_bytes)
 		window_finish(w, WINDOW_END_MAX_BYTES);
-	else if (w->nrounds >= w->cfg.max_rounds)
+	else if (w->fl.n >= w->cfg.max_rounds)
 		window_finish(w, WINDOW_END_MAX_ROUNDS);
 	else
 		window_next_round(w);
 }
 
 /* --- what arrives ---------------------------------------------------------- */
-
-/* Joins the two neighbouring ranges with the smallest gap (kept sorted,
- * so neighbours in the array are neighbours on the sequence line). */
-static void
-window_iv_join_closest(struct window *w)
-{
-	uint32_t gap = UINT32_MAX;
-	int best = 0;
-
-	for (int i = 0; i + 1 < w->niv; i++) {
-		if (w->iv_lo[i + 1] - w->iv_hi[i] < gap) {
-			gap = w->iv_lo[i + 1] - w->iv_hi[i];
-			best = i;
-		}
-	}
-	w->iv_hi[best] = w->iv_hi[best + 1];
-	for (int i = best + 1; i + 1 < w->niv; i++) {
-		w->iv_lo[i] = w->iv_lo[i + 1];
-		w->iv_hi[i] = w->iv_hi[i + 1];
-	}
-	w->niv--;
-}
-
-/* Adds [lo, hi) to the ranges received this round; returns the bytes that
- * were not there yet.  When the list is full the closest two ranges are
- * joined: the gap between them then counts as received, so at worst a
- * resend that fills it is taken for a retransmission (a round ends early;
- * it never grows a flight). */
-static uint64_t
-window_iv_add(struct window *w, uint32_t lo, uint32_t hi)
-{
-	uint64_t covered = 0, len = hi - lo;
-	int i, j;
-
-	for (i = 0; i < w->niv; i++) {
-		uint32_t a = w->iv_lo[i] > lo ? w->iv_lo[i] : lo;
-		uint32_t b = w->iv_hi[i] < hi ? w->iv_hi[i] : hi;
-
-		if (b > a)
-			covered += b - a;
-	}
-	for (;;) {
-		/* merge everything touching [lo, hi) into it */
-		for (i = j = 0; i < w->niv; i++) {
-			if (w->iv_hi[i] < lo || w->iv_lo[i] > hi) {
-				w->iv_lo[j] = w->iv_lo[i];
-				w->iv_hi[j] = w->iv_hi[i];
-				j++;
-				continue;
-			}
-			if (w->iv_lo[i] < lo)
-				lo = w->iv_lo[i];
-			if (w->iv_hi[i] > hi)
-				hi = w->iv_hi[i];
-		}
-		w->niv = j;
-		if (w->niv < WINDOW_NIV)
-			break;
-		window_iv_join_closest(w);
-		/* the joined range may now cover [lo, hi): merge again */
-	}
-	for (i = w->niv; i > 0 && w->iv_lo[i - 1] > lo; i--) {
-		w->iv_lo[i] = w->iv_lo[i - 1];
-		w->iv_hi[i] = w->iv_hi[i - 1];
-	}
-	w->iv_lo[i] = lo;
-	w->iv_hi[i] = hi;
-	w->niv++;
-	/* ranges are disjoint, so covered <= len; kept as a guard */
-	return len > covered ? len - covered : 0;
-}
 
 static void
 window_on_synack(struct window *w, const struct window_seg *s)
@@ -604,7 +409,7 @@ window_on_data(struct window *w, uint64_t start, uint64_t len)
 		return;
 	}
 	if (end > edge)
-		w->overrun = true;	/* a sender that ignores our window */
+		w->fl.overrun = true;	/* a sender that ignores our window */
 	lo = max64(start, w->acked);
 	hi = min64(end, limit);
 	if (hi <= lo) {
@@ -618,7 +423,7 @@ window_on_data(struct window *w, uint64_t start, uint64_t len)
 		}
 		return;
 	}
-	fresh = window_iv_add(w, (uint32_t)lo, (uint32_t)hi);
+	fresh = window_ranges_add(&w->got, (uint32_t)lo, (uint32_t)hi);
 	if (fresh == 0) {
 		w->retrans++;
 		if (w->highest > w->acked)
@@ -729,7 +534,7 @@ window_round_due(const struct window *w)
 
 	if (w->highest > w->acked)
 		t = add_sat(w->last_new_at, window_quiet(w));
-	else if (w->nrounds == 0)
+	else if (w->fl.n == 0)
 		t = add_sat(w->round_at, max64(w->cfg.first_data_ns, 4 * w->rtt));
 	else
 		t = add_sat(w->round_at, window_end_wait(w));
@@ -802,88 +607,20 @@ window_on_timer(struct window *w, uint64_t now)
 
 /* --- the result --------------------------------------------------------- */
 
-const char *
-window_end_name(enum window_end e)
-{
-	static const char *names[] = {
-		"running", "plateau", "answer over", "FIN", "RST", "round limit",
-		"byte limit", "time limit", "no SYN-ACK", "no answer",
-		"data beyond any window", "request does not fit",
-	};
-
-	if ((unsigned)e >= sizeof(names) / sizeof(names[0]))
-		return "?";
-	return names[e];
-}
-
 void
 window_result(const struct window *w, struct window_result *res)
 {
-	int kmin = window_min_shift(w, w->fmax);
-
 	memset(res, 0, sizeof(*res));
 	res->scale_sent = w->cfg.scale_sent;
 	res->w = w->w;
 	res->end = w->end;
 	res->synack = w->established;
 	res->total_bytes = (uint32_t)w->highest;
-	res->rounds = w->nrounds;
-	for (int i = 0; i < w->nrounds; i++)
-		res->flight[i] = w->r[i].flight;
+	res->rounds = w->fl.n;
+	for (int i = 0; i < w->fl.n; i++)
+		res->flight[i] = w->fl.r[i].flight;
 	res->rtt_us = (uint32_t)(w->rtt / 1000u);
 	res->ignored = w->ignored;
 	res->retransmissions = w->retrans;
-	res->scale_effective = -1;
-	res->scale_effective_min = -1;
-	res->flight_bytes = w->nrounds > 0 && w->fmax > 0 ? (int64_t)w->fmax : -1;
-
-	if (w->exact < 0 && w->st == ST_DONE && !w->overrun && kmin == WINDOW_MAX_SCALE) {
-		res->scale_effective = res->scale_effective_min = WINDOW_MAX_SCALE;
-		res->flight_bytes = (int64_t)w->fmax;
-		snprintf(res->reason, sizeof(res->reason),
-		    "a flight of %llu bytes exceeds W<<13 = %llu: only shift 14 "
-		    "allows it", (unsigned long long)w->fmax,
-		    (unsigned long long)wnd(w, 13));
-		return;
-	}
-	if (w->exact >= 0) {
-		res->scale_effective = res->scale_effective_min = w->exact;
-		res->flight_bytes = w->exact_flight;
-		snprintf(res->reason, sizeof(res->reason),
-		    "the flight plateaus at %u bytes, window-limited by "
-		    "W<<%d = %llu: the server applies shift %d",
-		    w->exact_flight, w->exact,
-		    (unsigned long long)wnd(w, w->exact), w->exact);
-		return;
-	}
-	res->inconclusive = true;
-	if (w->st != ST_DONE) {
-		snprintf(res->reason, sizeof(res->reason), "the window test is still running");
-	} else if (!w->established) {
-		snprintf(res->reason, sizeof(res->reason), "%s",
-		    w->end == WINDOW_END_RST ? "the server refused the connection (RST)" :
-		    "no SYN-ACK to the window test's SYN");
-	} else if (w->end == WINDOW_END_OVERRUN) {
-		snprintf(res->reason, sizeof(res->reason),
-		    "the server sent beyond W<<14 = %llu bytes: it ignores our window",
-		    (unsigned long long)wnd(w, WINDOW_MAX_SCALE));
-	} else if (w->end == WINDOW_END_REFUSED) {
-		snprintf(res->reason, sizeof(res->reason),
-		    "the request is larger than the server's first window");
-	} else if (w->fmax == 0) {
-		snprintf(res->reason, sizeof(res->reason), "no answer to the request (%s)",
-		    window_end_name(w->end));
-	} else if (kmin == 0) {
-		snprintf(res->reason, sizeof(res->reason),
-		    "the largest flight, %llu bytes, never exceeded W = %u: no shift "
-		    "can be excluded (%s)", (unsigned long long)w->fmax, w->w,
-		    window_end_name(w->end));
-	} else {
-		res->inconclusive = false;
-		res->scale_effective_min = kmin;
-		snprintf(res->reason, sizeof(res->reason),
-		    "the largest flight, %llu bytes, needs shift %d or more; the "
-		    "flights did not plateau (%s)", (unsigned long long)w->fmax, kmin,
-		    window_end_name(w->end));
-	}
+	wj_result(&w->fl, w->st == ST_DONE, w->established, w->end, res);
 }

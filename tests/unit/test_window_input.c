@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "window.h"
+#include "window_ranges.h"
 
 #define MS 1000000ull
 #define T0 (5000 * MS)
@@ -535,6 +536,59 @@ test_ts_echo(void **state)
 	window_free(d.w);
 }
 
+/* The range set on its own: fresh bytes counted once, neighbours and
+ * overlaps merged, kept sorted and disjoint; a full list joins its
+ * closest pair, whose gap then counts as received. */
+static void
+check_sorted(const struct window_ranges *r)
+{
+	for (int i = 0; i < r->n; i++) {
+		assert_true(r->lo[i] < r->hi[i]);
+		if (i > 0)
+			assert_true(r->hi[i - 1] < r->lo[i]);
+	}
+}
+
+static void
+test_ranges(void **state)
+{
+	struct window_ranges r;
+
+	(void)state;
+	window_ranges_clear(&r);
+	assert_int_equal(window_ranges_add(&r, 0, 10), 10);
+	assert_int_equal(window_ranges_add(&r, 5, 15), 5);
+	assert_int_equal(window_ranges_add(&r, 0, 15), 0);
+	assert_int_equal(window_ranges_add(&r, 15, 20), 5);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(window_ranges_add(&r, 30, 40), 10);
+	assert_int_equal(window_ranges_add(&r, 25, 28), 3);
+	assert_int_equal(r.n, 3);
+	check_sorted(&r);
+	assert_int_equal(window_ranges_add(&r, 18, 32), 7);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.lo[0], 0);
+	assert_int_equal(r.hi[0], 40);
+
+	window_ranges_clear(&r);
+	for (uint32_t i = 0; i < WINDOW_RANGES; i++)
+		assert_int_equal(window_ranges_add(&r, 100 * i + 50, 100 * i + 60), 10);
+	assert_int_equal(r.n, WINDOW_RANGES);
+	/* one more: the closest pair (all gaps 90: the first) is joined */
+	assert_int_equal(window_ranges_add(&r, 5000, 5010), 10);
+	assert_int_equal(r.n, WINDOW_RANGES);
+	check_sorted(&r);
+	assert_int_equal(r.lo[0], 50);
+	assert_int_equal(r.hi[0], 160);
+	assert_int_equal(window_ranges_add(&r, 60, 150), 0);	/* taken as seen */
+	assert_int_equal(window_ranges_add(&r, 160, 250), 90);
+	check_sorted(&r);
+	/* held: [50, 260) (the join, 160..250, and 250..260 touching it),
+	 * 13 more ranges of 10, and [5000, 5010) */
+	assert_int_equal(window_ranges_add(&r, 0, 6000), 6000 - (210 + 13 * 10 + 10));
+	assert_int_equal(r.n, 1);
+}
+
 static void
 test_start_refuses(void **state)
 {
@@ -570,6 +624,7 @@ main(void)
 		cmocka_unit_test(test_fin_and_rst),
 		cmocka_unit_test(test_ts_echo),
 		cmocka_unit_test(test_start_refuses),
+		cmocka_unit_test(test_ranges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
