@@ -20,6 +20,7 @@
 #include "output.h"
 #include "paths.h"
 #include "probe_run.h"
+#include "request.h"
 
 #define PROBE_DEFAULT_RATE	100
 #define PROBE_DEFAULT_TIMEOUT	2.0
@@ -39,6 +40,10 @@ struct probe_opts {
 	size_t max_inflight;
 	bool json;
 	enum engine_trace trace;
+	bool window_test;
+	const char *contact;
+	uint8_t *payload;
+	size_t payload_len;
 	struct addr source4, source6;
 	bool have_source4, have_source6;
 	const char *ifname;
@@ -54,7 +59,7 @@ struct probe_out {
 enum {
 	OPT_SCALES = 256, OPT_RATE, OPT_TIMEOUT, OPT_RETRIES, OPT_ALLOW,
 	OPT_ALLOW_LARGE, OPT_SOURCE, OPT_INTERFACE, OPT_VANTAGE, OPT_JSON,
-	OPT_MAX_INFLIGHT, OPT_TRACE,
+	OPT_MAX_INFLIGHT, OPT_TRACE, OPT_WINDOW, OPT_NO_WINDOW, OPT_PAYLOAD, OPT_CONTACT,
 };
 
 static const struct option longopts[] = {
@@ -69,6 +74,10 @@ static const struct option longopts[] = {
 	{ "vantage",	required_argument, NULL, OPT_VANTAGE },
 	{ "json",	no_argument,	   NULL, OPT_JSON },
 	{ "trace",	required_argument, NULL, OPT_TRACE },
+	{ "window-test", no_argument,	   NULL, OPT_WINDOW },
+	{ "no-window-test", no_argument,   NULL, OPT_NO_WINDOW },
+	{ "payload",	required_argument, NULL, OPT_PAYLOAD },
+	{ "contact",	required_argument, NULL, OPT_CONTACT },
 	{ "max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT },
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "help",	no_argument,	   NULL, 'h' },
@@ -93,6 +102,11 @@ probe_usage(FILE *f)
 	    "  --vantage NAME      vantage point name in the results (default host name)\n"
 	    "  --trace MODE        auto (default), always or never: follow each SYN\n"
 	    "                      hop by hop (TTL 1..30) and compare router quotes\n"
+	    "  --[no-]window-test  complete a handshake per scale and measure which shift\n"
+	    "                      the server applied (default on: HTTP GET on 80, TLS\n"
+	    "                      ClientHello on 443, --payload FILE elsewhere)\n"
+	    "  --payload FILE      the window test's request on any port\n"
+	    "  --contact URL       named in the window test's request, for operators\n"
 	    "  --json              one JSON object per path (NDJSON)\n"
 	    "  -v, --verbose       counters and peak memory on stderr at the end\n"
 	    "exit: 0 clean, 1 path problem found, 2 error or nothing probed, 3 some path not measured\n");
@@ -228,6 +242,30 @@ probe_options(int argc, char **argv, struct probe_opts *o)
 		case OPT_JSON:
 			o->json = true;
 			break;
+		case OPT_WINDOW:
+			o->window_test = true;
+			break;
+		case OPT_NO_WINDOW:
+			o->window_test = false;
+			break;
+		case OPT_CONTACT:
+			o->contact = optarg;
+			break;
+		case OPT_PAYLOAD: {
+			char err[256];
+			long n;
+
+			free(o->payload);
+			o->payload = xmalloc(REQUEST_PAYLOAD_MAX);
+			n = request_payload_file(optarg, o->payload, REQUEST_PAYLOAD_MAX,
+			    err, sizeof(err));
+			if (n < 0) {
+				log_warnx("--payload: %s", err);
+				return -1;
+			}
+			o->payload_len = (size_t)n;
+			break;
+		}
 		case OPT_TRACE:
 			if (strcmp(optarg, "auto") == 0)
 				o->trace = ENGINE_TRACE_AUTO;
@@ -305,6 +343,7 @@ probe_summary(const struct probe_run_stats *st, size_t npaths)
 	log_info("%zu paths: %llu SYNs sent (%llu retries), %llu SYN-ACKs, %llu RSTs, "
 	    "%llu ICMP errors matched; %llu rejected, %llu late; %llu RSTs sent; "
 	    "trace: %llu paths, %llu SYNs, %llu hops quoted, %llu reached the destination; "
+	    "window test: %llu paths, %llu segments sent; "
 	    "capture: %llu packets, %llu dropped; peak RSS %.1f MiB",
 	    npaths, (unsigned long long)st->n.syns_sent,
 	    (unsigned long long)st->n.retries_sent, (unsigned long long)st->n.synacks,
@@ -313,6 +352,7 @@ probe_summary(const struct probe_run_stats *st, size_t npaths)
 	    (unsigned long long)st->n.rsts_sent,
 	    (unsigned long long)st->n.paths_traced, (unsigned long long)st->n.trace_sent,
 	    (unsigned long long)st->n.trace_hops, (unsigned long long)st->n.trace_dest,
+	    (unsigned long long)st->n.paths_windowed, (unsigned long long)st->n.window_sent,
 	    (unsigned long long)st->captured,
 	    (unsigned long long)st->capture_drops, ru.ru_maxrss / 1024.0);
 }
@@ -339,6 +379,7 @@ cmd_probe(int argc, char **argv)
 	o.timeout = PROBE_DEFAULT_TIMEOUT;
 	o.retries = PROBE_DEFAULT_RETRIES;
 	o.trace = ENGINE_TRACE_AUTO;
+	o.window_test = true;
 	if (gethostname(o.vantage, sizeof(o.vantage)) != 0)
 		snprintf(o.vantage, sizeof(o.vantage), "unknown");
 
@@ -388,6 +429,10 @@ cmd_probe(int argc, char **argv)
 	rc.retries = o.retries;
 	rc.max_inflight = o.max_inflight;
 	rc.trace = o.trace;
+	rc.window_test = o.window_test;
+	rc.contact = o.contact;
+	rc.payload = o.payload;
+	rc.payload_len = o.payload_len;
 	rc.progress = isatty(STDERR_FILENO) && paths.n > 1;
 	rc.on_result = probe_result;
 	rc.arg = &out;
@@ -409,6 +454,7 @@ cmd_probe(int argc, char **argv)
 done:
 	targets_free(&o.targets);
 	blocklist_free(o.bl);
+	free(o.payload);
 	return status;
 }
 

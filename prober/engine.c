@@ -124,9 +124,10 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 }
 
 static void
-slot_free(struct slot *s)
+slot_free(struct engine *e, struct slot *s)
 {
 	trace_free(s->tr);
+	ewindow_free(s, e->cfg.nvariants);
 	free(s);
 }
 
@@ -139,7 +140,7 @@ engine_free(struct engine *e)
 		struct slot *s = e->buckets[i], *next;
 		for (; s != NULL; s = next) {
 			next = s->hnext;
-			slot_free(s);
+			slot_free(e, s);
 		}
 	}
 	free(e->buckets);
@@ -191,13 +192,16 @@ engine_path_finish(struct engine *e, struct slot *s)
 	if (s->tr != NULL)
 		for (int v = 0; v < e->cfg.nvariants; v++)
 			r->trace[v] = trace_result(s->tr, v);
+	if (s->wobs != NULL)
+		for (int v = 1; v < e->cfg.nvariants; v++)
+			r->window[v - 1] = s->wobs[v];
 
 	slot_list_remove(s);
 	path_unlink(e, s);
 	e->inflight--;
 	e->n.paths_done++;
 	e->ops.done(e->ops.arg, r);
-	slot_free(s);
+	slot_free(e, s);
 }
 
 /* Takes the next path from the caller into a new slot on the send queue. */
@@ -284,6 +288,16 @@ send_variant(struct engine *e, struct slot *s, int v, uint64_t now)
 static void
 handshake_done(struct engine *e, struct slot *s, uint64_t now)
 {
+	if (ewindow_wanted(e, s)) {
+		ewindow_begin(e, s, now);
+		return;
+	}
+	engine_stage_after_window(e, s, now);
+}
+
+void
+engine_stage_after_window(struct engine *e, struct slot *s, uint64_t now)
+{
 	if (!etrace_wanted(e, s)) {
 		engine_path_finish(e, s);
 		return;
@@ -353,6 +367,8 @@ engine_run(struct engine *e, uint64_t now)
 
 	/* handshakes already started first, then traces, then new paths */
 	sent |= send_handshakes(e, now);
+	if (e->windowing.head != NULL)
+		sent |= ewindow_run(e, now);
 	if (e->tracing.head != NULL)
 		sent |= etrace_run(e, now);
 	while (e->sendq.head == NULL && path_admit(e))
@@ -366,6 +382,7 @@ engine_run(struct engine *e, uint64_t now)
 	if (e->waitq.head != NULL)
 		next = e->waitq.head->deadline;
 	next = etrace_wake(e, now, next);
+	next = ewindow_wake(e, next);
 	if (e->sendq.head != NULL ||
 	    (!e->no_more_paths && e->inflight < e->cfg.max_inflight)) {
 		uint64_t t = now + ratelimit_next(&e->rl, now);
@@ -443,6 +460,8 @@ engine_ttl_valid(const struct engine *e, int ttl)
 {
 	if (ttl == 0)
 		return true;
+	if (ttl == COOKIE_TTL_MAX)
+		return e->cfg.window_test;
 	return e->cfg.trace != ENGINE_TRACE_NEVER && ttl >= 1 &&
 	    ttl <= e->cfg.trace_max_ttl;
 }
@@ -458,6 +477,19 @@ input_tcp(struct engine *e, const struct reply *r, uint64_t now)
 	if (v < 0) {
 		e->n.ignored++;
 		return;
+	}
+	/* a connection of the window test: its machine judges every segment
+	 * but a SYN-ACK, which must carry the test's TTL bits to be its own */
+	struct slot *ws = engine_path_find(e, &r->src, r->sport);
+	if (ws != NULL && ws->win != NULL && addr_equal(&ws->path.src, &r->dst) &&
+	    v < e->cfg.nvariants && ws->win[v] != NULL) {
+		bool synack = (r->flags & (REPLY_TCP_SYN | REPLY_TCP_ACK)) ==
+		    (REPLY_TCP_SYN | REPLY_TCP_ACK);
+		if (!synack || (cookie_check_synack(&e->key, &r->dst, &r->src, r->dport,
+		    r->sport, r->ack, &ttl) && ttl == COOKIE_TTL_MAX)) {
+			ewindow_input(e, ws, v, r, now);
+			return;
+		}
 	}
 	/* the reply travels the other way: our probe was (dst -> src) */
 	if ((r->flags & (REPLY_TCP_SYN | REPLY_TCP_ACK)) ==
@@ -484,6 +516,11 @@ input_tcp(struct engine *e, const struct reply *r, uint64_t now)
 
 	struct slot *s = engine_path_find(e, &r->src, r->sport);
 	if (s == NULL || !addr_equal(&s->path.src, &r->dst)) {
+		e->n.late++;
+		return;
+	}
+	if (ttl == COOKIE_TTL_MAX) {
+		/* a window test's, after the test is over */
 		e->n.late++;
 		return;
 	}
@@ -535,6 +572,8 @@ input_icmp(struct engine *e, const struct reply *r, uint64_t now)
 			return;
 		}
 		etrace_quote(e, s, v, ttl, r, now);
+		if (r->unreach)
+			trace_refused(s->tr, v, ttl);
 		return;
 	}
 	if (!r->unreach) {

@@ -17,6 +17,10 @@
  * variant again with TTL 1..trace_max_ttl, the TTL in the ISN's low bits,
  * router quotes compared with the bytes sent (quote.h).  At most
  * max_traces paths trace at once; the others wait their turn.
+ *
+ * Before the trace, the window test (window.h) may open a connection per
+ * scale variant to see which shift the server applied; the trace then
+ * runs only where it is still needed (--trace auto).
  */
 #ifndef SCALEPROBE_ENGINE_H
 #define SCALEPROBE_ENGINE_H
@@ -53,6 +57,8 @@ struct engine_config {
 	int trace_max_ttl;		/* 1..30 */
 	uint64_t trace_gap_ns;		/* between TTL levels of a sweep */
 	size_t max_traces;		/* paths tracing at once */
+	bool window_test;		/* run the window test (ops->request) */
+	size_t max_windows;		/* paths window-testing at once */
 };
 
 /* A path to probe, as the caller hands it over. */
@@ -61,6 +67,7 @@ struct engine_path {
 	struct addr dst, src;
 	uint16_t port;
 	struct timespec wall;		/* wall clock, for the result's time */
+	const char *host;		/* the name the target gave, or NULL */
 };
 
 struct engine_ops {
@@ -74,6 +81,10 @@ struct engine_ops {
 	/* The exact bytes of a SYN as sent (sender_render_syn), for the
 	 * trace to compare router quotes with; returns the length. */
 	size_t (*render_syn)(void *arg, const struct send_syn *syn, uint8_t *buf,
+	    size_t cap);
+	/* The window test's request for a path (HTTP GET, TLS ClientHello,
+	 * --payload): its length, 0 for no window test on this path. */
+	size_t (*request)(void *arg, const struct engine_path *p, uint8_t *buf,
 	    size_t cap);
 	/* Reads replies still pending in the capture before a probe is
 	 * declared unanswered; may call engine_input. */
@@ -89,6 +100,7 @@ struct engine_counters {
 	uint64_t syns_sent, retries_sent, rsts_sent, send_errors;
 	uint64_t synacks, rsts, icmp_errors;	/* matched to a path in flight */
 	uint64_t paths_traced, trace_sent, trace_hops, trace_dest;
+	uint64_t paths_windowed, window_sent;
 	uint64_t rejected;	/* failed validation: never sent by us */
 	uint64_t late;		/* valid, but the path was already finished */
 	uint64_t ignored;	/* not addressed to our ports at all */

@@ -34,6 +34,8 @@ struct slot {
 	struct slot_list *on;		/* which list, NULL for none */
 	struct slot *hnext;		/* hash chain */
 	struct trace *tr;		/* while tracing */
+	struct window **win;		/* window stage: a machine per variant */
+	struct window_obs *wobs;	/* its results, per variant */
 	uint32_t trace_tsval;		/* one TSval for every trace SYN */
 	uint64_t deadline;
 	uint64_t drops_at_start;
@@ -55,6 +57,8 @@ struct engine {
 	struct slot_list sendq, waitq;
 	struct slot_list tracing, trace_wait;
 	size_t ntracing;
+	struct slot_list windowing, window_wait;
+	size_t nwindowing;
 	bool no_more_paths;
 
 	struct engine_counters n;
@@ -74,6 +78,23 @@ void engine_make_syn(const struct engine *e, const struct slot *s, int v, int tt
     uint32_t tsval, struct send_syn *syn);
 /* TTL bits a reply may carry in this run. */
 bool engine_ttl_valid(const struct engine *e, int ttl);
+
+/* After the window stage (or none): the trace, or the result. */
+void engine_stage_after_window(struct engine *e, struct slot *s, uint64_t now);
+
+/* engine_window.c */
+bool ewindow_wanted(const struct engine *e, const struct slot *s);
+/* Starts the window tests of s, or queues it when max_windows run. */
+void ewindow_begin(struct engine *e, struct slot *s, uint64_t now);
+/* A segment from the server for variant v's test; false when s runs no
+ * test for v (the caller handles the segment).  s may be finished (and
+ * freed) on return. */
+bool ewindow_input(struct engine *e, struct slot *s, int v, const struct reply *r,
+    uint64_t now);
+/* Timers of running tests; finishes the paths whose tests are done. */
+bool ewindow_run(struct engine *e, uint64_t now);
+uint64_t ewindow_wake(const struct engine *e, uint64_t next);
+void ewindow_free(struct slot *s, int nvariants);
 
 /* engine_trace.c */
 bool etrace_wanted(const struct engine *e, const struct slot *s);

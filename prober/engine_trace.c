@@ -9,10 +9,27 @@
 #include "log.h"
 #include "quote.h"
 
-/* Whether a path whose handshake is done gets a trace.  auto: wherever
- * the handshake alone cannot tell (DESIGN.md: every path with a SYN-ACK
- * until the window test can vouch for one); never for a path nothing
- * answered, reset or refused: there is no option of ours to follow. */
+/* Whether a window test says variant v is clean: it ran, concluded, and
+ * the shift the server applied is the one sent (14 for anything above). */
+static bool
+window_vouches(const struct slot *s, int v, int scale)
+{
+	const struct window_obs *w = &s->wobs[v];
+	int sent = scale > 14 ? 14 : scale;
+
+	if (!w->ran || w->inconclusive)
+		return false;
+	if (w->scale_effective >= 0)
+		return w->scale_effective == sent;
+	return w->scale_effective_min >= 0 && w->scale_effective_min <= sent;
+}
+
+/* Whether a path gets a trace.  always: every path.  auto (DESIGN.md):
+ * never for a path nothing answered, reset or refused (there is no
+ * option of ours to follow); otherwise
+ * unless, for every scale, the handshake shows window scale and the
+ * window test ran and agrees; a problem, a disagreement or a window test
+ * that could not run or tell all call for the trace. */
 bool
 etrace_wanted(const struct engine *e, const struct slot *s)
 {
@@ -20,10 +37,21 @@ etrace_wanted(const struct engine *e, const struct slot *s)
 
 	if (e->cfg.trace == ENGINE_TRACE_NEVER || e->cfg.trace_max_ttl < 1)
 		return false;
+	if (e->cfg.trace == ENGINE_TRACE_ALWAYS)
+		return true;
 	for (int v = 0; v < e->cfg.nvariants; v++)
 		if (s->v[v].obs.reply == REPLY_SYNACK)
 			synack = true;
-	return synack;
+	if (!synack || s->wobs == NULL)
+		return synack;
+	for (int v = 1; v < e->cfg.nvariants; v++) {
+		const struct variant_obs *o = &s->v[v].obs;
+
+		if (o->reply != REPLY_SYNACK || o->sa.wscale < 0 ||
+		    !window_vouches(s, v, e->cfg.variant_scale[v]))
+			return true;
+	}
+	return false;
 }
 
 static void

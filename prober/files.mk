@@ -19,6 +19,7 @@ PURE_SRCS += prober/reply.c
 PURE_SRCS += prober/engine.c
 PURE_SRCS += prober/trace.c
 PURE_SRCS += prober/engine_trace.c
+PURE_SRCS += prober/engine_window.c
 PURE_SRCS += prober/window.c
 PURE_SRCS += prober/window_judge.c
 PURE_SRCS += prober/window_ranges.c

@@ -155,7 +155,74 @@ syn_dropped(struct infer_ctx *x)
 	    x->out->hop.last_clean_index == 0 ? "sent" : "last quoted");
 }
 
-/* R is a SYN-ACK: the quotes decide between the option rules. */
+/* What the window test (T) says of the shift the server applied, for a
+ * server that agreed to scale: nothing (not run, or could not tell), the
+ * shift sent (14 for anything above: RFC 7323), or another: *value the
+ * shift, *bound set when it is only a lower bound. */
+enum t_view { T_NONE, T_AGREES, T_DIFFERS };
+
+static enum t_view
+t_view(const struct infer_input *in, int want, int *value, bool *bound)
+{
+	const struct window_obs *t = in->t;
+	int sent = want > 14 ? 14 : want;
+
+	if (t == NULL || !t->ran || !t->synack || t->inconclusive)
+		return T_NONE;
+	if (t->scale_effective >= 0) {
+		*value = t->scale_effective;
+		*bound = false;
+		return t->scale_effective == sent ? T_AGREES : T_DIFFERS;
+	}
+	if (t->scale_effective_min < 0)
+		return T_NONE;
+	*value = t->scale_effective_min;
+	*bound = true;
+	/* a short answer only bounds the shift from below: it contradicts
+	 * the shift sent only when the bound lies above it */
+	return t->scale_effective_min > sent ? T_DIFFERS : T_AGREES;
+}
+
+/* D for a change only the window test saw: the trace's destination, or
+ * the distance the SYN-ACK's TTL tells (initial 64, 128 or 255). */
+static int
+dest_estimate(const struct infer_ctx *x)
+{
+	unsigned ttl = x->in->r->sa.ttl, init;
+
+	if ((x->in->qc != NULL && x->in->qc->dest_ttl > 0) ||
+	    (x->in->qr != NULL && x->in->qr->dest_ttl > 0))
+		return x->q.dest;
+	if (ttl == 0)
+		return 0;
+	init = ttl <= 64 ? 64 : ttl <= 128 ? 128 : 255;
+	return (int)(init - ttl) + 1;
+}
+
+/* The window test saw a shift the quotes did not: the change lies after
+ * the last hop that quoted the option intact, at the destination's end. */
+static void
+rewritten_by_t(struct infer_ctx *x, int value, bool bound)
+{
+	const struct window_obs *t = x->in->t;
+	int d = dest_estimate(x);
+	char seg[200], applied[32];
+
+	snprintf(applied, sizeof(applied), bound ? "at least %d" : "%d", value);
+	if (d > 0) {
+		infer_hop_locate(x->in, &x->q, d, &x->in->dst, &x->out->hop);
+		verdict(x, VERDICT_REWRITTEN, "the server applied window scale %s, not %d "
+		    "(%lld bytes in flight for a window field of %u): rewritten %s",
+		    applied, x->s, (long long)t->flight_bytes, t->w,
+		    segment(x, seg, sizeof(seg)));
+		return;
+	}
+	verdict(x, VERDICT_REWRITTEN, "the server applied window scale %s, not %d "
+	    "(%lld bytes in flight for a window field of %u)", applied, x->s,
+	    (long long)t->flight_bytes, t->w);
+}
+
+/* R is a SYN-ACK: the quotes and the window test decide. */
 static void
 synack(struct infer_ctx *x)
 {
@@ -172,10 +239,25 @@ synack(struct infer_ctx *x)
 		    name(x, q->back, b, sizeof(b)), x->s);
 		return;
 	}
+	int tv_value = -1;
+	bool tv_bound = false;
+	enum t_view tv = ws ? t_view(x->in, x->s, &tv_value, &tv_bound) : T_NONE;
+
 	if (q->last != 0 && q->last_ws == WS_CHANGED) {
+		int quoted = q->last_value > 14 ? 14 : q->last_value;
+
+		/* the quotes and the window test must tell one story */
+		if (tv != T_NONE && (tv_bound ? tv_value > quoted : tv_value != quoted)) {
+			verdict(x, VERDICT_INCONCLUSIVE, "%s quoted window scale %d but the "
+			    "server applied %s%d: the quotes and the window test disagree",
+			    name(x, q->last, a, sizeof(a)), q->last_value,
+			    tv_bound ? "at least " : "", tv_value);
+			return;
+		}
 		/* the server received another shift; without WS in its
 		 * answer it does not scale, but the box is there all the same */
-		rewritten(x, ws ? "" : "; the server answered without window scale");
+		rewritten(x, ws ? (tv != T_NONE ? "; the window test agrees" : "") :
+		    "; the server answered without window scale");
 		return;
 	}
 	if (q->last != 0 && (q->last_ws == WS_REMOVED || q->last_ws == WS_NOPPED)) {
@@ -195,8 +277,20 @@ synack(struct infer_ctx *x)
 		    segment(x, b, sizeof(b)));
 		return;
 	}
+	if (ws && tv == T_DIFFERS) {
+		rewritten_by_t(x, tv_value, tv_bound);
+		return;
+	}
 	if (ws) {
-		if (q->last != 0)
+		if (q->last != 0 && tv == T_AGREES)
+			verdict(x, VERDICT_OK, "the SYN-ACK carries window scale, %s, the "
+			    "last hop to quote the SYN in full, still had %d, and the server "
+			    "applied %s%d", name(x, q->last, a, sizeof(a)), x->s,
+			    tv_bound ? "at least " : "", tv_value);
+		else if (tv == T_AGREES)
+			verdict(x, VERDICT_OK, "the SYN-ACK carries window scale and the server "
+			    "applied %s%d", tv_bound ? "at least " : "", tv_value);
+		else if (q->last != 0)
 			verdict(x, VERDICT_OK, "the SYN-ACK carries window scale and %s, the "
 			    "last hop to quote the SYN in full, still had %d",
 			    name(x, q->last, a, sizeof(a)), x->s);
@@ -284,6 +378,7 @@ infer_path(struct path_result *res)
 			.capture_drops = res->capture_drops,
 			.prober = res->src,
 			.dst = res->dst,
+			.t = res->window[i].ran ? &res->window[i] : NULL,
 		};
 
 		infer_scale(&in, &res->verdicts[i]);

@@ -26,6 +26,7 @@ struct infer_input {
 					   silence is no evidence then */
 	struct addr prober;		/* hop 0 */
 	struct addr dst;		/* hop D */
+	const struct window_obs *t;	/* the window test; NULL: none ran */
 };
 
 /*

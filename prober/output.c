@@ -145,7 +145,16 @@ json_hops(struct json *j, const struct path_result *res)
 		json_null(j);
 		return;
 	}
-	last = ctl->dest_ttl > 0 ? ctl->dest_ttl - 1 : ctl->nttl;
+	if (ctl->dest_ttl > 0) {
+		last = ctl->dest_ttl - 1;
+	} else {
+		/* no destination answered: up to the last hop anyone heard */
+		last = 0;
+		for (int v = 0; v <= res->nscales; v++)
+			for (int k = 1; res->trace[v] != NULL && k <= res->trace[v]->nttl; k++)
+				if (res->trace[v]->hop[k].quote != QUOTE_NONE && k > last)
+					last = k;
+	}
 	json_array_begin(j);
 	for (int k = 1; k <= last; k++) {
 		const struct hop_quote *best = NULL;
@@ -175,7 +184,8 @@ json_hops(struct json *j, const struct path_result *res)
 }
 
 static void
-json_scale(struct json *j, const struct variant_obs *o, const struct scale_verdict *v)
+json_scale(struct json *j, const struct variant_obs *o, const struct scale_verdict *v,
+    const struct window_obs *w)
 {
 	json_object_begin(j);
 	json_kint(j, "scale_sent", o->scale);
@@ -194,10 +204,19 @@ json_scale(struct json *j, const struct variant_obs *o, const struct scale_verdi
 		json_kint(j, "scale_quoted", v->scale_quoted);
 	else
 		json_knull(j, "scale_quoted");
-	/* measured by the window test, when it runs */
-	json_knull(j, "scale_effective");
-	json_knull(j, "scale_effective_min");
-	json_knull(j, "flight_bytes");
+	/* the window test's, when it ran and could tell */
+	if (w->ran && !w->inconclusive && w->scale_effective >= 0)
+		json_kint(j, "scale_effective", w->scale_effective);
+	else
+		json_knull(j, "scale_effective");
+	if (w->ran && !w->inconclusive && w->scale_effective_min >= 0)
+		json_kint(j, "scale_effective_min", w->scale_effective_min);
+	else
+		json_knull(j, "scale_effective_min");
+	if (w->ran && w->flight_bytes >= 0)
+		json_kint(j, "flight_bytes", w->flight_bytes);
+	else
+		json_knull(j, "flight_bytes");
 	json_verdict(j, v);
 	json_hop(j, &v->hop);
 	json_findings(j, v);
@@ -230,7 +249,7 @@ output_json(struct json *j, const struct path_result *res, const char *vantage)
 	json_key(j, "scales");
 	json_array_begin(j);
 	for (int i = 0; i < res->nscales; i++)
-		json_scale(j, &res->scales[i], &res->verdicts[i]);
+		json_scale(j, &res->scales[i], &res->verdicts[i], &res->window[i]);
 	json_array_end(j);
 
 	json_hops(j, res);
@@ -323,8 +342,8 @@ output_text(FILE *f, const struct path_result *res)
 		fprintf(f, " (%s)", res->target);
 	if (res->capture_drops > 0)
 		fprintf(f, "  capture dropped %" PRIu64 " packets", res->capture_drops);
-	fprintf(f, "\n  %-7s %-12s %-6s %-5s %-4s %-3s  %s\n", "scale", "reply",
-	    "wscale", "mss", "sack", "ts", "verdict");
+	fprintf(f, "\n  %-7s %-12s %-6s %-5s %-4s %-3s  %-7s %-7s %s\n", "scale", "reply",
+	    "wscale", "mss", "sack", "ts", "quoted", "applied", "verdict");
 	text_reply(reply, sizeof(reply), &res->control);
 	text_opts(opts, sizeof(opts), &res->control.sa);
 	fprintf(f, "  %-7s %-12s %s\n", "control", reply, opts);
@@ -332,9 +351,19 @@ output_text(FILE *f, const struct path_result *res)
 		const struct variant_obs *o = &res->scales[i];
 		const char *v = verdict_name(res->verdicts[i].verdict);
 
+		const struct window_obs *w = &res->window[i];
+		char quoted[12] = "-", applied[16] = "-";
+
 		text_reply(reply, sizeof(reply), o);
 		text_opts(opts, sizeof(opts), &o->sa);
-		fprintf(f, "  %-7d %-12s %s  %s\n", o->scale, reply, opts, v ? v : "-");
+		if (res->verdicts[i].scale_quoted >= 0)
+			snprintf(quoted, sizeof(quoted), "%d", res->verdicts[i].scale_quoted);
+		if (w->ran && !w->inconclusive && w->scale_effective >= 0)
+			snprintf(applied, sizeof(applied), "%d", w->scale_effective);
+		else if (w->ran && !w->inconclusive && w->scale_effective_min >= 0)
+			snprintf(applied, sizeof(applied), ">=%d", w->scale_effective_min);
+		fprintf(f, "  %-7d %-12s %s  %-7s %-7s %s\n", o->scale, reply, opts,
+		    quoted, applied, v ? v : "-");
 	}
 	/* each distinct reason once, under the table: scales usually agree */
 	for (int i = 0; i < res->nscales; i++) {

@@ -25,6 +25,7 @@ paths_push(struct paths *p, const struct target *tg, const struct addr *a)
 	}
 	memset(&p->v[p->n], 0, sizeof(p->v[p->n]));
 	p->v[p->n].target = tg->as_given;
+	p->v[p->n].host = tg->kind == TARGET_NAME ? tg->name : NULL;
 	p->v[p->n].dst = *a;
 	p->v[p->n].port = tg->port;
 	p->n++;

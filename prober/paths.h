@@ -19,6 +19,7 @@ struct blocklist;
 
 struct path {
 	const char *target;		/* as_given of its target */
+	const char *host;		/* the target's name, NULL for addresses */
 	struct addr dst, src;
 	uint16_t port;
 	int iface;			/* index into paths.ifnames */

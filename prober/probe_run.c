@@ -18,12 +18,16 @@
 #include "guard.h"
 #include "log.h"
 #include "probe_run.h"
+#include "request.h"
 #include "send.h"
 
 #define PROBE_TTL		64
 #define PROBE_TRACE_MAX_TTL	30
 #define PROBE_TRACE_GAP_NS	5000000u	/* 5 ms between TTL levels */
 #define PROBE_MAX_TRACES	256	/* ~40 KiB each while it runs */
+#define PROBE_MAX_WINDOWS	64	/* paths window-testing at once */
+#define PROBE_HTTP_PORT		80
+#define PROBE_TLS_PORT		443
 #define PROBE_INFLIGHT_MIN	256
 #define PROBE_INFLIGHT_MAX	(1u << 20)
 #define PROBE_SNAPLEN		256	/* IP + TCP with options, or an ICMP
@@ -70,6 +74,7 @@ run_next_path(void *arg, struct engine_path *out)
 	out->dst = p->dst;
 	out->src = p->src;
 	out->port = p->port;
+	out->host = p->host;
 	clock_gettime(CLOCK_REALTIME, &out->wall);
 	return 1;
 }
@@ -88,6 +93,30 @@ run_send_segment(void *arg, const struct send_segment *seg)
 	struct run *r = arg;
 
 	return sender_segment(r->sender, seg);
+}
+
+/* The window test's request: --payload when given, else an HTTP GET on
+ * 80 and a TLS ClientHello on 443; nothing (no test) on other ports. */
+static size_t
+run_request(void *arg, const struct engine_path *p, uint8_t *buf, size_t cap)
+{
+	struct run *r = arg;
+	char lit[ADDR_STRLEN];
+	const char *host = p->host != NULL ? p->host :
+	    addr_format(&p->dst, lit, sizeof(lit));
+
+	if (r->cfg->payload != NULL) {
+		if (r->cfg->payload_len > cap)
+			return 0;
+		memcpy(buf, r->cfg->payload, r->cfg->payload_len);
+		return r->cfg->payload_len;
+	}
+	if (p->port == PROBE_HTTP_PORT)
+		return request_http(buf, cap, host, r->cfg->contact);
+	if (p->port == PROBE_TLS_PORT)
+		return request_tls(buf, cap, p->host, (uint64_t)p->wall.tv_nsec ^
+		    (uint64_t)p->wall.tv_sec << 30);
+	return 0;
 }
 
 static size_t
@@ -297,6 +326,8 @@ run_open(struct run *r)
 	ec.trace_max_ttl = PROBE_TRACE_MAX_TTL;
 	ec.trace_gap_ns = PROBE_TRACE_GAP_NS;
 	ec.max_traces = PROBE_MAX_TRACES;
+	ec.window_test = cfg->window_test;
+	ec.max_windows = PROBE_MAX_WINDOWS;
 	if (getrandom(ec.key, sizeof(ec.key), 0) != (ssize_t)sizeof(ec.key)) {
 		log_warn("getrandom");
 		return -1;
@@ -307,6 +338,7 @@ run_open(struct run *r)
 	ops.send_syn = run_send_syn;
 	ops.send_segment = run_send_segment;
 	ops.render_syn = run_render_syn;
+	ops.request = run_request;
 	ops.flush = run_flush;
 	ops.drain = run_drain;
 	ops.capture_drops = run_capture_drops;

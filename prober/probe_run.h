@@ -23,6 +23,10 @@ struct probe_run_config {
 	int retries;
 	size_t max_inflight;		/* 0: derived from rate and timeout */
 	enum engine_trace trace;	/* --trace */
+	bool window_test;		/* --[no-]window-test */
+	const char *contact;		/* --contact URL, or NULL */
+	const uint8_t *payload;		/* --payload FILE's bytes, or NULL */
+	size_t payload_len;
 	bool progress;			/* a progress line on stderr */
 	/* Called for each finished path; res is valid during the call. */
 	void (*on_result)(void *arg, struct path_result *res);

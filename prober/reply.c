@@ -35,7 +35,20 @@ reply_decode(const uint8_t *pkt, size_t len, struct reply *r)
 	memset(r, 0, sizeof(*r));
 	r->opts.wscale = -1;
 	r->opts.mss = -1;
-	if (wire_packet_parse(pkt, len, &p) != WIRE_OK || p.ip.frag)
+	switch (wire_packet_parse(pkt, len, &p)) {
+	case WIRE_OK:
+		break;
+	case WIRE_TRUNCATED:
+		/* the capture's snaplen cuts data segments short: whole IP
+		 * and TCP headers are all the window test needs of them */
+		if (p.l4 == WIRE_L4_TCP && p.tcp.have >= 20 && p.tcp.have == p.tcp.hdr_len &&
+		    p.ip.tot_len >= p.ip.l4_off + p.tcp.hdr_len)
+			break;
+		return r->type = REPLY_T_OTHER;
+	default:
+		return r->type = REPLY_T_OTHER;
+	}
+	if (p.ip.frag)
 		return r->type = REPLY_T_OTHER;
 	set_addr(&r->src, p.ip.version, p.ip.src);
 	set_addr(&r->dst, p.ip.version, p.ip.dst);
@@ -53,6 +66,10 @@ reply_decode(const uint8_t *pkt, size_t len, struct reply *r)
 		/* options a server mangled are still its answer: decoded
 		 * as far as they go (wire_tcpopt keeps the first good one) */
 		set_opts(&r->opts, &p.tcp, &p.opts);
+		r->tsval = p.opts.has_ts ? p.opts.ts_val : 0;
+		r->opts.ttl = p.ip.ttl;
+		/* from the IP length, not the bytes captured */
+		r->payload_len = p.ip.tot_len - p.ip.l4_off - p.tcp.hdr_len;
 		return r->type = REPLY_T_TCP;
 	}
 

@@ -30,6 +30,8 @@ struct reply {
 	uint32_t seq, ack;
 	uint8_t flags;			/* TCP flag bits */
 	struct synack_obs opts;		/* options, decoded (present = true) */
+	uint32_t tsval;			/* TSval when opts.ts */
+	uint32_t payload_len;		/* TCP payload bytes in the datagram */
 
 	/* REPLY_T_ICMP: the error and the segment it quotes (our probe) */
 	uint8_t icmp_type, icmp_code;

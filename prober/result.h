@@ -30,6 +30,7 @@ struct synack_obs {
 	bool sack;		/* SACK-permitted */
 	bool ts;		/* timestamps */
 	uint16_t window;	/* window field (unscaled, as in every SYN-ACK) */
+	uint8_t ttl;		/* TTL / hop limit it arrived with */
 };
 
 /* One variant's SYN and what answered it. */
@@ -91,6 +92,21 @@ struct trace_obs {
 	int dest_ttl;			/* D: smallest TTL drawing a SYN-ACK or RST
 					   from the destination; 0 if none did */
 	struct hop_quote hop[RESULT_MAX_HOPS + 1];	/* [0] unused */
+};
+
+/* --- the window test: which shift the server applied ------------------- */
+
+/* DESIGN.md step 2 for one scale variant (window.h has the method). */
+struct window_obs {
+	bool ran;			/* a window test was attempted */
+	bool synack;			/* its handshake completed */
+	bool inconclusive;		/* nothing may be concluded */
+	int scale_effective;		/* 0..14 when the flight was window-limited */
+	int scale_effective_min;	/* the smallest shift consistent; -1 none */
+	int64_t flight_bytes;		/* -1: none measured */
+	uint16_t w;			/* window field used */
+	int rounds;
+	char reason[160];
 };
 
 /* --- verdicts ------------------------------------------------------------ */
@@ -156,6 +172,7 @@ struct path_result {
 	int nscales;
 	struct variant_obs scales[RESULT_MAX_SCALES];
 	struct scale_verdict verdicts[RESULT_MAX_SCALES];
+	struct window_obs window[RESULT_MAX_SCALES];	/* per scale, T */
 	/* The trace, when it ran (--trace): [0] the control, [1 + i] scale i.
 	 * Pointers into the engine's memory, valid during the done callback. */
 	const struct trace_obs *trace[1 + RESULT_MAX_SCALES];

@@ -20,6 +20,7 @@ struct trace {
 	uint32_t *pending;		/* per variant: TTL bits still to send */
 	uint32_t *answered;		/* per variant: TTL bits that answered */
 	uint64_t *sent_at;		/* [variant][ttl]: latest send */
+	int *refused_ttl;		/* per variant: first TTL refused, 0 none */
 	struct trace_obs *obs;		/* per variant */
 };
 
@@ -42,6 +43,7 @@ trace_new(const struct trace_config *cfg, uint64_t now)
 	t->obs = xcalloc((size_t)cfg->nvariants, sizeof(*t->obs));
 	t->sent_at = xcalloc((size_t)cfg->nvariants * (RESULT_MAX_HOPS + 1),
 	    sizeof(*t->sent_at));
+	t->refused_ttl = xcalloc((size_t)cfg->nvariants, sizeof(*t->refused_ttl));
 	t->cfg = *cfg;
 	t->level = 1;
 	t->level_at = now;
@@ -63,6 +65,7 @@ trace_free(struct trace *t)
 	free(t->answered);
 	free(t->obs);
 	free(t->sent_at);
+	free(t->refused_ttl);
 	free(t);
 }
 
@@ -119,6 +122,19 @@ trace_hop(struct trace *t, int variant, int ttl, const struct hop_quote *q, uint
 	    (uint32_t)((now - sent) / 1000u) : 0;
 }
 
+/* Nothing beyond TTL ttl is a hop: stop asking (the control's end
+ * bounds every variant). */
+static void
+trace_stop_beyond(struct trace *t, int variant, int ttl)
+{
+	for (int v = 0; v < t->cfg.nvariants; v++) {
+		if (v != variant && variant != 0)
+			continue;
+		for (int k = ttl + (v != variant); k <= t->cfg.max_ttl; k++)
+			t->pending[v] &= ~ttl_bit(k);
+	}
+}
+
 void
 trace_dest(struct trace *t, int variant, int ttl)
 {
@@ -129,14 +145,17 @@ trace_dest(struct trace *t, int variant, int ttl)
 	o = &t->obs[variant];
 	if (o->dest_ttl == 0 || ttl < o->dest_ttl)
 		o->dest_ttl = ttl;
-	/* nothing beyond the destination is a hop: stop asking (the
-	 * control's destination bounds every variant) */
-	for (int v = 0; v < t->cfg.nvariants; v++) {
-		if (v != variant && variant != 0)
-			continue;
-		for (int k = ttl + (v != variant); k <= t->cfg.max_ttl; k++)
-			t->pending[v] &= ~ttl_bit(k);
-	}
+	trace_stop_beyond(t, variant, ttl);
+}
+
+void
+trace_refused(struct trace *t, int variant, int ttl)
+{
+	if (variant < 0 || variant >= t->cfg.nvariants || ttl < 1 || ttl > t->cfg.max_ttl)
+		return;
+	if (t->refused_ttl[variant] == 0 || ttl < t->refused_ttl[variant])
+		t->refused_ttl[variant] = ttl;
+	trace_stop_beyond(t, variant, ttl + 1);
 }
 
 uint64_t
@@ -163,6 +182,9 @@ trace_step(struct trace *t, uint64_t now)
 			 * variant that never got there is asked up to the
 			 * control's destination, the TTL it should have */
 			int last = own ? own - 1 : ctl ? ctl : t->cfg.max_ttl;
+
+			if (t->refused_ttl[v] != 0 && t->refused_ttl[v] < last)
+				last = t->refused_ttl[v];
 
 			for (int k = 1; k <= last; k++) {
 				if (t->answered[v] & ttl_bit(k))

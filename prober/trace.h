@@ -47,6 +47,11 @@ void trace_hop(struct trace *t, int variant, int ttl, const struct hop_quote *q,
 /* The destination answered the variant's probe with TTL ttl. */
 void trace_dest(struct trace *t, int variant, int ttl);
 
+/* Hop ttl refused the variant's probe (ICMP destination unreachable):
+ * the path ends there for that variant, as at a destination, but no
+ * destination answered. */
+void trace_refused(struct trace *t, int variant, int ttl);
+
 /* When something is next due (a send or the end of a round); UINT64_MAX
  * when done. */
 uint64_t trace_wake(const struct trace *t);
