@@ -3,6 +3,7 @@
 #   make            build scaleprobe, scaleprobed and the lab's helpers (build/)
 #   make check      install what is missing, build, run every test; ends "N passed, N failed"
 #   make demo       install what is missing, build, probe every target of the lab
+#   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each
 #   make deps       install the Debian packages that building and testing need
 #   make fuzz       run every libFuzzer harness for FUZZ_SECONDS seconds each
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -73,7 +74,7 @@ include tests/fuzz/files.mk
 include tests/lab/files.mk
 include tests/e2e/files.mk
 
-.PHONY: all check check-run deps demo demo-run fuzz install clean unit san fuzzers lab-progs
+.PHONY: all check check-run deps demo demo-run stress stress-run fuzz install clean unit san fuzzers lab-progs
 .DEFAULT_GOAL := all
 
 all: $(addprefix $(BUILD)/plain/,$(PROGRAMS)) lab-progs
@@ -164,6 +165,19 @@ demo: deps
 
 demo-run: all
 	@BUILD=$(BUILD) tools/demo.sh
+
+# --- stress -------------------------------------------------------------------
+
+# What takes too long for every check: the lab and end-to-end suites run
+# STRESS_RUNS times in a row (every run must pass unchanged) and the fuzzers
+# for FUZZ_SECONDS each.
+STRESS_RUNS ?= 20
+stress: deps
+	@$(MAKE) --no-print-directory stress-run
+
+stress-run: all fuzzers
+	@BUILD=$(BUILD) STRESS_RUNS=$(STRESS_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	  tools/stress.sh $(LAB_CHECKS) -- $(FUZZERS)
 
 # --- install ----------------------------------------------------------------
 

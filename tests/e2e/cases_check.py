@@ -66,6 +66,15 @@ def check_path(row, fam, path, errors):
                 errors.append(f"scale {s}: hop {hop}, want {want}")
         elif hop is not None:
             errors.append(f"scale {s}: hop {hop}, want null")
+        # the window test and the quotes tell one story wherever both
+        # measured: the shift the server applied is the one last quoted
+        # (a server that scales: its SYN-ACK carries window scale)
+        if (got["scale_effective"] is not None and got["scale_quoted"] is not None
+                and got["syn_ack"]["wscale"] is not None
+                and row["seen_by"] != "window"
+                and got["scale_effective"] != min(got["scale_quoted"], 14)):
+            errors.append(f"scale {s}: window test says {got['scale_effective']}, "
+                          f"quotes say {got['scale_quoted']}")
         seen = {(f["kind"], f["detail"], f["hop_index"]) for f in got["side_findings"]}
         for kind, detail, k in want_side:
             if not any(sk == kind and (detail is None or sd == detail) and sh == k

@@ -1,3 +1,5 @@
 # tests/e2e/: end-to-end tests of scaleprobe through the lab (root, namespaces).
 LAB_CHECKS += tests/e2e/probe-e2e
 LAB_CHECKS += tests/e2e/stall-e2e
+LAB_CHECKS += tests/e2e/trace-e2e
+LAB_CHECKS += tests/e2e/window-e2e
