@@ -212,14 +212,14 @@ rewritten_by_t(struct infer_ctx *x, int value, bool bound)
 	if (d > 0) {
 		infer_hop_locate(x->in, &x->q, d, &x->in->dst, &x->out->hop);
 		verdict(x, VERDICT_REWRITTEN, "the server applied window scale %s, not %d "
-		    "(%lld bytes in flight for a window field of %u): rewritten %s",
-		    applied, x->s, (long long)t->flight_bytes, t->w,
-		    segment(x, seg, sizeof(seg)));
+		    "(%lld byte%s in flight for a window field of %u): rewritten %s",
+		    applied, x->s, (long long)t->flight_bytes, t->flight_bytes == 1 ? "" : "s",
+		    t->w, segment(x, seg, sizeof(seg)));
 		return;
 	}
 	verdict(x, VERDICT_REWRITTEN, "the server applied window scale %s, not %d "
-	    "(%lld bytes in flight for a window field of %u)", applied, x->s,
-	    (long long)t->flight_bytes, t->w);
+	    "(%lld byte%s in flight for a window field of %u)", applied, x->s,
+	    (long long)t->flight_bytes, t->flight_bytes == 1 ? "" : "s", t->w);
 }
 
 /* R is a SYN-ACK: the quotes and the window test decide. */
