@@ -446,6 +446,16 @@ record(struct engine *e, struct slot *s, int v, const struct reply *r,
 	}
 }
 
+/* The path in flight from ours to theirs:port, or NULL. */
+static struct slot *
+slot_for(const struct engine *e, const struct addr *theirs, uint16_t port,
+    const struct addr *ours)
+{
+	struct slot *s = engine_path_find(e, theirs, port);
+
+	return s != NULL && addr_equal(&s->path.src, ours) ? s : NULL;
+}
+
 static int
 our_variant(const struct engine *e, uint16_t port)
 {
@@ -480,9 +490,8 @@ input_tcp(struct engine *e, const struct reply *r, uint64_t now)
 	}
 	/* a connection of the window test: its machine judges every segment
 	 * but a SYN-ACK, which must carry the test's TTL bits to be its own */
-	struct slot *ws = engine_path_find(e, &r->src, r->sport);
-	if (ws != NULL && ws->win != NULL && addr_equal(&ws->path.src, &r->dst) &&
-	    v < e->cfg.nvariants && ws->win[v] != NULL) {
+	struct slot *ws = slot_for(e, &r->src, r->sport, &r->dst);
+	if (ws != NULL && ws->win != NULL && v < e->cfg.nvariants && ws->win[v] != NULL) {
 		bool synack = (r->flags & (REPLY_TCP_SYN | REPLY_TCP_ACK)) ==
 		    (REPLY_TCP_SYN | REPLY_TCP_ACK);
 		if (!synack || (cookie_check_synack(&e->key, &r->dst, &r->src, r->dport,
@@ -514,22 +523,14 @@ input_tcp(struct engine *e, const struct reply *r, uint64_t now)
 	if (kind == REPLY_SYNACK)
 		send_rst(e, r);
 
-	struct slot *s = engine_path_find(e, &r->src, r->sport);
-	if (s == NULL || !addr_equal(&s->path.src, &r->dst)) {
-		e->n.late++;
-		return;
-	}
-	if (ttl == COOKIE_TTL_MAX) {
-		/* a window test's, after the test is over */
+	struct slot *s = slot_for(e, &r->src, r->sport, &r->dst);
+	/* a window test's after the test is over, a trace's after the trace */
+	if (s == NULL || ttl == COOKIE_TTL_MAX || (ttl > 0 && s->tr == NULL)) {
 		e->n.late++;
 		return;
 	}
 	if (ttl > 0) {
 		/* a trace probe reached the destination */
-		if (s->tr == NULL) {
-			e->n.late++;
-			return;
-		}
 		e->n.trace_dest++;
 		trace_dest(s->tr, v, ttl);
 		return;
@@ -541,8 +542,6 @@ input_tcp(struct engine *e, const struct reply *r, uint64_t now)
 	record(e, s, v, r, kind, now);
 }
 
-
-
 static void
 input_icmp(struct engine *e, const struct reply *r, uint64_t now)
 {
@@ -552,9 +551,7 @@ input_icmp(struct engine *e, const struct reply *r, uint64_t now)
 
 	if (v >= 0 && cookie_check_quote(&e->key, &r->q_src, &r->q_dst, r->q_sport,
 	    r->q_dport, r->q_seq, &ttl) && engine_ttl_valid(e, ttl)) {
-		s = engine_path_find(e, &r->q_dst, r->q_dport);
-		if (s != NULL && !addr_equal(&s->path.src, &r->q_src))
-			s = NULL;
+		s = slot_for(e, &r->q_dst, r->q_dport, &r->q_src);
 	} else if ((s = etrace_match_translated(e, r, &v, &ttl)) == NULL) {
 		if (v >= 0)
 			e->n.rejected++;
@@ -562,15 +559,11 @@ input_icmp(struct engine *e, const struct reply *r, uint64_t now)
 			e->n.ignored++;
 		return;
 	}
-	if (s == NULL) {
+	if (s == NULL || (ttl > 0 && s->tr == NULL)) {
 		e->n.late++;
 		return;
 	}
 	if (ttl > 0) {
-		if (s->tr == NULL) {
-			e->n.late++;
-			return;
-		}
 		etrace_quote(e, s, v, ttl, r, now);
 		if (r->unreach)
 			trace_refused(s->tr, v, ttl);

@@ -165,7 +165,8 @@ fake_new(int npaths, int v6)
 }
 
 static struct engine *
-engine_for(struct fake *f, uint32_t rate, int retries, size_t inflight)
+engine_traced(struct fake *f, uint32_t rate, int retries, size_t inflight,
+    enum engine_trace trace)
 {
 	struct engine_config c;
 	struct engine_ops o;
@@ -183,6 +184,10 @@ engine_for(struct fake *f, uint32_t rate, int retries, size_t inflight)
 	memcpy(c.key, key, 16);
 	c.max_inflight = inflight;
 	c.ttl = 64;
+	c.trace = trace;
+	c.trace_max_ttl = 6;
+	c.trace_gap_ns = 1000000;
+	c.max_traces = 4;
 	memset(&o, 0, sizeof(o));
 	o.arg = f;
 	o.next_path = f_next;
@@ -195,6 +200,12 @@ engine_for(struct fake *f, uint32_t rate, int retries, size_t inflight)
 	struct engine *e = engine_new(&c, &o);
 	assert_non_null(e);
 	return e;
+}
+
+static struct engine *
+engine_for(struct fake *f, uint32_t rate, int retries, size_t inflight)
+{
+	return engine_traced(f, rate, retries, inflight, ENGINE_TRACE_NEVER);
 }
 
 /* The server's answer to the SYN f->syn[i]: SYN-ACK (ws >= 0 adds window
@@ -520,8 +531,7 @@ static void
 test_trace_ladder(void **state)
 {
 	struct fake *f = fake_new(1, 0);
-	struct engine_config c;
-	struct engine_ops o;
+	struct engine *e = engine_traced(f, 100000, 1, 16, ENGINE_TRACE_ALWAYS);
 	struct engine_counters n;
 	uint8_t pkt[256], q[128];
 	struct addr hop[3];
@@ -531,34 +541,6 @@ test_trace_ladder(void **state)
 	(void)state;
 	hop[1] = A("198.18.1.2");
 	hop[2] = A("198.18.2.2");
-	memset(&c, 0, sizeof(c));
-	c.nvariants = 4;
-	c.variant_scale[0] = -1;
-	c.variant_scale[1] = 0;
-	c.variant_scale[2] = 7;
-	c.variant_scale[3] = 14;
-	c.rate = 100000;
-	c.timeout_ns = 1 * SEC;
-	c.retries = 1;
-	c.port_lo = 61000;
-	memcpy(c.key, key, 16);
-	c.max_inflight = 16;
-	c.ttl = 64;
-	c.trace = ENGINE_TRACE_ALWAYS;
-	c.trace_max_ttl = 6;
-	c.trace_gap_ns = 1000000;
-	c.max_traces = 4;
-	memset(&o, 0, sizeof(o));
-	o.arg = f;
-	o.next_path = f_next;
-	o.send_syn = f_syn;
-	o.send_segment = f_seg;
-	o.render_syn = f_render;
-	o.drain = f_drain;
-	o.capture_drops = f_drops;
-	o.done = f_done;
-	struct engine *e = engine_new(&c, &o);
-	assert_non_null(e);
 
 	engine_run(e, now);
 	assert_int_equal(f->nsyn, 4);
