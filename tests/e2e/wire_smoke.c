@@ -7,12 +7,12 @@
  * server side.  Prints PASS/FAIL per claim and "wire_smoke: N passed, N
  * failed".
  *
- * usage: wire_smoke [-g] [-t SRC,DST]... [-c IF]... [-C IF]... [-p PORT]
+ * usage: wire_smoke [-g] [-t SRC,DST]... [-c IF]... [-p PORT]
  *                   [-u PORT] [-r FILE] [-H MS] [-W MS]
  *        wire_smoke -x -f FILTER -n COUNT -c IF... [-W MS]
  *        wire_smoke -b SECONDS -t SRC,DST [-B BATCH]
  *   -t     a target (either family); SRC must be the route's source
- *   -c/-C  capture on IF; -C adds an 802.1Q clause to the filter
+ *   -c     capture on IF
  *   -p     server port (80)
  *   -u     also send one control SYN per target from this port, outside
  *          the guard's block: the kernel must RST its SYN-ACK (the
@@ -44,52 +44,10 @@
 #include "route.h"
 #include "send.h"
 #include "wire.h"
-#include "wire_csum.h"
 #include "wire_packet.h"
+#include "wire_smoke.h"
 
-#define MAX_TARGETS	4
-#define MAX_CAPS	4
-#define NVARIANTS	4
-#define MAX_PROBES	(MAX_TARGETS * (NVARIANTS + 1))
-
-static const int variant_scale[NVARIANTS] = { SEND_VARIANT_CONTROL, 0, 7, 14 };
-
-struct probe {
-	int		target;
-	int		variant;
-	int		unguarded;	/* sent from the -u port */
-	struct addr	src, dst;
-	uint16_t	sport;
-	uint32_t	isn;
-	uint32_t	tsval;
-	uint32_t	flow;
-	int		got[MAX_CAPS];	/* SYN-ACK seen on capture i */
-	int		bad_ack;	/* a SYN-ACK to our port with the wrong ack */
-	uint32_t	srv_isn;
-	int		has_ws;
-	int		ws;
-};
-
-struct capctx {
-	struct smoke	*sm;
-	int		 idx;
-};
-
-struct smoke {
-	struct event_base *base;
-	struct probe	 probes[MAX_PROBES];
-	int		 nprobes;
-	int		 ncaps;
-	struct capture	*caps[MAX_CAPS];
-	struct capctx	 capctx[MAX_CAPS];
-	int		 signalled;
-	int		 pass, fail;
-};
-
-static void
-claim(struct smoke *sm, int ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void
+void
 claim(struct smoke *sm, int ok, const char *fmt, ...)
 {
 	va_list ap;
@@ -109,28 +67,20 @@ claim(struct smoke *sm, int ok, const char *fmt, ...)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: wire_smoke [-g] [-t SRC,DST]... [-c IF]... [-C IF]... "
-	    "[-p PORT] [-u PORT] [-r FILE] [-H MS] [-W MS] | -b SECS -t SRC,DST [-B N]\n");
+	fprintf(stderr, "usage: wire_smoke [-g] [-t SRC,DST]... [-c IF]... "
+	    "[-p PORT] [-u PORT] [-r FILE] [-H MS] [-W MS]\n"
+	    "       wire_smoke -x -f FILTER [-n COUNT] -c IF... [-W MS]\n"
+	    "       wire_smoke -b SECS -t SRC,DST [-B N]\n");
 	exit(2);
 }
 
-static double
+double
 now_s(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* xorshift32: varied field values for the render checks */
-static uint32_t
-rnd(uint32_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 17;
-	*x ^= *x << 5;
-	return *x;
 }
 
 /* Runs cmd and returns its stdout (at most cap-1 bytes); -1 if it failed. */
@@ -206,8 +156,7 @@ on_poll(evutil_socket_t fd, short what, void *arg)
 }
 
 
-/* Runs the loop for ms, or until stop() says so (checked every 20 ms). */
-static void
+void
 run_loop(struct smoke *sm, int ms, int until_answered)
 {
 	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 }, poll = { 0, 20000 };
@@ -260,6 +209,17 @@ on_packet(void *arg, const uint8_t *l3, size_t len, const struct timeval *ts)
 	}
 }
 
+/* What the command line asked for. */
+struct opts {
+	const char	*caps[MAX_CAPS];
+	const char	*render_file;
+	struct addr	 tsrc[MAX_TARGETS], tdst[MAX_TARGETS];
+	int		 ntargets;
+	unsigned	 dport;
+	unsigned	 unguarded;	/* -u port, 0: none */
+	int		 wait_ms;
+};
+
 /* Parses "SRC,DST" into two addresses of one family. */
 static int
 parse_pair(const char *s, struct addr *src, struct addr *dst)
@@ -276,300 +236,200 @@ parse_pair(const char *s, struct addr *src, struct addr *dst)
 	return 0;
 }
 
-static const uint8_t *
-opt_area(const uint8_t *pkt, int v6)
-{
-	return pkt + (v6 ? 40 : 20) + 20;
-}
-
-/*
- * The render checks: many SYNs with varied fields, each checked against a
- * full recomputation of both checksums and against the layout send.h
- * promises, byte for byte.
- */
+/* Sends the control SYN and each scale variant to every target (and one
+ * control SYN from the unguarded port), writing their bytes to -r's file. */
 static void
-check_render(struct smoke *sm, const struct sender *s, const struct addr *src4,
-    const struct addr *src6)
+send_probes(struct smoke *sm, struct sender *snd, const struct opts *o,
+    unsigned port_lo)
 {
-	uint32_t x = 0x9e3779b9;
-	int bad_csum = 0, bad_layout = 0, n = 0;
+	FILE *rf = o->render_file ? fopen(o->render_file, "w") : NULL;
+	int send_fail = 0, fams = 0, seen4 = 0, seen6 = 0;
 
-	for (int fam = 0; fam < 2; fam++) {
-		const struct addr *base = fam ? src6 : src4;
-		struct addr a, b;
-		uint8_t buf[128];
-
-		if (base == NULL)
-			continue;
-		for (int k = 0; k < 4000; k++) {
+	for (int t = 0; t < o->ntargets; t++) {
+		for (int v = 0; v <= NVARIANTS; v++) {
+			struct probe *p;
 			struct send_syn syn;
-			int v6 = fam, v = k % NVARIANTS;
+			uint8_t buf[128];
 			size_t len;
 
-			a = *base;
-			b = *base;
-			for (size_t j = 0; j < addr_len(&a); j++) {
-				a.bytes[j] = (uint8_t)rnd(&x);
-				b.bytes[j] = (uint8_t)rnd(&x);
-			}
-			memset(&syn, 0, sizeof(syn));
-			syn.variant = v;
-			syn.src = &a;
-			syn.dst = &b;
-			syn.sport = (uint16_t)rnd(&x);
-			syn.dport = (uint16_t)rnd(&x);
-			syn.isn = rnd(&x);
-			syn.tsval = rnd(&x);
-			syn.ttl = (uint8_t)rnd(&x);
-			syn.flow_label = rnd(&x);
-			if (k < 4) {	/* the extremes of every field */
-				memset(a.bytes, k & 1 ? 0xff : 0, addr_len(&a));
-				memset(b.bytes, k & 2 ? 0xff : 0, addr_len(&b));
-				syn.sport = syn.dport = k & 1 ? 0xffff : 0;
-				syn.isn = syn.tsval = k & 2 ? 0xffffffff : 0;
-				syn.ttl = k & 1 ? 255 : 0;
-			}
-			len = sender_render_syn(s, &syn, buf, sizeof(buf));
-			n++;
-			if (len != (size_t)(v6 ? 80 : 60)) {
-				bad_layout++;
+			if (v == NVARIANTS && o->unguarded == 0)
 				continue;
-			}
-			const uint8_t *tcp = buf + (v6 ? 40 : 20), *o = opt_area(buf, v6);
-			uint8_t want[20] = { 2, 4, 0x05, 0xb4, 4, 2, 8, 10 };
-			wire_put32(want + 8, syn.tsval);
-			want[16] = 1;
-			if (variant_scale[v] == SEND_VARIANT_CONTROL) {
-				want[17] = want[18] = want[19] = 1;
-			} else {
-				want[17] = 3;
-				want[18] = 3;
-				want[19] = (uint8_t)variant_scale[v];
-			}
-			if (memcmp(o, want, 20) != 0 || wire_get16(tcp) != syn.sport ||
-			    wire_get16(tcp + 2) != syn.dport ||
-			    wire_get32(tcp + 4) != syn.isn || wire_get32(tcp + 8) != 0 ||
-			    tcp[12] != 0xa0 || tcp[13] != 0x02 ||
-			    wire_get16(tcp + 14) != 64240)
-				bad_layout++;
-			if (v6) {
-				if (wire_get32(buf) != (6u << 28 | (syn.flow_label & 0xfffff)) ||
-				    buf[7] != syn.ttl || buf[6] != 6 ||
-				    memcmp(buf + 8, a.bytes, 16) != 0 ||
-				    memcmp(buf + 24, b.bytes, 16) != 0)
-					bad_layout++;
-				if (wire_tcp_csum6(a.bytes, b.bytes, tcp, 40) != 0)
-					bad_csum++;
-			} else {
-				if (buf[0] != 0x45 || buf[1] != 0 || wire_get16(buf + 2) != 60 ||
-				    wire_get16(buf + 4) != 0 || wire_get16(buf + 6) != 0x4000 ||
-				    buf[8] != syn.ttl || buf[9] != 6 ||
-				    memcmp(buf + 12, a.bytes, 4) != 0 ||
-				    memcmp(buf + 16, b.bytes, 4) != 0)
-					bad_layout++;
-				if (wire_csum(buf, 20) != 0 ||
-				    wire_tcp_csum4(a.bytes, b.bytes, tcp, 40) != 0)
-					bad_csum++;
-			}
-		}
-	}
-	claim(sm, n > 0 && bad_layout == 0,
-	    "rendered SYNs have send.h's layout (%d rendered, %d wrong)", n, bad_layout);
-	claim(sm, n > 0 && bad_csum == 0,
-	    "incrementally patched checksums equal full recomputation (%d, %d wrong)",
-	    n, bad_csum);
-
-	/* a SYN of a variant that does not exist, or mixed families, renders
-	 * nothing */
-	struct send_syn bad;
-	uint8_t buf[128];
-	memset(&bad, 0, sizeof(bad));
-	bad.variant = NVARIANTS;
-	bad.src = bad.dst = src4 != NULL ? src4 : src6;
-	size_t l1 = sender_render_syn(s, &bad, buf, sizeof(buf));
-	bad.variant = 0;
-	size_t l2 = sender_render_syn(s, &bad, buf, 10);
-	claim(sm, l1 == 0 && l2 == 0, "render refuses a bad variant and a short buffer");
-}
-
-/* -x: what the captures hand over, printed for the script to compare. */
-static int	xcount[MAX_CAPS];
-static int	xwant;
-static const char *xnames[MAX_CAPS];
-
-static void
-on_raw(void *arg, const uint8_t *l3, size_t len, const struct timeval *ts)
-{
-	struct capctx *cc = arg;
-
-	(void)ts;
-	printf("got %s ", xnames[cc->idx]);
-	for (size_t i = 0; i < len; i++)
-		printf("%02x", l3[i]);
-	printf("\n");
-	xcount[cc->idx]++;
-	if (xwant == 0)
-		return;
-	for (int i = 0; i < cc->sm->ncaps; i++)
-		if (xcount[i] < xwant)
-			return;
-	event_base_loopbreak(cc->sm->base);
-}
-
-static int
-capture_only(struct smoke *sm, const char **caps, const char *filter, int ms)
-{
-	char err[256];
-	int rc = 0;
-
-	if ((sm->base = event_base_new()) == NULL)
-		return 1;
-	struct event *sigterm = evsignal_new(sm->base, SIGTERM, on_signal, sm);
-	evsignal_add(sigterm, NULL);
-	printf("pid=%ld\n", (long)getpid());
-	for (int i = 0; i < sm->ncaps; i++) {
-		struct capture_config cc = { caps[i], filter, 0, 0 };
-
-		xnames[i] = caps[i];
-		sm->capctx[i].sm = sm;
-		sm->capctx[i].idx = i;
-		if ((sm->caps[i] = capture_open(sm->base, &cc, on_raw, &sm->capctx[i],
-		    err, sizeof(err))) == NULL) {
-			fprintf(stderr, "wire_smoke: %s\n", err);
-			return 1;
-		}
-	}
-	printf("capturing\n");
-	run_loop(sm, ms, 0);
-	for (int i = 0; i < sm->ncaps; i++) {
-		struct capture_stats st;
-
-		capture_stats(sm->caps[i], &st);
-		printf("stats %s received=%llu dropped=%llu\n", caps[i],
-		    (unsigned long long)st.received, (unsigned long long)st.dropped);
-		if (xcount[i] < xwant)
-			rc = 1;
-		capture_close(sm->caps[i]);
-	}
-	event_free(sigterm);
-	event_base_free(sm->base);
-	return rc;
-}
-
-static int
-bench(const char *pair, int secs, int batch)
-{
-	struct send_config cfg;
-	struct send_stats st;
-	struct addr src, dst, d;
-	struct sender *s;
-	char err[256];
-	uint64_t i = 0;
-	double t0, t, tend;
-
-	if (parse_pair(pair, &src, &dst) == -1 || src.family != ADDR_V4)
-		usage();
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.nvariants = NVARIANTS;
-	memcpy(cfg.variant_scale, variant_scale, sizeof(variant_scale));
-	cfg.batch = batch;
-	if ((s = sender_open(&cfg, 1, 0, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "wire_smoke: %s\n", err);
-		return 1;
-	}
-	/* the patching alone: what a probe costs before the kernel */
-	{
-		struct send_syn syn;
-		uint8_t buf[128];
-		uint32_t sink = 0;
-		const int n = 4000000;
-
-		memset(&syn, 0, sizeof(syn));
-		syn.src = &src;
-		syn.dst = &d;
-		syn.ttl = 64;
-		d = dst;
-		t0 = now_s();
-		for (int k = 0; k < n; k++) {
-			d.bytes[3] = (uint8_t)k;
-			syn.variant = k % NVARIANTS;
-			syn.sport = (uint16_t)k;
-			syn.isn = (uint32_t)k * 2654435761u;
-			syn.tsval = (uint32_t)k;
-			sink += (uint32_t)sender_render_syn(s, &syn, buf, sizeof(buf)) + buf[37];
-		}
-		t = now_s() - t0;
-		printf("render ns_per_syn=%.1f (sink %u)\n", t * 1e9 / n, sink);
-	}
-	d = dst;
-	t0 = now_s();
-	tend = t0 + secs;
-	do {
-		for (int k = 0; k < 1024; k++, i++) {
-			struct send_syn syn;
-
+			p = &sm->probes[sm->nprobes++];
+			p->target = t;
+			p->unguarded = v == NVARIANTS;
+			p->variant = p->unguarded ? 0 : v;
+			p->src = o->tsrc[t];
+			p->dst = o->tdst[t];
+			p->sport = p->unguarded ? (uint16_t)o->unguarded :
+			    (uint16_t)(port_lo + t * NVARIANTS + v);
+			p->isn = 0x5ca1e000u + (uint32_t)(t * 0x1000000 + v * 0x10101 +
+			    getpid());
+			p->tsval = 1000u + (uint32_t)v;
+			p->flow = 0xabcde ^ (uint32_t)(t << 4 | v);
 			memset(&syn, 0, sizeof(syn));
-			d.bytes[2] = (uint8_t)(i >> 8);
-			d.bytes[3] = (uint8_t)i;
-			syn.variant = (int)(i % NVARIANTS);
-			syn.src = &src;
-			syn.dst = &d;
-			syn.sport = (uint16_t)(61000 + (i >> 16) % 64);
-			syn.dport = 80;
-			syn.isn = (uint32_t)(i * 2654435761u);
-			syn.tsval = (uint32_t)i;
+			syn.variant = p->variant;
+			syn.src = &p->src;
+			syn.dst = &p->dst;
+			syn.sport = p->sport;
+			syn.dport = (uint16_t)o->dport;
+			syn.isn = p->isn;
+			syn.tsval = p->tsval;
 			syn.ttl = 64;
-			(void)sender_syn(s, &syn);
+			syn.flow_label = p->flow;
+			if (sender_syn(snd, &syn) != 0)
+				send_fail++;
+			len = sender_render_syn(snd, &syn, buf, sizeof(buf));
+			if (rf != NULL) {
+				char b[ADDR_STRLEN];
+
+				fprintf(rf, "%u %s ", p->sport, addr_format(&p->dst, b, sizeof(b)));
+				for (size_t k = 0; k < len; k++)
+					fprintf(rf, "%02x", buf[k]);
+				fprintf(rf, "\n");
+			}
 		}
-		t = now_s();
-	} while (t < tend);
-	sender_flush(s);
-	t = now_s() - t0;
-	sender_stats(s, &st);
-	printf("bench batch=%d syns=%llu secs=%.3f pps=%.0f errors=%llu batches=%llu\n",
-	    cfg.batch, (unsigned long long)st.syns, t, (double)st.syns / t,
-	    (unsigned long long)st.errors, (unsigned long long)st.batches);
-	sender_close(s);
-	return 0;
+		if (o->tdst[t].family == ADDR_V4)
+			seen4 = 1;
+		else
+			seen6 = 1;
+	}
+	if (rf != NULL)
+		fclose(rf);
+	fams = seen4 + seen6;
+	int flushed = sender_flush(snd);
+	struct send_stats st;
+	sender_stats(snd, &st);
+	claim(sm, send_fail == 0 && flushed == sm->nprobes &&
+	    st.syns == (uint64_t)sm->nprobes && st.errors == 0 &&
+	    st.batches == (uint64_t)fams,
+	    "%d SYNs left in %llu sendmmsg batches (one per family), %llu errors",
+	    sm->nprobes, (unsigned long long)st.batches, (unsigned long long)st.errors);
+}
+
+/* What came back to each probe, on each capture. */
+static void
+check_replies(struct smoke *sm, const char *const *caps)
+{
+	for (int i = 0; i < sm->nprobes; i++) {
+		struct probe *p = &sm->probes[i];
+		char b[ADDR_STRLEN];
+		int seen = 0, sc = variant_scale[p->variant];
+
+		for (int k = 0; k < sm->ncaps; k++)
+			seen += p->got[k];
+		addr_format(&p->dst, b, sizeof(b));
+		if (p->unguarded) {
+			claim(sm, seen == sm->ncaps, "%s unguarded port %u: SYN-ACK captured "
+			    "on %d/%d captures", b, p->sport, seen, sm->ncaps);
+			continue;
+		}
+		claim(sm, seen == sm->ncaps && !p->bad_ack,
+		    "%s %s%d: SYN-ACK with ack = ISN+1 on %d/%d captures", b,
+		    sc < 0 ? "control" : "wscale ", sc < 0 ? 0 : sc, seen, sm->ncaps);
+		if (seen == 0)
+			continue;
+		if (sc < 0)
+			claim(sm, !p->has_ws, "%s control: the SYN-ACK has no window scale "
+			    "(none was offered)", b);
+		else
+			claim(sm, p->has_ws, "%s wscale %d: the SYN-ACK carries the "
+			    "server's window scale (%d)", b, sc, p->ws);
+	}
+	for (int i = 0; i < sm->ncaps; i++) {
+		struct capture_stats cs;
+		int r = capture_stats(sm->caps[i], &cs);
+
+		claim(sm, r == 0 && cs.dropped == 0 && cs.ifdropped == 0 && cs.errors == 0 &&
+		    cs.received >= (uint64_t)sm->nprobes,
+		    "capture %s: %llu received, %llu dropped, %llu ifdropped, %llu errors",
+		    caps[i], (unsigned long long)cs.received, (unsigned long long)cs.dropped,
+		    (unsigned long long)cs.ifdropped, (unsigned long long)cs.errors);
+	}
+}
+
+/* Our own RST|ACK for every SYN-ACK of a guarded probe; the script
+ * counts them at the server. */
+static void
+send_rsts(struct smoke *sm, struct sender *snd, const struct opts *o)
+{
+	struct send_stats st;
+	int rsts = 0, rst_fail = 0;
+
+	for (int i = 0; i < sm->nprobes; i++) {
+		struct probe *p = &sm->probes[i];
+		struct send_segment seg;
+
+		if (p->unguarded || !p->got[0])
+			continue;
+		memset(&seg, 0, sizeof(seg));
+		seg.src = &p->src;
+		seg.dst = &p->dst;
+		seg.sport = p->sport;
+		seg.dport = (uint16_t)o->dport;
+		seg.seq = p->isn + 1;
+		seg.ack = p->srv_isn + 1;
+		seg.flags = WIRE_TH_RST | WIRE_TH_ACK;
+		seg.ttl = 64;
+		seg.flow_label = p->flow;
+		if (sender_segment(snd, &seg) == 0)
+			rsts++;
+		else
+			rst_fail++;
+	}
+	sender_stats(snd, &st);
+	printf("rsts_sent=%d\n", rsts);
+	claim(sm, rst_fail == 0 && st.segments == (uint64_t)rsts && rsts > 0,
+	    "sender_segment sent %d RSTs, %d failed", rsts, rst_fail);
+
+	/* options that are not whole words are refused */
+	struct send_segment seg;
+	uint8_t opt[3] = { 1, 1, 1 };
+
+	memset(&seg, 0, sizeof(seg));
+	seg.src = &o->tsrc[0];
+	seg.dst = &o->tdst[0];
+	seg.options = opt;
+	seg.options_len = 3;
+	errno = 0;
+	claim(sm, sender_segment(snd, &seg) == -1 && errno == EINVAL,
+	    "sender_segment refuses options not a multiple of 4");
 }
 
 int
 main(int argc, char **argv)
 {
-	const char *caps[MAX_CAPS], *render_file = NULL, *bench_pair = NULL;
 	const char *xfilter = NULL;
-	int xmode = 0;
-	int capvlan[MAX_CAPS], ntargets = 0, guard_only = 0, hold_ms = 0;
-	int wait_ms = 3000, bench_secs = 0, batch = 64, c;
-	struct addr tsrc[MAX_TARGETS], tdst[MAX_TARGETS];
-	unsigned dport = 80, unguarded = 0, lo = 0, hi = 0;
+	int xmode = 0, xwant = 0, guard_only = 0, hold_ms = 0;
+	int bench_secs = 0, batch = 64, c;
+	unsigned lo = 0, hi = 0;
 	struct smoke sm;
+	struct opts o;
 	char err[256];
 
 	memset(&sm, 0, sizeof(sm));
+	memset(&o, 0, sizeof(o));
+	o.dport = 80;
+	o.wait_ms = 3000;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "gt:c:C:p:u:r:H:W:b:B:xf:n:")) != -1) {
+	while ((c = getopt(argc, argv, "gt:c:p:u:r:H:W:b:B:xf:n:")) != -1) {
 		switch (c) {
 		case 'g': guard_only = 1; break;
 		case 't':
-			if (ntargets == MAX_TARGETS ||
-			    parse_pair(optarg, &tsrc[ntargets], &tdst[ntargets]) == -1)
+			if (o.ntargets == MAX_TARGETS ||
+			    parse_pair(optarg, &o.tsrc[o.ntargets], &o.tdst[o.ntargets]) == -1)
 				usage();
-			bench_pair = optarg;
-			ntargets++;
+			o.ntargets++;
 			break;
 		case 'c':
-		case 'C':
 			if (sm.ncaps == MAX_CAPS)
 				usage();
-			capvlan[sm.ncaps] = c == 'C';
-			caps[sm.ncaps++] = optarg;
+			o.caps[sm.ncaps++] = optarg;
 			break;
-		case 'p': dport = (unsigned)atoi(optarg); break;
-		case 'u': unguarded = (unsigned)atoi(optarg); break;
-		case 'r': render_file = optarg; break;
+		case 'p': o.dport = (unsigned)atoi(optarg); break;
+		case 'u': o.unguarded = (unsigned)atoi(optarg); break;
+		case 'r': o.render_file = optarg; break;
 		case 'H': hold_ms = atoi(optarg); break;
-		case 'W': wait_ms = atoi(optarg); break;
+		case 'W': o.wait_ms = atoi(optarg); break;
 		case 'b': bench_secs = atoi(optarg); break;
 		case 'B': batch = atoi(optarg); break;
 		case 'x': xmode = 1; break;
@@ -579,16 +439,16 @@ main(int argc, char **argv)
 		}
 	}
 	if (bench_secs > 0) {
-		if (ntargets != 1)
+		if (o.ntargets != 1)
 			usage();
-		return bench(bench_pair, bench_secs, batch);
+		return bench(&o.tsrc[0], &o.tdst[0], bench_secs, batch);
 	}
 	if (xmode) {
 		if (xfilter == NULL || sm.ncaps == 0)
 			usage();
-		return capture_only(&sm, caps, xfilter, wait_ms);
+		return capture_only(&sm, o.caps, xfilter, xwant, o.wait_ms);
 	}
-	if (!guard_only && (ntargets == 0 || sm.ncaps == 0))
+	if (!guard_only && (o.ntargets == 0 || sm.ncaps == 0))
 		usage();
 
 	if ((sm.base = event_base_new()) == NULL)
@@ -628,21 +488,21 @@ main(int argc, char **argv)
 	/* --- route ---------------------------------------------------------- */
 	int want4 = 0, want6 = 0;
 	const struct addr *src4 = NULL, *src6 = NULL;
-	for (int t = 0; t < ntargets; t++) {
+	for (int t = 0; t < o.ntargets; t++) {
 		struct addr rsrc;
 		char ifn[ROUTE_IFNAMSIZ] = "", b1[ADDR_STRLEN], b2[ADDR_STRLEN];
-		int r = route_lookup(&tdst[t], &rsrc, ifn, err, sizeof(err));
+		int r = route_lookup(&o.tdst[t], &rsrc, ifn, err, sizeof(err));
 
-		claim(&sm, r == 0 && addr_equal(&rsrc, &tsrc[t]) && ifn[0] != '\0',
-		    "route to %s: source %s on %s%s%s", addr_format(&tdst[t], b1, sizeof(b1)),
+		claim(&sm, r == 0 && addr_equal(&rsrc, &o.tsrc[t]) && ifn[0] != '\0',
+		    "route to %s: source %s on %s%s%s", addr_format(&o.tdst[t], b1, sizeof(b1)),
 		    r == 0 ? addr_format(&rsrc, b2, sizeof(b2)) : "-", ifn,
 		    r == 0 ? "" : ": ", r == 0 ? "" : err);
-		if (tdst[t].family == ADDR_V4) {
+		if (o.tdst[t].family == ADDR_V4) {
 			want4 = 1;
-			src4 = &tsrc[t];
+			src4 = &o.tsrc[t];
 		} else {
 			want6 = 1;
-			src6 = &tsrc[t];
+			src6 = &o.tsrc[t];
 		}
 	}
 
@@ -659,167 +519,28 @@ main(int argc, char **argv)
 	check_render(&sm, snd, src4, src6);
 
 	/* --- captures ------------------------------------------------------- */
-	char filter[600], plain[256], extra[32] = "";
-	if (unguarded)
-		snprintf(extra, sizeof(extra), " or dst port %u", unguarded);
-	snprintf(plain, sizeof(plain), "tcp and (dst portrange %u-%u%s)", port_lo,
+	char filter[256], extra[32] = "";
+	if (o.unguarded)
+		snprintf(extra, sizeof(extra), " or dst port %u", o.unguarded);
+	snprintf(filter, sizeof(filter), "tcp and (dst portrange %u-%u%s)", port_lo,
 	    port_lo + GUARD_BLOCK_PORTS - 1, extra);
 	for (int i = 0; i < sm.ncaps; i++) {
-		struct capture_config cc = { caps[i], filter, 0, 0 };
+		struct capture_config cc = { o.caps[i], filter, 0, 0 };
 
-		if (capvlan[i])
-			snprintf(filter, sizeof(filter), "(%s) or (vlan and %s)", plain, plain);
-		else
-			snprintf(filter, sizeof(filter), "%s", plain);
 		sm.capctx[i].sm = &sm;
 		sm.capctx[i].idx = i;
 		sm.caps[i] = capture_open(sm.base, &cc, on_packet, &sm.capctx[i], err,
 		    sizeof(err));
-		claim(&sm, sm.caps[i] != NULL, "capture_open %s [%s]%s%s", caps[i], filter,
+		claim(&sm, sm.caps[i] != NULL, "capture_open %s [%s]%s%s", o.caps[i], filter,
 		    sm.caps[i] ? "" : ": ", sm.caps[i] ? "" : err);
 		if (sm.caps[i] == NULL)
 			goto hold;
 	}
 
-	/* --- SYNs ----------------------------------------------------------- */
-	FILE *rf = render_file ? fopen(render_file, "w") : NULL;
-	int send_fail = 0;
-	for (int t = 0; t < ntargets; t++) {
-		for (int v = 0; v <= NVARIANTS; v++) {
-			struct probe *p;
-			struct send_syn syn;
-			uint8_t buf[128];
-			size_t len;
-
-			if (v == NVARIANTS && unguarded == 0)
-				continue;
-			p = &sm.probes[sm.nprobes++];
-			p->target = t;
-			p->unguarded = v == NVARIANTS;
-			p->variant = p->unguarded ? 0 : v;
-			p->src = tsrc[t];
-			p->dst = tdst[t];
-			p->sport = p->unguarded ? (uint16_t)unguarded :
-			    (uint16_t)(port_lo + t * NVARIANTS + v);
-			p->isn = 0x5ca1e000u + (uint32_t)(t * 0x1000000 + v * 0x10101 +
-			    getpid());
-			p->tsval = 1000u + (uint32_t)v;
-			p->flow = 0xabcde ^ (uint32_t)(t << 4 | v);
-			memset(&syn, 0, sizeof(syn));
-			syn.variant = p->variant;
-			syn.src = &p->src;
-			syn.dst = &p->dst;
-			syn.sport = p->sport;
-			syn.dport = (uint16_t)dport;
-			syn.isn = p->isn;
-			syn.tsval = p->tsval;
-			syn.ttl = 64;
-			syn.flow_label = p->flow;
-			if (sender_syn(snd, &syn) != 0)
-				send_fail++;
-			len = sender_render_syn(snd, &syn, buf, sizeof(buf));
-			if (rf != NULL) {
-				char b[ADDR_STRLEN];
-
-				fprintf(rf, "%u %s ", p->sport, addr_format(&p->dst, b, sizeof(b)));
-				for (size_t k = 0; k < len; k++)
-					fprintf(rf, "%02x", buf[k]);
-				fprintf(rf, "\n");
-			}
-		}
-	}
-	if (rf != NULL)
-		fclose(rf);
-	int flushed = sender_flush(snd);
-	struct send_stats st;
-	sender_stats(snd, &st);
-	claim(&sm, send_fail == 0 && flushed == sm.nprobes && st.syns == (uint64_t)sm.nprobes &&
-	    st.errors == 0 && st.batches == (uint64_t)(want4 + want6),
-	    "%d SYNs left in %llu sendmmsg batches (one per family), %llu errors",
-	    sm.nprobes, (unsigned long long)st.batches, (unsigned long long)st.errors);
-
-	double t0 = now_s();
-	run_loop(&sm, wait_ms, 1);
-	printf("SYN-ACKs waited for %.0f ms\n", (now_s() - t0) * 1000);
-
-	/* --- what came back ------------------------------------------------- */
-	for (int i = 0; i < sm.nprobes; i++) {
-		struct probe *p = &sm.probes[i];
-		char b[ADDR_STRLEN];
-		int seen = 0, sc = variant_scale[p->variant];
-
-		for (int k = 0; k < sm.ncaps; k++)
-			seen += p->got[k];
-		addr_format(&p->dst, b, sizeof(b));
-		if (p->unguarded) {
-			claim(&sm, seen == sm.ncaps, "%s unguarded port %u: SYN-ACK captured "
-			    "on %d/%d captures", b, p->sport, seen, sm.ncaps);
-			continue;
-		}
-		claim(&sm, seen == sm.ncaps && !p->bad_ack,
-		    "%s %s%d: SYN-ACK with ack = ISN+1 on %d/%d captures", b,
-		    sc < 0 ? "control" : "wscale ", sc < 0 ? 0 : sc, seen, sm.ncaps);
-		if (seen == 0)
-			continue;
-		if (sc < 0)
-			claim(&sm, !p->has_ws, "%s control: the SYN-ACK has no window scale "
-			    "(none was offered)", b);
-		else
-			claim(&sm, p->has_ws, "%s wscale %d: the SYN-ACK carries the "
-			    "server's window scale (%d)", b, sc, p->ws);
-	}
-	for (int i = 0; i < sm.ncaps; i++) {
-		struct capture_stats cs;
-		int r = capture_stats(sm.caps[i], &cs);
-
-		claim(&sm, r == 0 && cs.dropped == 0 && cs.ifdropped == 0 && cs.errors == 0 &&
-		    cs.received >= (uint64_t)sm.nprobes,
-		    "capture %s: %llu received, %llu dropped, %llu ifdropped, %llu errors",
-		    caps[i], (unsigned long long)cs.received, (unsigned long long)cs.dropped,
-		    (unsigned long long)cs.ifdropped, (unsigned long long)cs.errors);
-	}
-
-	/* --- our own RSTs --------------------------------------------------- */
-	int rsts = 0, rst_fail = 0;
-	for (int i = 0; i < sm.nprobes; i++) {
-		struct probe *p = &sm.probes[i];
-		struct send_segment seg;
-
-		if (p->unguarded || !p->got[0])
-			continue;
-		memset(&seg, 0, sizeof(seg));
-		seg.src = &p->src;
-		seg.dst = &p->dst;
-		seg.sport = p->sport;
-		seg.dport = (uint16_t)dport;
-		seg.seq = p->isn + 1;
-		seg.ack = p->srv_isn + 1;
-		seg.flags = WIRE_TH_RST | WIRE_TH_ACK;
-		seg.ttl = 64;
-		seg.flow_label = p->flow;
-		if (sender_segment(snd, &seg) == 0)
-			rsts++;
-		else
-			rst_fail++;
-	}
-	sender_stats(snd, &st);
-	printf("rsts_sent=%d\n", rsts);
-	claim(&sm, rst_fail == 0 && st.segments == (uint64_t)rsts && rsts > 0,
-	    "sender_segment sent %d RSTs, %d failed", rsts, rst_fail);
-	/* segment checks: bad options length is refused */
-	{
-		struct send_segment seg;
-		uint8_t opt[3] = { 1, 1, 1 };
-
-		memset(&seg, 0, sizeof(seg));
-		seg.src = &tsrc[0];
-		seg.dst = &tdst[0];
-		seg.options = opt;
-		seg.options_len = 3;
-		errno = 0;
-		claim(&sm, sender_segment(snd, &seg) == -1 && errno == EINVAL,
-		    "sender_segment refuses options not a multiple of 4");
-	}
+	send_probes(&sm, snd, &o, port_lo);
+	run_loop(&sm, o.wait_ms, 1);
+	check_replies(&sm, o.caps);
+	send_rsts(&sm, snd, &o);
 
 hold:
 	if (hold_ms > 0)

@@ -15,6 +15,7 @@ LAB_CHECKS += tests/lab/mbox-smoke.sh
 # wire_smoke: guard, sender, capture and route tried in two namespaces.
 LAB_PROGS += wire_smoke
 wire_smoke_SRCS = tests/e2e/wire_smoke.c
+wire_smoke_SRCS += tests/e2e/wire_smoke_modes.c
 wire_smoke_SRCS += prober/send.c
 wire_smoke_SRCS += prober/capture.c
 wire_smoke_SRCS += prober/guard.c
