@@ -241,6 +241,15 @@ path_admit(struct engine *e)
 	return true;
 }
 
+/* The IPv6 flow label of a 4-tuple: constant whatever the TTL, so ECMP
+ * keeps one path for the handshake, every step of the trace, and our RSTs. */
+static uint32_t
+flow_label(const struct engine *e, const struct addr *src, const struct addr *dst,
+    uint16_t sport, uint16_t dport)
+{
+	return cookie_isn(&e->key, src, dst, sport, dport, 0) >> 12;
+}
+
 void
 engine_make_syn(const struct engine *e, const struct slot *s, int v, int ttl,
     uint32_t tsval, struct send_syn *syn)
@@ -257,10 +266,7 @@ engine_make_syn(const struct engine *e, const struct slot *s, int v, int ttl,
 	syn->isn = cookie_isn(&e->key, &s->path.src, &s->path.dst, sport,
 	    s->path.port, (unsigned)ttl);
 	syn->tsval = tsval;
-	/* constant per 4-tuple, whatever the TTL: ECMP keeps one path for
-	 * the handshake and every step of the trace */
-	syn->flow_label = cookie_isn(&e->key, &s->path.src, &s->path.dst, sport,
-	    s->path.port, 0) >> 12;
+	syn->flow_label = flow_label(e, &s->path.src, &s->path.dst, sport, s->path.port);
 }
 
 static int
@@ -406,7 +412,8 @@ send_rst(struct engine *e, const struct reply *r)
 	seg.dport = r->sport;
 	seg.seq = r->ack;
 	seg.flags = REPLY_TCP_RST;
-	seg.ttl = 64;
+	seg.ttl = e->cfg.ttl;
+	seg.flow_label = flow_label(e, seg.src, seg.dst, seg.sport, seg.dport);
 	if (e->ops.send_segment(e->ops.arg, &seg) != 0)
 		e->n.send_errors++;
 	else
