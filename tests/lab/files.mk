@@ -29,3 +29,6 @@ wire_smoke_SRCS += prober/wire_icmp.c
 wire_smoke_SRCS += prober/wire_packet.c
 wire_smoke_LIBS = $(PKG_LIBS)
 LAB_CHECKS += tests/e2e/wire-smoke
+
+# the window test's ClientHello against openssl s_server, its GET against http.server
+LAB_CHECKS += tests/lab/request-tls-check.sh
