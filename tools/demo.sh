@@ -1,8 +1,9 @@
 #!/bin/bash
 # make demo: bring the lab up, probe every lab target with scaleprobe, print
 # the results, reproduce the 2004 stall on the same lab (tests/e2e/stall:
-# curl through a clean path and a rewrite-to-0 box), tear the lab down.  Runs as root; touches nothing outside the
-# lab's own network namespaces (tests/lab/README.md).
+# curl through a clean path and a rewrite-to-0 box), tear the lab down.
+# Runs as root; touches nothing outside the lab's own network namespaces
+# (tests/lab/README.md).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,8 +27,8 @@ while IFS=$'\t' read -r name kind v4 v6 port _; do
 done < <(grep -v '^#' "$REPO/tests/lab/cases.tsv" | tail -n +2)
 
 echo "== scaleprobe probe: ${#targets[@]} paths, scales 0, 7, 14 and a control SYN each"
-echo "   (verdicts from the handshake alone: what only router quotes or the window"
-echo "    test can tell is reported inconclusive until those stages run)"
+echo "   (handshake, window test on 80 and 443, and a trace where those two cannot"
+echo "    vouch for the path; tests/lab/cases.tsv says what each should report)"
 set +e
 ip netns exec "$("$LAB" ns prober)" timeout 300 "$SP" probe -v \
     --allow 198.18.0.0/15 --allow fd00::/8 --rate 1000 --timeout 1 --retries 1 \
