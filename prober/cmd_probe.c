@@ -248,19 +248,9 @@ probe_options(int argc, char **argv, struct probe_opts *o)
 		case OPT_NO_WINDOW:
 			o->window_test = false;
 			break;
-		case OPT_CONTACT: {
-			uint8_t probe[REQUEST_MAX];
-
-			/* refused here, or every HTTP window test would quietly
-			 * not run */
-			if (request_http(probe, sizeof(probe), "example.org", optarg) == 0) {
-				log_warnx("--contact: '%s' is not a URL or mailto: address of "
-				    "visible ASCII without parentheses or backslash", optarg);
-				return -1;
-			}
+		case OPT_CONTACT:
 			o->contact = optarg;
 			break;
-		}
 		case OPT_PAYLOAD: {
 			char err[256];
 			long n;

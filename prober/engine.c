@@ -148,12 +148,6 @@ engine_free(struct engine *e)
 }
 
 bool
-engine_wants_run(const struct engine *e)
-{
-	return e->kick;
-}
-
-bool
 engine_finished(const struct engine *e)
 {
 	return e->no_more_paths && e->inflight == 0;
@@ -205,7 +199,6 @@ engine_path_finish(struct engine *e, struct slot *s)
 	slot_list_remove(s);
 	path_unlink(e, s);
 	e->inflight--;
-	e->kick = true;
 	e->n.paths_done++;
 	e->ops.done(e->ops.arg, r);
 	slot_free(e, s);
@@ -301,7 +294,6 @@ send_variant(struct engine *e, struct slot *s, int v, uint64_t now)
 static void
 handshake_done(struct engine *e, struct slot *s, uint64_t now)
 {
-	e->kick = true;
 	if (ewindow_wanted(e, s)) {
 		ewindow_begin(e, s, now);
 		return;
@@ -367,7 +359,6 @@ engine_run(struct engine *e, uint64_t now)
 	bool drained = false;
 	bool sent = false;
 
-	e->kick = false;
 	/* timeouts first: their retries go ahead of new paths */
 	while (e->waitq.head != NULL && e->waitq.head->deadline <= now) {
 		if (!drained && e->ops.drain != NULL) {
@@ -382,7 +373,7 @@ engine_run(struct engine *e, uint64_t now)
 
 	/* handshakes already started first, then traces, then new paths */
 	sent |= send_handshakes(e, now);
-	if (e->windowing.head != NULL || e->window_wait.head != NULL)
+	if (e->windowing.head != NULL)
 		sent |= ewindow_run(e, now);
 	if (e->tracing.head != NULL)
 		sent |= etrace_run(e, now);
@@ -397,7 +388,7 @@ engine_run(struct engine *e, uint64_t now)
 	if (e->waitq.head != NULL)
 		next = e->waitq.head->deadline;
 	next = etrace_wake(e, now, next);
-	next = ewindow_wake(e, now, next);
+	next = ewindow_wake(e, next);
 	if (e->sendq.head != NULL ||
 	    (!e->no_more_paths && e->inflight < e->cfg.max_inflight)) {
 		uint64_t t = now + ratelimit_next(&e->rl, now);
@@ -437,12 +428,6 @@ record(struct engine *e, struct slot *s, int v, const struct reply *r,
 {
 	struct vstate *vs = &s->v[v];
 
-	/* the handshake of this path is over (its window test or trace
-	 * runs, or waits to): a straggler changes nothing now */
-	if (s->on != &e->sendq && s->on != &e->waitq) {
-		e->n.late++;
-		return;
-	}
 	if (vs->answered) {
 		if (vs->obs.reply != kind)
 			vs->obs.mixed = true;

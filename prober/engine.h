@@ -120,11 +120,6 @@ uint64_t engine_run(struct engine *e, uint64_t now);
 void engine_input(struct engine *e, uint64_t now, const uint8_t *pkt, size_t len);
 
 bool engine_finished(const struct engine *e);
-
-/* True when engine_input changed what is due (a stage began, a path
- * finished): the caller should call engine_run now rather than at the
- * time the last engine_run returned. */
-bool engine_wants_run(const struct engine *e);
 size_t engine_inflight(const struct engine *e);
 void engine_counters(const struct engine *e, struct engine_counters *out);
 

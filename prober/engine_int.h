@@ -60,7 +60,6 @@ struct engine {
 	struct slot_list windowing, window_wait;
 	size_t nwindowing;
 	bool no_more_paths;
-	bool kick;			/* input changed what is due: run soon */
 
 	struct engine_counters n;
 	struct path_result result;	/* scratch for ops->done */
@@ -85,18 +84,16 @@ void engine_stage_after_window(struct engine *e, struct slot *s, uint64_t now);
 
 /* engine_window.c */
 bool ewindow_wanted(const struct engine *e, const struct slot *s);
-/* Queues s for its window tests; ewindow_run starts them. */
+/* Starts the window tests of s, or queues it when max_windows run. */
 void ewindow_begin(struct engine *e, struct slot *s, uint64_t now);
 /* A segment from the server for variant v's test; false when s runs no
  * test for v (the caller handles the segment).  s may be finished (and
  * freed) on return. */
 bool ewindow_input(struct engine *e, struct slot *s, int v, const struct reply *r,
     uint64_t now);
-/* Starts waiting tests as tokens allow (their SYNs are charged to the
- * rate), runs the timers of running ones, finishes the paths whose tests
- * are done. */
+/* Timers of running tests; finishes the paths whose tests are done. */
 bool ewindow_run(struct engine *e, uint64_t now);
-uint64_t ewindow_wake(struct engine *e, uint64_t now, uint64_t next);
+uint64_t ewindow_wake(const struct engine *e, uint64_t next);
 void ewindow_free(struct slot *s, int nvariants);
 
 /* engine_trace.c */

@@ -6,9 +6,23 @@
 #include <string.h>
 
 #include "engine_int.h"
-#include "infer.h"
 #include "log.h"
 #include "quote.h"
+
+/* Whether a window test says variant v is clean: it ran, concluded, and
+ * the shift the server applied is the one sent (14 for anything above). */
+static bool
+window_vouches(const struct slot *s, int v, int scale)
+{
+	const struct window_obs *w = &s->wobs[v];
+	int sent = scale > 14 ? 14 : scale;
+
+	if (!w->ran || w->inconclusive)
+		return false;
+	if (w->scale_effective >= 0)
+		return w->scale_effective == sent;
+	return w->scale_effective_min >= 0 && w->scale_effective_min <= sent;
+}
 
 /* Whether a path gets a trace.  always: every path.  auto (DESIGN.md):
  * never for a path nothing answered, reset or refused (there is no
@@ -34,7 +48,7 @@ etrace_wanted(const struct engine *e, const struct slot *s)
 		const struct variant_obs *o = &s->v[v].obs;
 
 		if (o->reply != REPLY_SYNACK || o->sa.wscale < 0 ||
-		    !infer_window_agrees(&s->wobs[v], e->cfg.variant_scale[v]))
+		    !window_vouches(s, v, e->cfg.variant_scale[v]))
 			return true;
 	}
 	return false;

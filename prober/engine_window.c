@@ -110,32 +110,20 @@ finish_if_done(struct engine *e, struct slot *s, uint64_t now)
 			s->win[v] = NULL;
 		}
 	e->nwindowing--;
-	e->kick = true;
 	slot_list_remove(s);
 	engine_stage_after_window(e, s, now);
+	while (e->window_wait.head != NULL && e->nwindowing < e->cfg.max_windows)
+		ewindow_begin(e, e->window_wait.head, now);
 	return true;
-}
-
-/* The variants of s whose window test would run: those with a SYN-ACK. */
-static int
-nsyns(const struct engine *e, const struct slot *s)
-{
-	int n = 0;
-
-	for (int v = 1; v < e->cfg.nvariants; v++)
-		if (s->v[v].obs.reply == REPLY_SYNACK)
-			n++;
-	return n;
 }
 
 static void
 start(struct engine *e, struct slot *s, uint64_t now)
 {
-	uint8_t *req = xmalloc(WINDOW_REQUEST_MAX);
+	uint8_t req[WINDOW_REQUEST_MAX];
 	size_t len;
 
-	slot_list_remove(s);
-	len = e->ops.request(e->ops.arg, &s->path, req, WINDOW_REQUEST_MAX);
+	len = e->ops.request(e->ops.arg, &s->path, req, sizeof(req));
 	s->win = xcalloc((size_t)e->cfg.nvariants, sizeof(*s->win));
 	s->wobs = xcalloc((size_t)e->cfg.nvariants, sizeof(*s->wobs));
 	e->nwindowing++;
@@ -155,18 +143,17 @@ start(struct engine *e, struct slot *s, uint64_t now)
 		if (s->win[v] != NULL)
 			drain(e, s, v);
 	}
-	free(req);
-	/* no request for this port: nothing ran, on to the next stage */
 	finish_if_done(e, s, now);
 }
 
 void
 ewindow_begin(struct engine *e, struct slot *s, uint64_t now)
 {
-	(void)now;
 	slot_list_remove(s);
-	slot_list_append(&e->window_wait, s);
-	e->kick = true;
+	if (e->nwindowing < e->cfg.max_windows)
+		start(e, s, now);
+	else
+		slot_list_append(&e->window_wait, s);
 }
 
 bool
@@ -198,20 +185,6 @@ ewindow_run(struct engine *e, uint64_t now)
 	struct slot *s, *next;
 	bool sent = false;
 
-	/* new tests first, one SYN per variant charged to the rate; from
-	 * here only, never from inside a finishing test, so a long queue of
-	 * paths with nothing to test is walked, not recursed into */
-	while ((s = e->window_wait.head) != NULL && e->nwindowing < e->cfg.max_windows) {
-		int n = nsyns(e, s);
-
-		if (n > 0 && ratelimit_available(&e->rl, now) < (uint64_t)n)
-			break;
-		if (n > 0)
-			ratelimit_take(&e->rl, now, (uint64_t)n);
-		start(e, s, now);
-		sent = true;
-	}
-
 	for (s = e->windowing.head; s != NULL; s = next) {
 		next = s->next;
 		for (int v = 1; v < e->cfg.nvariants; v++) {
@@ -229,23 +202,8 @@ ewindow_run(struct engine *e, uint64_t now)
 }
 
 uint64_t
-ewindow_wake(struct engine *e, uint64_t now, uint64_t next)
+ewindow_wake(const struct engine *e, uint64_t next)
 {
-	if (e->window_wait.head != NULL && e->nwindowing < e->cfg.max_windows) {
-		/* when the head's SYNs are all paid for */
-		uint64_t want = (uint64_t)nsyns(e, e->window_wait.head);
-		uint64_t have = ratelimit_available(&e->rl, now);
-		uint64_t per = ENGINE_NS_PER_SEC / e->cfg.rate, t;
-
-		if (have >= want)
-			t = now;
-		else if (have == 0)
-			t = now + ratelimit_next(&e->rl, now) + (want - 1) * per;
-		else
-			t = now + (want - have) * per;
-		if (t < next)
-			next = t;
-	}
 	for (const struct slot *s = e->windowing.head; s != NULL; s = s->next)
 		for (int v = 1; v < e->cfg.nvariants; v++)
 			if (s->win[v] != NULL) {

@@ -162,8 +162,9 @@ syn_dropped(struct infer_ctx *x)
 enum t_view { T_NONE, T_AGREES, T_DIFFERS };
 
 static enum t_view
-t_view(const struct window_obs *t, int want, int *value, bool *bound)
+t_view(const struct infer_input *in, int want, int *value, bool *bound)
 {
+	const struct window_obs *t = in->t;
 	int sent = want > 14 ? 14 : want;
 
 	if (t == NULL || !t->ran || !t->synack || t->inconclusive)
@@ -180,15 +181,6 @@ t_view(const struct window_obs *t, int want, int *value, bool *bound)
 	/* a short answer only bounds the shift from below: it contradicts
 	 * the shift sent only when the bound lies above it */
 	return t->scale_effective_min > sent ? T_DIFFERS : T_AGREES;
-}
-
-bool
-infer_window_agrees(const struct window_obs *t, int scale)
-{
-	int value;
-	bool bound;
-
-	return t_view(t, scale, &value, &bound) == T_AGREES;
 }
 
 /* D for a change only the window test saw: the trace's destination, or
@@ -249,7 +241,7 @@ synack(struct infer_ctx *x)
 	}
 	int tv_value = -1;
 	bool tv_bound = false;
-	enum t_view tv = ws ? t_view(x->in->t, x->s, &tv_value, &tv_bound) : T_NONE;
+	enum t_view tv = ws ? t_view(x->in, x->s, &tv_value, &tv_bound) : T_NONE;
 
 	if (q->last != 0 && q->last_ws == WS_CHANGED) {
 		int quoted = q->last_value > 14 ? 14 : q->last_value;

@@ -8,7 +8,6 @@
 #ifndef SCALEPROBE_INFER_H
 #define SCALEPROBE_INFER_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "result.h"
@@ -40,10 +39,6 @@ struct infer_input {
  * each at the first hop of either trace that shows it).
  */
 void infer_scale(const struct infer_input *in, struct scale_verdict *out);
-
-/* True when the window test t concluded that the server applied the shift
- * sent (14 for anything above), or a lower bound not above it. */
-bool infer_window_agrees(const struct window_obs *t, int scale);
 
 /* Fills res->verdicts[] for every scale of the path, from res->control,
  * res->scales[i], res->trace[0] and res->trace[1 + i] (NULL: no trace),

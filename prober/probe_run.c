@@ -38,13 +38,14 @@
 struct run {
 	const struct probe_run_config *cfg;
 	struct event_base *base;
-	struct event *timer, *progress, *sigint, *sigterm, *sighup;
+	struct event *timer, *progress, *sigint, *sigterm;
 	struct guard *guard;
 	struct sender *sender;
 	struct capture *cap[PATHS_MAX_IFACES];
 	int ncap;
 	struct engine *engine;
 	size_t next;			/* next path to hand to the engine */
+	uint64_t last_done;
 	bool interrupted;
 };
 
@@ -199,14 +200,17 @@ static void
 run_packet(void *arg, const uint8_t *pkt, size_t len, const struct timeval *ts)
 {
 	struct run *r = arg;
+	struct engine_counters n;
 
 	(void)ts;
 	engine_input(r->engine, now_ns(), pkt, len);
-	/* a finished path frees room for the next, a finished handshake
-	 * starts a window test or a trace: let the engine act now rather
-	 * than at the time its last run asked for */
-	if (engine_wants_run(r->engine))
+	/* a finished path frees room for the next: let the engine admit it
+	 * now rather than at the next deadline */
+	engine_counters(r->engine, &n);
+	if (n.paths_done != r->last_done) {
+		r->last_done = n.paths_done;
 		run_schedule(r, 0, 0);
+	}
 }
 
 static void
@@ -374,8 +378,6 @@ run_close(struct run *r, struct probe_run_stats *stats)
 		event_free(r->sigint);
 	if (r->sigterm != NULL)
 		event_free(r->sigterm);
-	if (r->sighup != NULL)
-		event_free(r->sighup);
 	if (r->base != NULL)
 		event_base_free(r->base);
 }
@@ -395,14 +397,9 @@ probe_run(const struct probe_run_config *cfg, struct probe_run_stats *stats)
 	/* signals first: a SIGTERM while the table exists must remove it */
 	r.sigint = evsignal_new(r.base, SIGINT, run_signal, &r);
 	r.sigterm = evsignal_new(r.base, SIGTERM, run_signal, &r);
-	r.sighup = evsignal_new(r.base, SIGHUP, run_signal, &r);
 	r.timer = evtimer_new(r.base, run_tick, &r);
-	/* a closed pipe ( | head) must end the run through the loop, with
-	 * the guard's table removed: writes then fail with EPIPE instead */
-	signal(SIGPIPE, SIG_IGN);
-	if (r.sigint == NULL || r.sigterm == NULL || r.sighup == NULL || r.timer == NULL ||
-	    evsignal_add(r.sigint, NULL) == -1 || evsignal_add(r.sigterm, NULL) == -1 ||
-	    evsignal_add(r.sighup, NULL) == -1) {
+	if (r.sigint == NULL || r.sigterm == NULL || r.timer == NULL ||
+	    evsignal_add(r.sigint, NULL) == -1 || evsignal_add(r.sigterm, NULL) == -1) {
 		log_warnx("cannot set up the event loop");
 		goto out;
 	}

@@ -36,10 +36,6 @@ struct fake {
 	int nres;
 	int drains;
 	uint64_t drops;
-	bool window_test;
-	struct engine_path *ext;	/* when set: the paths, next_path's source */
-	int next_ext, n_ext;
-	int ndone;			/* every result, kept or not */
 };
 
 static int
@@ -47,12 +43,6 @@ f_next(void *arg, struct engine_path *out)
 {
 	struct fake *f = arg;
 
-	if (f->ext != NULL) {
-		if (f->next_ext >= f->n_ext)
-			return 0;
-		*out = f->ext[f->next_ext++];
-		return 1;
-	}
 	if (f->next >= f->npaths)
 		return 0;
 	*out = f->paths[f->next++];
@@ -113,18 +103,6 @@ f_render(void *arg, const struct send_syn *syn, uint8_t *buf, size_t cap)
 	return pkt_build_tcp(buf, cap, &t);
 }
 
-/* The window test's request: one line on port 80, none elsewhere (no
- * window test on that path). */
-static size_t
-f_request(void *arg, const struct engine_path *p, uint8_t *buf, size_t cap)
-{
-	(void)arg;
-	if (p->port != 80 || cap < 16)
-		return 0;
-	memcpy(buf, "GET / HTTP/1.0\r\n", 16);
-	return 16;
-}
-
 static void
 f_drain(void *arg)
 {
@@ -142,9 +120,6 @@ f_done(void *arg, struct path_result *r)
 {
 	struct fake *f = arg;
 
-	f->ndone++;
-	if (f->ext != NULL)
-		return;
 	assert_true(f->nres < MAXPATHS);
 	f->res[f->nres] = *r;
 	for (int v = 0; v < 4; v++)
@@ -213,8 +188,6 @@ engine_traced(struct fake *f, uint32_t rate, int retries, size_t inflight,
 	c.trace_max_ttl = 6;
 	c.trace_gap_ns = 1000000;
 	c.max_traces = 4;
-	c.window_test = f->window_test;
-	c.max_windows = 1;
 	memset(&o, 0, sizeof(o));
 	o.arg = f;
 	o.next_path = f_next;
@@ -224,7 +197,6 @@ engine_traced(struct fake *f, uint32_t rate, int retries, size_t inflight,
 	o.drain = f_drain;
 	o.capture_drops = f_drops;
 	o.done = f_done;
-	o.request = f_request;
 	struct engine *e = engine_new(&c, &o);
 	assert_non_null(e);
 	return e;
@@ -641,101 +613,6 @@ test_trace_ladder(void **state)
 	free(f);
 }
 
-
-/* A handshake reply arriving after the path moved on to its trace is a
- * straggler: counted late, the trace not started again, one result. */
-static void
-test_late_reply_after_handshake(void **state)
-{
-	struct fake *f = fake_new(1, 0);
-	struct engine *e = engine_traced(f, 100000, 0, 16, ENGINE_TRACE_ALWAYS);
-	struct engine_counters n;
-	uint8_t pkt[128];
-	uint64_t now = 1 * SEC;
-	size_t len;
-
-	(void)state;
-	engine_run(e, now);
-	assert_int_equal(f->nsyn, 4);
-	for (int i = 1; i < 4; i++) {
-		len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
-		engine_input(e, now + 100, pkt, len);
-	}
-	/* the control stays silent: at its deadline the handshake is done
-	 * and the trace begins */
-	now += 1 * SEC;
-	engine_run(e, now);
-	assert_int_equal(f->nres, 0);
-	len = answer(f, 0, REPLY_TCP_SYN | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
-	engine_input(e, now + 1000, pkt, len);
-	engine_counters(e, &n);
-	assert_int_equal(n.late, 1);
-	assert_int_equal(n.paths_traced, 1);
-	for (int step = 0; step < 5000 && !engine_finished(e); step++) {
-		now += 1000000;
-		engine_run(e, now);
-	}
-	assert_true(engine_finished(e));
-	assert_int_equal(f->nres, 1);
-	assert_int_equal(f->res[0].control.reply, REPLY_NONE);
-	engine_counters(e, &n);
-	assert_int_equal(n.paths_traced, 1);
-	engine_free(e);
-	free(f);
-}
-
-/* Many paths with nothing to window-test queued behind one that has: they
- * are walked through one after the other (no recursion), each finishes. */
-static void
-test_window_queue(void **state)
-{
-	enum { N = 2000 };
-	struct fake *f = calloc(1, sizeof(*f) + 0);
-	struct engine_path *paths = calloc(N, sizeof(*paths));
-	char (*names)[32] = calloc(N, 32);
-	struct engine *e;
-	uint8_t pkt[128];
-	uint64_t now = 1 * SEC;
-	int seen = 0, done = 0;
-
-	(void)state;
-	assert_non_null(f);
-	f->window_test = true;
-	e = engine_traced(f, 100000, 0, N, ENGINE_TRACE_NEVER);
-	for (int i = 0; i < N; i++) {
-		snprintf(names[i], 32, "198.18.%d.%d", 10 + i / 250, i % 250 + 1);
-		paths[i].target = names[i];
-		paths[i].dst = A(names[i]);
-		paths[i].src = A("198.18.1.1");
-		paths[i].port = i == 0 ? 80 : 22;
-	}
-	f->ext = paths;
-	f->n_ext = N;
-	for (int round = 0; round < 20000 && !engine_finished(e); round++) {
-		engine_run(e, now);
-		/* answer every handshake SYN at once; nothing else */
-		for (int i = 0; i < f->nsyn; i++) {
-			if ((f->syn[i].isn & 31) != 0)
-				continue;
-			size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
-			    pkt, sizeof(pkt));
-			engine_input(e, now + 10, pkt, len);
-		}
-		f->nsyn = 0;
-		f->nseg = 0;
-		now += 10000000;
-	}
-	seen = f->next_ext;
-	done = f->ndone;
-	assert_int_equal(seen, N);
-	assert_int_equal(done, N);
-	assert_int_equal(engine_inflight(e), 0);
-	engine_free(e);
-	free(names);
-	free(paths);
-	free(f);
-}
-
 int
 main(void)
 {
@@ -749,8 +626,6 @@ main(void)
 		cmocka_unit_test(test_inflight_bound),
 		cmocka_unit_test(test_capture_drops_charged),
 		cmocka_unit_test(test_trace_ladder),
-		cmocka_unit_test(test_late_reply_after_handshake),
-		cmocka_unit_test(test_window_queue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
