@@ -3,3 +3,5 @@ LAB_CHECKS += tests/e2e/probe-e2e
 LAB_CHECKS += tests/e2e/stall-e2e
 LAB_CHECKS += tests/e2e/trace-e2e
 LAB_CHECKS += tests/e2e/window-e2e
+# every lab target against the golden results taken before the engine's rework
+LAB_CHECKS += tests/e2e/golden-e2e
