@@ -37,48 +37,48 @@ cookie_hash(const struct cookie_key *key, const struct addr *src,
 
 uint32_t
 cookie_isn(const struct cookie_key *key, const struct addr *src,
-    const struct addr *dst, uint16_t sport, uint16_t dport, unsigned ttl)
+    const struct addr *dst, uint16_t sport, uint16_t dport, unsigned tag)
 {
-	return (cookie_hash(key, src, dst, sport, dport) & ~COOKIE_TTL_MASK) |
-	    (ttl & COOKIE_TTL_MASK);
+	return (cookie_hash(key, src, dst, sport, dport) & ~COOKIE_TAG_MASK) |
+	    (tag & COOKIE_TAG_MASK);
 }
 
-/* True when seq is an ISN of the probe, its TTL bits in *ttl. */
+/* True when seq is an ISN of the probe, its tag in *tag. */
 static bool
 cookie_match(const struct cookie_key *key, const struct addr *src,
-    const struct addr *dst, uint16_t sport, uint16_t dport, uint32_t seq, int *ttl)
+    const struct addr *dst, uint16_t sport, uint16_t dport, uint32_t seq, int *tag)
 {
 	if (src->family != dst->family || addr_len(src) == 0)
 		return false;
-	if ((seq & ~COOKIE_TTL_MASK) !=
-	    (cookie_hash(key, src, dst, sport, dport) & ~COOKIE_TTL_MASK))
+	if ((seq & ~COOKIE_TAG_MASK) !=
+	    (cookie_hash(key, src, dst, sport, dport) & ~COOKIE_TAG_MASK))
 		return false;
-	if (ttl != NULL)
-		*ttl = (int)(seq & COOKIE_TTL_MASK);
+	if (tag != NULL)
+		*tag = (int)(seq & COOKIE_TAG_MASK);
 	return true;
 }
 
 bool
 cookie_check_synack(const struct cookie_key *key, const struct addr *src,
-    const struct addr *dst, uint16_t sport, uint16_t dport, uint32_t ack, int *ttl)
+    const struct addr *dst, uint16_t sport, uint16_t dport, uint32_t ack, int *tag)
 {
-	return cookie_match(key, src, dst, sport, dport, ack - 1, ttl);
+	return cookie_match(key, src, dst, sport, dport, ack - 1, tag);
 }
 
 bool
 cookie_check_rst(const struct cookie_key *key, const struct addr *src,
     const struct addr *dst, uint16_t sport, uint16_t dport, uint32_t ack,
-    bool ack_flag, int *ttl)
+    bool ack_flag, int *tag)
 {
 	if (!ack_flag)
 		return false;
-	return cookie_match(key, src, dst, sport, dport, ack - 1, ttl) ||
-	    cookie_match(key, src, dst, sport, dport, ack, ttl);
+	return cookie_match(key, src, dst, sport, dport, ack - 1, tag) ||
+	    cookie_match(key, src, dst, sport, dport, ack, tag);
 }
 
 bool
 cookie_check_quote(const struct cookie_key *key, const struct addr *src,
-    const struct addr *dst, uint16_t sport, uint16_t dport, uint32_t seq, int *ttl)
+    const struct addr *dst, uint16_t sport, uint16_t dport, uint32_t seq, int *tag)
 {
-	return cookie_match(key, src, dst, sport, dport, seq, ttl);
+	return cookie_match(key, src, dst, sport, dport, seq, tag);
 }

@@ -1,26 +1,17 @@
 /*
- * engine.c -- probes in flight: admission, pacing, timeouts, retries and
- * the stateless matching of replies to paths.  See engine.h for the model.
+ * engine.c -- probes in flight: admission of paths, the run loop that
+ * moves each path through the stages (engine_int.h), and the hand-over of
+ * results.  See engine.h for the model.
  *
- * A path lives in a slot from admission to its result.  A slot is on at
- * most one of two lists: the send queue (variants still to send this
- * round) or the deadline list (all sent, waiting for replies).  Both are
- * FIFOs and, because every round waits the same timeout, the deadline list
- * stays sorted by appending.  Replies find their slot through a hash of
- * (family, destination, port) once the ISN cookie has proved they answer a
- * probe of ours.
+ * A path lives in a slot from admission to its result, found through a
+ * hash of (family, destination, port) once a reply's ISN cookie has proved
+ * it answers a probe of ours (engine_match.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine_int.h"
 #include "log.h"
-
-static uint32_t all_variants(const struct engine *e)
-{
-	return e->cfg.nvariants >= 32 ? UINT32_MAX :
-	    (uint32_t)((1u << e->cfg.nvariants) - 1);
-}
 
 /* --- lists --------------------------------------------------------------- */
 
@@ -102,6 +93,11 @@ path_unlink(struct engine *e, struct slot *s)
 struct engine *
 engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 {
+	static const struct stage_ops *const order[STAGE_COUNT] = {
+		[STAGE_HANDSHAKE] = &stage_handshake_ops,
+		[STAGE_WINDOW] = &stage_window_ops,
+		[STAGE_TRACE] = &stage_trace_ops,
+	};
 	struct engine *e;
 	size_t want;
 
@@ -115,19 +111,26 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 		free(e);
 		return NULL;
 	}
+	e->burst = cfg->burst ? cfg->burst : ratelimit_default_burst(cfg->rate);
 	cookie_key_init(&e->key, cfg->key);
 	want = cfg->max_inflight * 2;
 	for (e->nbuckets = 64; e->nbuckets < want; e->nbuckets <<= 1)
 		;
 	e->buckets = xcalloc(e->nbuckets, sizeof(*e->buckets));
+	for (int i = 0; i < STAGE_COUNT; i++)
+		e->stages[i].ops = order[i];
+	e->stages[STAGE_HANDSHAKE].limit = cfg->max_inflight;
+	e->stages[STAGE_WINDOW].limit = cfg->max_windows > 0 ? cfg->max_windows : 1;
+	e->stages[STAGE_TRACE].limit = cfg->max_traces > 0 ? cfg->max_traces : 1;
 	return e;
 }
 
 static void
 slot_free(struct engine *e, struct slot *s)
 {
-	trace_free(s->tr);
-	ewindow_free(s, e->cfg.nvariants);
+	for (int i = 0; i < STAGE_COUNT; i++)
+		if (e->stages[i].ops->free != NULL)
+			e->stages[i].ops->free(e, s);
 	free(s);
 }
 
@@ -143,6 +146,7 @@ engine_free(struct engine *e)
 			slot_free(e, s);
 		}
 	}
+	engine_out_free(e);
 	free(e->buckets);
 	free(e);
 }
@@ -150,7 +154,7 @@ engine_free(struct engine *e)
 bool
 engine_finished(const struct engine *e)
 {
-	return e->no_more_paths && e->inflight == 0;
+	return e->no_more_paths && e->inflight == 0 && !engine_out_rsts_owed(e);
 }
 
 size_t
@@ -165,15 +169,71 @@ engine_counters(const struct engine *e, struct engine_counters *out)
 	*out = e->n;
 }
 
+bool
+engine_wants_run(const struct engine *e)
+{
+	return e->wants_run;
+}
+
 uint16_t
 engine_variant_sport(const struct engine *e, int v)
 {
 	return (uint16_t)(e->cfg.port_lo + v);
 }
 
-/* Hands the finished path to the caller and frees its slot. */
+/* The IPv6 flow label of a 4-tuple: constant whatever the tag, so ECMP
+ * keeps one path for the handshake, every step of the trace, the window
+ * test's connections and our RSTs. */
+uint32_t
+engine_flow_label(const struct engine *e, const struct addr *src, const struct addr *dst,
+    uint16_t sport, uint16_t dport)
+{
+	return cookie_isn(&e->key, src, dst, sport, dport, 0) >> 12;
+}
+
 void
-engine_path_finish(struct engine *e, struct slot *s)
+engine_make_syn(const struct engine *e, const struct slot *s, int v, int tag,
+    uint32_t tsval, struct send_syn *syn)
+{
+	uint16_t sport = engine_variant_sport(e, v);
+
+	memset(syn, 0, sizeof(*syn));
+	syn->variant = v;
+	syn->src = &s->path.src;
+	syn->dst = &s->path.dst;
+	syn->sport = sport;
+	syn->dport = s->path.port;
+	/* only a trace's tag is a TTL */
+	syn->ttl = tag >= 1 && tag <= COOKIE_TRACE_TTL_MAX ? (uint8_t)tag : e->cfg.ttl;
+	syn->isn = cookie_isn(&e->key, &s->path.src, &s->path.dst, sport,
+	    s->path.port, (unsigned)tag);
+	syn->tsval = tsval;
+	syn->flow_label = engine_flow_label(e, &s->path.src, &s->path.dst, sport,
+	    s->path.port);
+}
+
+/* --- stages -------------------------------------------------------------- */
+
+void
+engine_stage_over(struct engine *e, struct slot *s)
+{
+	struct stage *st;
+
+	if (s->stage >= STAGE_COUNT)
+		return;
+	st = &e->stages[s->stage];
+	if (s->running && st->running > 0)
+		st->running--;
+	s->running = false;
+	s->left = s->stage;
+	s->stage = STAGE_MOVING;
+	slot_list_append(&e->moving, s);
+	e->wants_run = true;
+}
+
+/* Hands the finished path to the caller and frees its slot. */
+static void
+path_finish(struct engine *e, struct slot *s)
 {
 	struct path_result *r = &e->result;
 	uint64_t drops = e->ops.capture_drops ? e->ops.capture_drops(e->ops.arg) : 0;
@@ -204,10 +264,61 @@ engine_path_finish(struct engine *e, struct slot *s)
 	slot_free(e, s);
 }
 
-/* Takes the next path from the caller into a new slot on the send queue. */
-static bool
-path_admit(struct engine *e)
+/* Moves every path that is over with a stage to the next stage that wants
+ * it, or to its result.  The only place a path changes stage. */
+static void
+move_on(struct engine *e, enum stage_id from, struct slot *s)
 {
+	for (int i = (int)from + 1; i < STAGE_COUNT; i++) {
+		const struct stage_ops *ops = e->stages[i].ops;
+
+		if (ops->wanted != NULL && !ops->wanted(e, s))
+			continue;
+		s->stage = (enum stage_id)i;
+		s->running = false;
+		slot_list_append(&e->stages[i].waiting, s);
+		return;
+	}
+	path_finish(e, s);
+}
+
+static void
+move_all(struct engine *e)
+{
+	struct slot *s;
+
+	while ((s = e->moving.head) != NULL) {
+		slot_list_remove(s);
+		move_on(e, s->left, s);
+	}
+}
+
+/* Starts waiting paths of every stage while it has room and a token is
+ * there for the first packet; a path that is over at once moves on. */
+static void
+admit_waiting(struct engine *e, uint64_t now)
+{
+	for (int i = STAGE_HANDSHAKE + 1; i < STAGE_COUNT; i++) {
+		struct stage *st = &e->stages[i];
+		struct slot *s;
+
+		while ((s = st->waiting.head) != NULL && st->running < st->limit &&
+		    (st->ops->may_start != NULL ? st->ops->may_start(e, now) :
+		    engine_out_can(e, now))) {
+			slot_list_remove(s);
+			s->running = true;
+			st->running++;
+			st->ops->start(e, s, now);
+			move_all(e);
+		}
+	}
+}
+
+/* Takes the next path from the caller into a new slot of the handshake. */
+static bool
+path_admit(struct engine *e, uint64_t now)
+{
+	struct stage *hs = &e->stages[STAGE_HANDSHAKE];
 	struct engine_path p;
 	struct slot *s;
 
@@ -225,7 +336,6 @@ path_admit(struct engine *e)
 	}
 	s = xcalloc(1, sizeof(*s) + (size_t)e->cfg.nvariants * sizeof(s->v[0]));
 	s->path = p;
-	s->pending = all_variants(e);
 	s->drops_at_start = e->ops.capture_drops ? e->ops.capture_drops(e->ops.arg) : 0;
 	for (int i = 0; i < e->cfg.nvariants; i++) {
 		s->v[i].obs.scale = e->cfg.variant_scale[i];
@@ -237,369 +347,76 @@ path_admit(struct engine *e)
 	e->buckets[b] = s;
 	e->inflight++;
 	e->n.paths_started++;
-	slot_list_append(&e->sendq, s);
+	s->stage = STAGE_HANDSHAKE;
+	s->running = true;
+	hs->running++;
+	hs->ops->start(e, s, now);
 	return true;
 }
 
-/* The IPv6 flow label of a 4-tuple: constant whatever the TTL, so ECMP
- * keeps one path for the handshake, every step of the trace, and our RSTs. */
-static uint32_t
-flow_label(const struct engine *e, const struct addr *src, const struct addr *dst,
-    uint16_t sport, uint16_t dport)
-{
-	return cookie_isn(&e->key, src, dst, sport, dport, 0) >> 12;
-}
-
-void
-engine_make_syn(const struct engine *e, const struct slot *s, int v, int ttl,
-    uint32_t tsval, struct send_syn *syn)
-{
-	uint16_t sport = engine_variant_sport(e, v);
-
-	memset(syn, 0, sizeof(*syn));
-	syn->variant = v;
-	syn->src = &s->path.src;
-	syn->dst = &s->path.dst;
-	syn->sport = sport;
-	syn->dport = s->path.port;
-	syn->ttl = ttl > 0 ? (uint8_t)ttl : e->cfg.ttl;
-	syn->isn = cookie_isn(&e->key, &s->path.src, &s->path.dst, sport,
-	    s->path.port, (unsigned)ttl);
-	syn->tsval = tsval;
-	syn->flow_label = flow_label(e, &s->path.src, &s->path.dst, sport, s->path.port);
-}
-
-static int
-send_variant(struct engine *e, struct slot *s, int v, uint64_t now)
-{
-	struct send_syn syn;
-
-	engine_make_syn(e, s, v, 0, (uint32_t)(now / 1000000u), &syn);
-	if (s->v[v].obs.attempts > 0)
-		e->n.retries_sent++;
-	s->v[v].obs.attempts++;
-	s->v[v].sent_at = now;
-	if (e->ops.send_syn(e->ops.arg, &syn) != 0) {
-		e->n.send_errors++;
-		return -1;
-	}
-	e->n.syns_sent++;
-	return 0;
-}
-
-
-
-/* The handshake of s is complete: trace it, queue it for a trace, or
- * hand its result over. */
-static void
-handshake_done(struct engine *e, struct slot *s, uint64_t now)
-{
-	if (ewindow_wanted(e, s)) {
-		ewindow_begin(e, s, now);
-		return;
-	}
-	engine_stage_after_window(e, s, now);
-}
-
-void
-engine_stage_after_window(struct engine *e, struct slot *s, uint64_t now)
-{
-	if (!etrace_wanted(e, s)) {
-		engine_path_finish(e, s);
-		return;
-	}
-	etrace_begin(e, s, now);
-}
-
-/* Decides, at a path's deadline, what its silent variants do next. */
-static void
-path_expire(struct engine *e, struct slot *s, uint64_t now)
-{
-	uint32_t again = 0;
-
-	for (int v = 0; v < e->cfg.nvariants; v++) {
-		if (s->answered & (1u << v))
-			continue;
-		if (s->v[v].obs.attempts <= e->cfg.retries)
-			again |= 1u << v;
-	}
-	if (again == 0) {
-		handshake_done(e, s, now);
-		return;
-	}
-	s->pending = again;
-	slot_list_append(&e->sendq, s);
-}
-
-/* Sends the handshake SYNs queued, as far as the tokens go. */
-static bool
-send_handshakes(struct engine *e, uint64_t now)
-{
-	bool sent = false;
-	struct slot *s;
-
-	while ((s = e->sendq.head) != NULL) {
-		if (ratelimit_take(&e->rl, now, 1) == 0)
-			break;
-		int v = __builtin_ctz(s->pending);
-		s->pending &= ~(1u << v);
-		send_variant(e, s, v, now);
-		sent = true;
-		if (s->pending == 0) {
-			s->deadline = now + e->cfg.timeout_ns;
-			slot_list_append(&e->waitq, s);
-		}
-	}
-	return sent;
-}
-
+/*
+ * One turn of the loop.  Packets go out in this order, each paid with a
+ * token: RSTs owed, then what running window tests, traces and handshakes
+ * have due (a test already running must not starve, or its server times
+ * out and spoils the measurement), then new window tests and traces
+ * within what is left, then new paths.
+ */
 uint64_t
 engine_run(struct engine *e, uint64_t now)
 {
-	bool drained = false;
-	bool sent = false;
+	static const enum stage_id run_order[] = {
+		STAGE_WINDOW, STAGE_TRACE, STAGE_HANDSHAKE,
+	};
+	uint64_t sent = e->n.syns_sent + e->n.rsts_sent + e->n.window_sent +
+	    e->n.trace_sent;
+	uint64_t next = ENGINE_NEVER;
+	bool waits = false;
 
-	/* timeouts first: their retries go ahead of new paths */
-	while (e->waitq.head != NULL && e->waitq.head->deadline <= now) {
-		if (!drained && e->ops.drain != NULL) {
-			/* a reply may sit in the capture ring: read it before
-			 * calling anything silent (it may finish the head) */
-			e->ops.drain(e->ops.arg);
-			drained = true;
-			continue;
-		}
-		path_expire(e, e->waitq.head, now);
+	e->wants_run = false;
+	move_all(e);
+	engine_out_rsts(e, now);
+	for (size_t i = 0; i < sizeof(run_order) / sizeof(run_order[0]); i++) {
+		e->stages[run_order[i]].ops->run(e, now);
+		move_all(e);
 	}
-
-	/* handshakes already started first, then traces, then new paths */
-	sent |= send_handshakes(e, now);
-	if (e->windowing.head != NULL)
-		sent |= ewindow_run(e, now);
-	if (e->tracing.head != NULL)
-		sent |= etrace_run(e, now);
-	while (e->sendq.head == NULL && path_admit(e))
-		sent |= send_handshakes(e, now);
-	if (sent && e->ops.flush != NULL)
+	admit_waiting(e, now);
+	while (e->hs_sendq.head == NULL && engine_out_can(e, now) && path_admit(e, now)) {
+		e->stages[STAGE_HANDSHAKE].ops->run(e, now);
+		move_all(e);
+	}
+	if (e->ops.flush != NULL && sent != e->n.syns_sent + e->n.rsts_sent +
+	    e->n.window_sent + e->n.trace_sent)
 		e->ops.flush(e->ops.arg);
 
 	if (engine_finished(e))
 		return ENGINE_NEVER;
-	uint64_t next = ENGINE_NEVER;
-	if (e->waitq.head != NULL)
-		next = e->waitq.head->deadline;
-	next = etrace_wake(e, now, next);
-	next = ewindow_wake(e, next);
-	if (e->sendq.head != NULL ||
-	    (!e->no_more_paths && e->inflight < e->cfg.max_inflight)) {
-		uint64_t t = now + ratelimit_next(&e->rl, now);
+	for (int i = 0; i < STAGE_COUNT; i++) {
+		uint64_t t = e->stages[i].ops->wake(e, now);
+
+		if (t <= now)
+			waits = true;
+		else if (t < next)
+			next = t;
+		if (i > STAGE_HANDSHAKE && e->stages[i].waiting.head != NULL &&
+		    e->stages[i].running < e->stages[i].limit)
+			waits = true;
+	}
+	if (engine_out_rsts_owed(e) || e->moving.head != NULL ||
+	    (!e->no_more_paths && e->inflight < e->cfg.max_inflight))
+		waits = true;
+	if (waits) {
+		/* something waits for a token: come back when one is there */
+		uint64_t t = ratelimit_next(&e->rl, now);
+
+		t = now + (t > 1000 ? t : 1000);
 		if (t < next)
 			next = t;
 	}
 	return next;
 }
 
-/* --- replies ------------------------------------------------------------- */
-
-static void
-send_rst(struct engine *e, const struct reply *r)
-{
-	struct send_segment seg;
-
-	memset(&seg, 0, sizeof(seg));
-	seg.src = &r->dst;
-	seg.dst = &r->src;
-	seg.sport = r->dport;
-	seg.dport = r->sport;
-	seg.seq = r->ack;
-	seg.flags = REPLY_TCP_RST;
-	seg.ttl = e->cfg.ttl;
-	seg.flow_label = flow_label(e, seg.src, seg.dst, seg.sport, seg.dport);
-	if (e->ops.send_segment(e->ops.arg, &seg) != 0)
-		e->n.send_errors++;
-	else
-		e->n.rsts_sent++;
-}
-
-/* Records what answered variant v; a path with every variant answered is
- * done at once. */
-static void
-record(struct engine *e, struct slot *s, int v, const struct reply *r,
-    enum reply_kind kind, uint64_t now)
-{
-	struct vstate *vs = &s->v[v];
-
-	if (vs->answered) {
-		if (vs->obs.reply != kind)
-			vs->obs.mixed = true;
-		return;
-	}
-	vs->answered = true;
-	vs->obs.reply = kind;
-	vs->obs.rtt_us = (uint32_t)((now - vs->sent_at) / 1000u);
-	if (kind == REPLY_SYNACK)
-		vs->obs.sa = r->opts;
-	if (kind == REPLY_ICMP_UNREACH) {
-		vs->obs.icmp_type = r->icmp_type;
-		vs->obs.icmp_code = r->icmp_code;
-		vs->obs.icmp_from = r->src;
-	}
-	s->answered |= 1u << v;
-	s->pending &= ~(1u << v);
-	if (s->answered == all_variants(e))
-		handshake_done(e, s, now);
-	else if (s->pending == 0 && s->on == &e->sendq) {
-		s->deadline = now + e->cfg.timeout_ns;
-		slot_list_append(&e->waitq, s);
-	}
-}
-
-/* The path in flight from ours to theirs:port, or NULL. */
-static struct slot *
-slot_for(const struct engine *e, const struct addr *theirs, uint16_t port,
-    const struct addr *ours)
-{
-	struct slot *s = engine_path_find(e, theirs, port);
-
-	return s != NULL && addr_equal(&s->path.src, ours) ? s : NULL;
-}
-
-static int
-our_variant(const struct engine *e, uint16_t port)
-{
-	if (port < e->cfg.port_lo || port >= e->cfg.port_lo + e->cfg.nvariants)
-		return -1;
-	return port - e->cfg.port_lo;
-}
-
-/* TTL bits a reply may carry: 0 for the handshake, 1..max for the trace. */
-bool
-engine_ttl_valid(const struct engine *e, int ttl)
-{
-	if (ttl == 0)
-		return true;
-	if (ttl == COOKIE_TTL_MAX)
-		return e->cfg.window_test;
-	return e->cfg.trace != ENGINE_TRACE_NEVER && ttl >= 1 &&
-	    ttl <= e->cfg.trace_max_ttl;
-}
-
-static void
-input_tcp(struct engine *e, const struct reply *r, uint64_t now)
-{
-	int v = our_variant(e, r->dport);
-	enum reply_kind kind;
-	bool valid;
-	int ttl = -1;
-
-	if (v < 0) {
-		e->n.ignored++;
-		return;
-	}
-	/* a connection of the window test: its machine judges every segment
-	 * but a SYN-ACK, which must carry the test's TTL bits to be its own */
-	struct slot *ws = slot_for(e, &r->src, r->sport, &r->dst);
-	if (ws != NULL && ws->win != NULL && v < e->cfg.nvariants && ws->win[v] != NULL) {
-		bool synack = (r->flags & (REPLY_TCP_SYN | REPLY_TCP_ACK)) ==
-		    (REPLY_TCP_SYN | REPLY_TCP_ACK);
-		if (!synack || (cookie_check_synack(&e->key, &r->dst, &r->src, r->dport,
-		    r->sport, r->ack, &ttl) && ttl == COOKIE_TTL_MAX)) {
-			ewindow_input(e, ws, v, r, now);
-			return;
-		}
-	}
-	/* the reply travels the other way: our probe was (dst -> src) */
-	if ((r->flags & (REPLY_TCP_SYN | REPLY_TCP_ACK)) ==
-	    (REPLY_TCP_SYN | REPLY_TCP_ACK)) {
-		valid = cookie_check_synack(&e->key, &r->dst, &r->src, r->dport,
-		    r->sport, r->ack, &ttl);
-		kind = REPLY_SYNACK;
-	} else if (r->flags & REPLY_TCP_RST) {
-		valid = cookie_check_rst(&e->key, &r->dst, &r->src, r->dport,
-		    r->sport, r->ack, r->flags & REPLY_TCP_ACK, &ttl);
-		kind = REPLY_RST;
-	} else {
-		e->n.ignored++;
-		return;
-	}
-	/* an ack landing on TTL bits no probe of this run used answers
-	 * nothing that was sent */
-	if (!valid || !engine_ttl_valid(e, ttl)) {
-		e->n.rejected++;
-		return;
-	}
-	if (kind == REPLY_SYNACK)
-		send_rst(e, r);
-
-	struct slot *s = slot_for(e, &r->src, r->sport, &r->dst);
-	/* a window test's after the test is over, a trace's after the trace */
-	if (s == NULL || ttl == COOKIE_TTL_MAX || (ttl > 0 && s->tr == NULL)) {
-		e->n.late++;
-		return;
-	}
-	if (ttl > 0) {
-		/* a trace probe reached the destination */
-		e->n.trace_dest++;
-		trace_dest(s->tr, v, ttl);
-		return;
-	}
-	if (kind == REPLY_SYNACK)
-		e->n.synacks++;
-	else
-		e->n.rsts++;
-	record(e, s, v, r, kind, now);
-}
-
-static void
-input_icmp(struct engine *e, const struct reply *r, uint64_t now)
-{
-	int v = our_variant(e, r->q_sport);
-	struct slot *s = NULL;
-	int ttl = -1;
-
-	if (v >= 0 && cookie_check_quote(&e->key, &r->q_src, &r->q_dst, r->q_sport,
-	    r->q_dport, r->q_seq, &ttl) && engine_ttl_valid(e, ttl)) {
-		s = slot_for(e, &r->q_dst, r->q_dport, &r->q_src);
-	} else if ((s = etrace_match_translated(e, r, &v, &ttl)) == NULL) {
-		if (v >= 0)
-			e->n.rejected++;
-		else
-			e->n.ignored++;
-		return;
-	}
-	if (s == NULL || (ttl > 0 && s->tr == NULL)) {
-		e->n.late++;
-		return;
-	}
-	if (ttl > 0) {
-		etrace_quote(e, s, v, ttl, r, now);
-		if (r->unreach)
-			trace_refused(s->tr, v, ttl);
-		return;
-	}
-	if (!r->unreach) {
-		/* a time-exceeded for a handshake SYN means a routing loop or
-		 * a path longer than its TTL: not an answer, keep waiting */
-		e->n.ignored++;
-		return;
-	}
-	e->n.icmp_errors++;
-	record(e, s, v, r, REPLY_ICMP_UNREACH, now);
-}
-
 void
 engine_input(struct engine *e, uint64_t now, const uint8_t *pkt, size_t len)
 {
-	struct reply r;
-
-	switch (reply_decode(pkt, len, &r)) {
-	case REPLY_T_TCP:
-		input_tcp(e, &r, now);
-		break;
-	case REPLY_T_ICMP:
-		input_icmp(e, &r, now);
-		break;
-	default:
-		e->n.ignored++;
-		break;
-	}
+	engine_match_input(e, pkt, len, now);
 }

@@ -3,24 +3,29 @@
  * calls back to send and to report; it owns no socket, clock or timer, so
  * tests drive it with a fake wire.
  *
- * Per path it sends one SYN per variant (variant 0 is the control SYN
- * without window scale, 1..n the scale factors), each from its own source
- * port (port_lo + variant), paced by a token bucket, retried on timeout.
- * Replies are validated statelessly (the ISN is a keyed hash of the
- * 4-tuple, cookie.h) before the path they belong to is looked up, so
- * replies to probes never sent are counted and ignored.  Every SYN-ACK is
- * answered with a RST.  Timeouts live in one deadline-ordered list (the
- * timeout is the same for every probe, so appending keeps it sorted): no
- * timer per probe.  Memory is bounded by max_inflight paths.
+ * A path goes through stages (engine_int.h has the mechanism):
  *
- * A path whose handshake is done may then be traced (trace.h): every
- * variant again with TTL 1..trace_max_ttl, the TTL in the ISN's low bits,
- * router quotes compared with the bytes sent (quote.h).  At most
- * max_traces paths trace at once; the others wait their turn.
+ *   handshake    one SYN per variant (variant 0 is the control SYN without
+ *                window scale, 1..n the scale factors), each from its own
+ *                source port (port_lo + variant), retried on timeout;
+ *   window test  where a scale drew a SYN-ACK and the port has a request
+ *                (ops->request): a real connection per scale to see which
+ *                shift the server applied (window.h); max_windows at once;
+ *   trace        where it is still needed (--trace auto) or asked for:
+ *                every variant again with TTL 1..trace_max_ttl, router
+ *                quotes compared with the bytes sent (trace.h, quote.h);
+ *                max_traces at once.
  *
- * Before the trace, the window test (window.h) may open a connection per
- * scale variant to see which shift the server applied; the trace then
- * runs only where it is still needed (--trace auto).
+ * Every packet sent -- SYNs, the window test's segments, the RSTs that
+ * answer SYN-ACKs -- is paid with one token of the rate's bucket as it
+ * leaves.  Replies are validated statelessly (the ISN is a keyed hash of
+ * the 4-tuple with a tag for the stage, cookie.h) before the path they
+ * belong to is looked up, so replies to probes never sent are counted
+ * and ignored.  engine_input only records; what a reply makes due (a RST,
+ * a window test's ACK, the next stage, a result) happens in the next
+ * engine_run, which the caller makes soon when engine_wants_run says so.
+ * Results are handed over from engine_run only.  Memory is bounded by
+ * max_inflight paths.
  */
 #ifndef SCALEPROBE_ENGINE_H
 #define SCALEPROBE_ENGINE_H
@@ -45,7 +50,7 @@ enum engine_trace {
 struct engine_config {
 	int nvariants;			/* 1 + number of scales */
 	int variant_scale[SEND_MAX_VARIANTS];	/* [0] = -1 (control) */
-	uint32_t rate;			/* SYNs per second, 1..10,000,000 */
+	uint32_t rate;			/* packets per second, 1..10,000,000 */
 	uint32_t burst;			/* token bucket depth; 0: derived from rate */
 	uint64_t timeout_ns;		/* wait for a reply after each attempt */
 	int retries;			/* extra attempts for a silent variant */
@@ -102,7 +107,8 @@ struct engine_counters {
 	uint64_t paths_traced, trace_sent, trace_hops, trace_dest;
 	uint64_t paths_windowed, window_sent;
 	uint64_t rejected;	/* failed validation: never sent by us */
-	uint64_t late;		/* valid, but the path was already finished */
+	uint64_t late;		/* valid, but its path was not (or no longer)
+				   in the stage the reply answers */
 	uint64_t ignored;	/* not addressed to our ports at all */
 };
 
@@ -116,8 +122,12 @@ void engine_free(struct engine *e);
  * ENGINE_NEVER when finished. */
 uint64_t engine_run(struct engine *e, uint64_t now);
 
-/* One captured L3 packet (IPv4 or IPv6 header first). */
+/* One captured L3 packet (IPv4 or IPv6 header first).  Sends nothing. */
 void engine_input(struct engine *e, uint64_t now, const uint8_t *pkt, size_t len);
+
+/* Whether input since the last engine_run made something due now: the
+ * caller runs the engine at once rather than at the time it returned. */
+bool engine_wants_run(const struct engine *e);
 
 bool engine_finished(const struct engine *e);
 size_t engine_inflight(const struct engine *e);

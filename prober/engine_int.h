@@ -1,7 +1,17 @@
 /*
- * engine_int.h -- what the engine's files share and nothing else sees:
- * the slot of a path in flight, the engine's state, and the helpers the
- * stages (engine_trace.c) call back into engine.c with.
+ * engine_int.h -- what the engine's files share and nothing else sees: the
+ * slot of a path in flight, the stage mechanism, the engine's state, and
+ * the paid output every stage sends through.
+ *
+ * A path moves through the stages in their order (stage_id): the
+ * handshake, then the window test, then the trace, each only where its
+ * wanted() says so.  A stage never starts another: when it is over with a
+ * path it calls engine_stage_over(), which parks the path on the engine's
+ * "moving" list; the run loop (engine_run) alone takes it from there to
+ * the next stage's waiting list or to its result, and admits waiting
+ * paths while the stage has room and --rate has tokens.  Input only
+ * records and asks for a run (engine_wants_run), so nothing recurses and
+ * every result is handed over from the run loop.
  */
 #ifndef SCALEPROBE_ENGINE_INT_H
 #define SCALEPROBE_ENGINE_INT_H
@@ -16,9 +26,18 @@
 #include "trace.h"
 
 struct slot;
+struct window;
 
 struct slot_list {
 	struct slot *head, *tail;
+};
+
+enum stage_id {
+	STAGE_HANDSHAKE,
+	STAGE_WINDOW,
+	STAGE_TRACE,
+	STAGE_COUNT,
+	STAGE_MOVING = STAGE_COUNT,	/* between two stages: owned by the run loop */
 };
 
 struct vstate {
@@ -30,18 +49,74 @@ struct vstate {
 /* One path from admission to its result. */
 struct slot {
 	struct engine_path path;
-	struct slot *prev, *next;	/* on the send queue or the deadline list */
+	struct slot *prev, *next;	/* on one slot_list at most */
 	struct slot_list *on;		/* which list, NULL for none */
 	struct slot *hnext;		/* hash chain */
-	struct trace *tr;		/* while tracing */
+	enum stage_id stage;		/* where the path is */
+	enum stage_id left;		/* while moving: the stage it left */
+	bool running;			/* started in its stage (not waiting) */
+	struct trace *tr;		/* trace stage */
+	uint32_t trace_tsval;		/* one TSval for every trace SYN */
 	struct window **win;		/* window stage: a machine per variant */
 	struct window_obs *wobs;	/* its results, per variant */
-	uint32_t trace_tsval;		/* one TSval for every trace SYN */
-	uint64_t deadline;
+	uint64_t deadline;		/* handshake: end of the current round */
 	uint64_t drops_at_start;
-	uint32_t pending;		/* variants still to send this round */
-	uint32_t answered;		/* variants with a reply */
+	uint32_t pending;		/* handshake: variants still to send */
+	uint32_t answered;		/* handshake: variants with a reply */
 	struct vstate v[];		/* nvariants */
+};
+
+/* What a reply is, once matched to a path (engine_match.c). */
+struct match {
+	struct slot *s;			/* NULL: no path of this run in flight */
+	int v;				/* variant: source port - port_lo */
+	int tag;			/* the ISN's tag (cookie.h), -1 for none */
+	enum reply_kind kind;		/* SYN-ACK, RST, ICMP unreachable; NONE
+					   for a time-exceeded */
+	bool icmp;			/* an ICMP error quoting our probe */
+};
+
+/*
+ * The operations of a stage.  Each sends only through engine_out_*(),
+ * which pays every packet with a token of --rate and fails when none is
+ * left: a stage then keeps the packet for its next run.
+ */
+struct stage_ops {
+	const char *name;
+	/* Whether path s needs the stage; judged when it leaves the stage
+	 * before.  NULL: every path. */
+	bool (*wanted)(struct engine *e, const struct slot *s);
+	/* Whether a waiting path may start now, the stage having room: what
+	 * the rate leaves after the running paths' needs.  NULL: when a
+	 * token is there. */
+	bool (*may_start)(struct engine *e, uint64_t now);
+	/* Starts s (running is set, the count taken); sends what tokens allow.
+	 * The stage may be over with s at once. */
+	void (*start)(struct engine *e, struct slot *s, uint64_t now);
+	/* A reply matched to s while s is in this stage. */
+	void (*input)(struct engine *e, struct slot *s, const struct match *m,
+	    const struct reply *r, uint64_t now);
+	/* Timers and the packets due of every running path, as far as
+	 * tokens go. */
+	void (*run)(struct engine *e, uint64_t now);
+	/* The earliest time run is needed; a time <= now means packets wait
+	 * for tokens.  ENGINE_NEVER: nothing to do. */
+	uint64_t (*wake)(struct engine *e, uint64_t now);
+	/* Releases the stage's state of s, whether done or abandoned. */
+	void (*free)(struct engine *e, struct slot *s);
+};
+
+struct stage {
+	const struct stage_ops *ops;
+	struct slot_list waiting;	/* wanted, not started: no room yet */
+	size_t running, limit;		/* started and not over; at most */
+};
+
+/* A RST owed to a SYN-ACK, waiting for its token. */
+struct rst_owed {
+	struct addr src, dst;
+	uint16_t sport, dport;
+	uint32_t seq;
 };
 
 /* The engine's state; engine.c owns it, the stage files share it. */
@@ -49,65 +124,67 @@ struct engine {
 	struct engine_config cfg;
 	struct engine_ops ops;
 	struct ratelimit rl;
+	uint64_t burst;			/* the bucket's depth, in packets */
 	struct cookie_key key;
 
 	struct slot **buckets;
 	size_t nbuckets;		/* power of two */
 	size_t inflight;
-	struct slot_list sendq, waitq;
-	struct slot_list tracing, trace_wait;
-	size_t ntracing;
-	struct slot_list windowing, window_wait;
-	size_t nwindowing;
 	bool no_more_paths;
+	bool wants_run;			/* input changed what is due */
+
+	struct stage stages[STAGE_COUNT];
+	struct slot_list moving;	/* over with a stage, not yet moved on */
+	struct slot_list hs_sendq;	/* handshake: variants to send */
+	struct slot_list hs_waitq;	/* handshake: all sent, by deadline */
+	struct slot_list win_running, trace_running;
+	size_t win_conns;		/* window-test connections open */
+
+	struct rst_owed *rsts;		/* ring of RSTs owed */
+	size_t rst_head, rst_len, rst_cap;
 
 	struct engine_counters n;
 	struct path_result result;	/* scratch for ops->done */
 };
+
+extern const struct stage_ops stage_handshake_ops;
+extern const struct stage_ops stage_window_ops;
+extern const struct stage_ops stage_trace_ops;
 
 /* engine.c */
 void slot_list_remove(struct slot *s);
 void slot_list_append(struct slot_list *l, struct slot *s);
 struct slot *engine_path_find(const struct engine *e, const struct addr *dst,
     uint16_t port);
-/* Hands the path's result over and frees the slot. */
-void engine_path_finish(struct engine *e, struct slot *s);
+/* The path's stage is over with it: the run loop moves it on. */
+void engine_stage_over(struct engine *e, struct slot *s);
 uint16_t engine_variant_sport(const struct engine *e, int v);
-/* The SYN of variant v with TTL bits ttl (0: the handshake probe). */
-void engine_make_syn(const struct engine *e, const struct slot *s, int v, int ttl,
+/* The SYN of variant v carrying the ISN tag (0: the handshake probe; a
+ * trace's TTL; COOKIE_TAG_WINDOW). */
+void engine_make_syn(const struct engine *e, const struct slot *s, int v, int tag,
     uint32_t tsval, struct send_syn *syn);
-/* TTL bits a reply may carry in this run. */
-bool engine_ttl_valid(const struct engine *e, int ttl);
+uint32_t engine_flow_label(const struct engine *e, const struct addr *src,
+    const struct addr *dst, uint16_t sport, uint16_t dport);
 
-/* After the window stage (or none): the trace, or the result. */
-void engine_stage_after_window(struct engine *e, struct slot *s, uint64_t now);
+/* engine_out.c: every packet the engine sends, one token of --rate each.
+ * Each returns 1 sent, 0 when no token is left (nothing done: send it
+ * later), -1 when the token went but the send failed (counted). */
+int engine_out_syn(struct engine *e, const struct send_syn *syn, uint64_t now);
+int engine_out_segment(struct engine *e, const struct send_segment *seg, uint64_t now);
+/* Owes a RST to a SYN-ACK; sent by engine_out_rsts before anything else. */
+void engine_out_owe_rst(struct engine *e, const struct reply *r);
+void engine_out_rsts(struct engine *e, uint64_t now);
+bool engine_out_rsts_owed(const struct engine *e);
+/* Whether a token is there now (without taking it). */
+bool engine_out_can(struct engine *e, uint64_t now);
+/* Tokens there now (without taking any). */
+uint64_t engine_out_tokens(struct engine *e, uint64_t now);
+void engine_out_free(struct engine *e);
 
-/* engine_window.c */
-bool ewindow_wanted(const struct engine *e, const struct slot *s);
-/* Starts the window tests of s, or queues it when max_windows run. */
-void ewindow_begin(struct engine *e, struct slot *s, uint64_t now);
-/* A segment from the server for variant v's test; false when s runs no
- * test for v (the caller handles the segment).  s may be finished (and
- * freed) on return. */
-bool ewindow_input(struct engine *e, struct slot *s, int v, const struct reply *r,
-    uint64_t now);
-/* Timers of running tests; finishes the paths whose tests are done. */
-bool ewindow_run(struct engine *e, uint64_t now);
-uint64_t ewindow_wake(const struct engine *e, uint64_t next);
-void ewindow_free(struct slot *s, int nvariants);
+/* stage_window.c: whether s tests variant v now (its segments go there). */
+bool stage_window_owns(const struct engine *e, const struct slot *s, int v);
 
-/* engine_trace.c */
-bool etrace_wanted(const struct engine *e, const struct slot *s);
-/* Starts the trace of s, or queues it when max_traces run already. */
-void etrace_begin(struct engine *e, struct slot *s, uint64_t now);
-/* Sends the trace probes due (as far as tokens go); finishes traces. */
-bool etrace_run(struct engine *e, uint64_t now);
-/* The earliest time a running trace needs the engine again. */
-uint64_t etrace_wake(struct engine *e, uint64_t now, uint64_t next);
-/* A router's quote of variant v's TTL-ttl SYN. */
-void etrace_quote(struct engine *e, struct slot *s, int v, int ttl,
-    const struct reply *r, uint64_t now);
-struct slot *etrace_match_translated(struct engine *e, const struct reply *r,
-    int *v, int *ttl);
+/* engine_match.c: a captured packet to the path and stage it answers. */
+void engine_match_input(struct engine *e, const uint8_t *pkt, size_t len, uint64_t now);
 
 #endif

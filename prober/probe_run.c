@@ -45,7 +45,7 @@ struct run {
 	int ncap;
 	struct engine *engine;
 	size_t next;			/* next path to hand to the engine */
-	uint64_t last_done;
+	bool run_now;			/* the timer is set to fire at once */
 	bool interrupted;
 };
 
@@ -190,25 +190,31 @@ run_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct run *r = arg;
 	uint64_t now = now_ns();
+	uint64_t next;
 
 	(void)fd;
 	(void)what;
-	run_schedule(r, now, engine_run(r->engine, now));
+	next = engine_run(r->engine, now);
+
+	/* input read during the run (the drain before a deadline) may have
+	 * made something due that this run did not see */
+	r->run_now = false;
+	if (engine_wants_run(r->engine))
+		next = now;
+	run_schedule(r, now, next);
 }
 
 static void
 run_packet(void *arg, const uint8_t *pkt, size_t len, const struct timeval *ts)
 {
 	struct run *r = arg;
-	struct engine_counters n;
 
 	(void)ts;
 	engine_input(r->engine, now_ns(), pkt, len);
-	/* a finished path frees room for the next: let the engine admit it
-	 * now rather than at the next deadline */
-	engine_counters(r->engine, &n);
-	if (n.paths_done != r->last_done) {
-		r->last_done = n.paths_done;
+	/* what the reply made due (a RST, a window test's ACK, the next
+	 * stage, a result) goes out now, not at the next deadline */
+	if (engine_wants_run(r->engine) && !r->run_now) {
+		r->run_now = true;
 		run_schedule(r, 0, 0);
 	}
 }

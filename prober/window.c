@@ -86,6 +86,8 @@ struct window {
 	uint64_t highest;		/* highest end received */
 	uint64_t acked;			/* what our last ACK acknowledged */
 	uint64_t round_at, last_new_at;
+	uint64_t left_at;		/* our latest segment left (the engine took
+					   it): the server can answer from then */
 	uint32_t round_m;
 	bool round_retrans, round_cut;
 	int dupacks_left;		/* re-ACKs allowed this round */
@@ -161,8 +163,17 @@ window_push(struct window *w, enum window_act_kind kind, uint32_t seq, uint8_t f
 {
 	struct window_act *a;
 
+	/* The engine sends an action when --rate grants it a token, so actions
+	 * may wait here.  An ACK or SYN still waiting is superseded by the
+	 * next of its kind (acknowledgements are cumulative, a SYN is the same
+	 * SYN), which keeps the queue within what one round can push. */
+	if (w->qlen > 0 && (kind == WINDOW_ACT_ACK || kind == WINDOW_ACT_SYN)) {
+		a = &w->q[(w->qhead + w->qlen - 1) % WINDOW_QLEN];
+		if (a->kind == kind)
+			w->qlen--;
+	}
 	if (w->qlen == WINDOW_QLEN)
-		return;		/* the engine drains after every call: cannot happen */
+		return;		/* bounded by the pushes of one round: cannot happen */
 	a = &w->q[(w->qhead + w->qlen++) % WINDOW_QLEN];
 	memset(a, 0, sizeof(*a));
 	a->kind = kind;
@@ -195,6 +206,11 @@ window_push_request(struct window *w)
 {
 	size_t len = w->cfg.request_len;
 
+	/* a resend while the request still waits for its tokens adds nothing */
+	for (int i = 0; i < w->qlen; i++)
+		if (w->q[(w->qhead + i) % WINDOW_QLEN].kind == WINDOW_ACT_DATA)
+			return;
+
 	for (size_t off = 0; off < len; off += w->seg_out) {
 		size_t n = min64(w->seg_out, len - off);
 
@@ -220,11 +236,26 @@ window_push_rst(struct window *w)
 }
 
 bool
-window_next_action(struct window *w, struct window_act *a)
+window_pending(const struct window *w)
+{
+	return w->qlen > 0;
+}
+
+bool
+window_next_action(struct window *w, uint64_t now, struct window_act *a)
 {
 	if (w->qlen == 0)
 		return false;
 	*a = w->q[w->qhead];
+	/* Timers run from when a segment left, not from when it was asked
+	 * for: under --rate it may wait for a token, and the server cannot
+	 * answer what it has not received. */
+	now = max64(now, w->now);
+	w->left_at = now;
+	if (a->kind == WINDOW_ACT_SYN)
+		w->syn_at = now;
+	else if (a->kind == WINDOW_ACT_DATA)
+		w->req_at = now;
 	w->qhead = (w->qhead + 1) % WINDOW_QLEN;
 	w->qlen--;
 	return true;
@@ -533,7 +564,7 @@ window_round_due(const struct window *w)
 	uint64_t t;
 
 	if (w->highest > w->acked)
-		t = add_sat(w->last_new_at, window_quiet(w));
+		t = add_sat(max64(w->last_new_at, w->left_at), window_quiet(w));
 	else if (w->fl.n == 0)
 		t = add_sat(w->round_at, max64(w->cfg.first_data_ns, 4 * w->rtt));
 	else
@@ -598,7 +629,8 @@ window_on_timer(struct window *w, uint64_t now)
 	}
 	if (now >= window_request_due(w))
 		window_push_request(w);	/* each segment carries the ACK */
-	if (now >= window_round_due(w)) {
+	/* a flight is judged only once our segments have left */
+	if (w->qlen == 0 && now >= window_round_due(w)) {
 		if (now >= add_sat(w->round_at, max64(w->cfg.round_max_ns, 10 * w->rtt)))
 			w->round_cut = true;
 		window_round_end(w, WINDOW_END_NONE);

@@ -11,8 +11,9 @@
  * asks for (window_next_action) -- see "Driving it" below.
  *
  * Driving it (the engine):
- *   w = window_start(&cfg, isn, now)     isn = cookie_isn(..., COOKIE_TTL_MAX)
- *   loop: window_next_action(w, &a) until false, send each a:
+ *   w = window_start(&cfg, isn, now)     isn = cookie_isn(..., COOKIE_TAG_WINDOW)
+ *   loop: window_next_action(w, now, &a) until false, send each a
+ *   at once (now is when it leaves; it may wait for a token first):
  *     WINDOW_ACT_SYN   the variant's SYN template, seq a.seq (= isn),
  *                      TSval a.tsval; same 4-tuple every time
  *     any other kind   send_segment: seq a.seq, ack a.ack, flags a.flags,
@@ -157,8 +158,11 @@ void window_on_timer(struct window *w, uint64_t now);
 /* When to call window_on_timer next; WINDOW_NEVER once done. */
 uint64_t window_next_wake(const struct window *w);
 
-/* The next segment to send: true and *a filled, false when none. */
-bool window_next_action(struct window *w, struct window_act *a);
+/* Whether an action waits to be taken (the engine takes one per token). */
+bool window_pending(const struct window *w);
+/* The next segment to send, leaving at now: true and *a filled, false
+ * when none.  The machine's timers count from when segments left. */
+bool window_next_action(struct window *w, uint64_t now, struct window_act *a);
 
 /* The TCP options a segment carries: NOP NOP TS(tsval, tsecr) or nothing.
  * Returns the length written (0 or 12), 0 also when cap < 12. */

@@ -62,7 +62,7 @@ drain(struct ctx *c)
 	int n = 0;
 
 	window_result(c->w, &r);
-	while (window_next_action(c->w, &a)) {
+	while (window_next_action(c->w, 0, &a)) {
 		if (++n > 40)
 			abort();		/* the queue holds 32 */
 		if (a.kind == WINDOW_ACT_SYN) {

@@ -36,6 +36,11 @@ struct fake {
 	int nres;
 	int drains;
 	uint64_t drops;
+	bool window_test;
+	size_t max_windows;		/* 0: one at a time */
+	struct engine_path *ext;	/* when set: the paths, next_path's source */
+	int next_ext, n_ext;
+	int ndone;			/* every result, kept or not */
 };
 
 static int
@@ -43,6 +48,12 @@ f_next(void *arg, struct engine_path *out)
 {
 	struct fake *f = arg;
 
+	if (f->ext != NULL) {
+		if (f->next_ext >= f->n_ext)
+			return 0;
+		*out = f->ext[f->next_ext++];
+		return 1;
+	}
 	if (f->next >= f->npaths)
 		return 0;
 	*out = f->paths[f->next++];
@@ -103,6 +114,18 @@ f_render(void *arg, const struct send_syn *syn, uint8_t *buf, size_t cap)
 	return pkt_build_tcp(buf, cap, &t);
 }
 
+/* The window test's request: one line on port 80, none elsewhere (no
+ * window test on that path). */
+static size_t
+f_request(void *arg, const struct engine_path *p, uint8_t *buf, size_t cap)
+{
+	(void)arg;
+	if (p->port != 80 || cap < 16)
+		return 0;
+	memcpy(buf, "GET / HTTP/1.0\r\n", 16);
+	return 16;
+}
+
 static void
 f_drain(void *arg)
 {
@@ -120,6 +143,9 @@ f_done(void *arg, struct path_result *r)
 {
 	struct fake *f = arg;
 
+	f->ndone++;
+	if (f->ext != NULL)
+		return;
 	assert_true(f->nres < MAXPATHS);
 	f->res[f->nres] = *r;
 	for (int v = 0; v < 4; v++)
@@ -188,6 +214,8 @@ engine_traced(struct fake *f, uint32_t rate, int retries, size_t inflight,
 	c.trace_max_ttl = 6;
 	c.trace_gap_ns = 1000000;
 	c.max_traces = 4;
+	c.window_test = f->window_test;
+	c.max_windows = f->max_windows ? f->max_windows : 1;
 	memset(&o, 0, sizeof(o));
 	o.arg = f;
 	o.next_path = f_next;
@@ -197,6 +225,7 @@ engine_traced(struct fake *f, uint32_t rate, int retries, size_t inflight,
 	o.drain = f_drain;
 	o.capture_drops = f_drops;
 	o.done = f_done;
+	o.request = f_request;
 	struct engine *e = engine_new(&c, &o);
 	assert_non_null(e);
 	return e;
@@ -278,8 +307,14 @@ test_all_answered(void **state)
 		assert_int_equal(f->nres, 0);
 		engine_input(e, 1 * SEC + 3000000, pkt, len);
 	}
+	/* input records and sends nothing: the RSTs and the result come
+	 * from the run it asks for */
+	assert_int_equal(f->nres, 0);
+	assert_int_equal(f->nseg, 0);
+	assert_true(engine_wants_run(e));
+	engine_run(e, 1 * SEC + 3000000);
 	assert_int_equal(f->nres, 1);
-	assert_true(engine_finished(e) == false || f->next == 1);
+	assert_true(engine_finished(e));
 	const struct path_result *r = &f->res[0];
 	assert_string_equal(r->target, "198.18.0.1");
 	assert_int_equal(r->control.reply, REPLY_SYNACK);
@@ -384,6 +419,7 @@ test_forged_and_icmp(void **state)
 		    q, qlen, 20 + 8);
 		engine_input(e, 1 * SEC + 5000, pkt, len);
 	}
+	engine_run(e, 1 * SEC + 5000);
 	assert_int_equal(f->nres, 1);
 	assert_int_equal(f->res[0].control.reply, REPLY_ICMP_UNREACH);
 	for (int i = 0; i < 3; i++) {
@@ -416,6 +452,7 @@ test_rst_and_late(void **state)
 		len = answer(f, i, REPLY_TCP_RST | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
 		engine_input(e, 1 * SEC + 100, pkt, len);
 	}
+	engine_run(e, 1 * SEC + 100);
 	assert_int_equal(f->nres, 1);
 	assert_int_equal(f->res[0].control.reply, REPLY_RST);
 	assert_int_equal(f->res[0].scales[2].reply, REPLY_RST);
@@ -424,6 +461,7 @@ test_rst_and_late(void **state)
 	/* a SYN-ACK after the path finished: valid, late, still reset */
 	len = answer(f, 3, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
 	engine_input(e, 1 * SEC + 200, pkt, len);
+	engine_run(e, 1 * SEC + 200);
 	engine_counters(e, &n);
 	assert_int_equal(n.late, 1);
 	assert_int_equal(n.rejected, 0);
@@ -613,6 +651,183 @@ test_trace_ladder(void **state)
 	free(f);
 }
 
+/* A handshake reply arriving after the path moved on to its trace is a
+ * straggler: counted late, the trace not started again, one result.  (On
+ * 9816a23 it re-ran the hand-over: a second trace, a leak, a count that
+ * never came down.) */
+static void
+test_late_reply_after_handshake(void **state)
+{
+	struct fake *f = fake_new(1, 0);
+	struct engine *e = engine_traced(f, 100000, 0, 16, ENGINE_TRACE_ALWAYS);
+	struct engine_counters n;
+	uint8_t pkt[128];
+	uint64_t now = 1 * SEC;
+	size_t len;
+
+	(void)state;
+	engine_run(e, now);
+	assert_int_equal(f->nsyn, 4);
+	for (int i = 1; i < 4; i++) {
+		len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
+		engine_input(e, now + 100, pkt, len);
+	}
+	/* the control stays silent: at its deadline the handshake is over
+	 * and the trace begins */
+	now += 1 * SEC;
+	engine_run(e, now);
+	assert_int_equal(f->nres, 0);
+	engine_counters(e, &n);
+	assert_int_equal(n.paths_traced, 1);
+	len = answer(f, 0, REPLY_TCP_SYN | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
+	engine_input(e, now + 1000, pkt, len);
+	engine_counters(e, &n);
+	assert_int_equal(n.late, 1);
+	for (int step = 0; step < 5000 && !engine_finished(e); step++) {
+		now += 1000000;
+		engine_run(e, now);
+	}
+	assert_true(engine_finished(e));
+	assert_int_equal(f->nres, 1);
+	assert_int_equal(f->res[0].control.reply, REPLY_NONE);
+	engine_counters(e, &n);
+	assert_int_equal(n.paths_traced, 1);
+	assert_int_equal(n.paths_done, 1);
+	engine_free(e);
+	free(f);
+}
+
+/* 1,100 paths on a port with nothing to window-test behind one that has a
+ * test whose server never answers: they take no window-test slot and
+ * finish while it runs; every path gets its result.  (On 9816a23 they
+ * queued behind it and were started recursively when it ended, 8.5 KiB of
+ * stack each: a crash.) */
+static void
+test_window_queue(void **state)
+{
+	enum { N = 1101 };
+	struct fake *f = calloc(1, sizeof(*f));
+	struct engine_path *paths = calloc(N, sizeof(*paths));
+	char (*names)[32] = calloc(N, 32);
+	struct engine_counters n;
+	struct engine *e;
+	uint8_t pkt[128];
+	uint64_t now = 1 * SEC;
+	int done_while_testing = -1;
+
+	(void)state;
+	assert_non_null(f);
+	assert_non_null(paths);
+	assert_non_null(names);
+	f->window_test = true;
+	e = engine_traced(f, 100000, 0, N, ENGINE_TRACE_NEVER);
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], 32, "198.18.%d.%d", 10 + i / 250, i % 250 + 1);
+		paths[i].target = names[i];
+		paths[i].dst = A(names[i]);
+		paths[i].src = A("198.18.1.1");
+		paths[i].port = i == 0 ? 80 : 22;
+	}
+	f->ext = paths;
+	f->n_ext = N;
+	for (int round = 0; round < 20000 && !engine_finished(e); round++) {
+		engine_run(e, now);
+		/* answer every handshake SYN at once; the window test's SYNs
+		 * never (its server is gone) */
+		for (int i = 0; i < f->nsyn; i++) {
+			if ((f->syn[i].isn & COOKIE_TAG_MASK) != COOKIE_TAG_HANDSHAKE)
+				continue;
+			size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+			    pkt, sizeof(pkt));
+			engine_input(e, now + 10, pkt, len);
+		}
+		f->nsyn = 0;
+		f->nseg = 0;
+		engine_counters(e, &n);
+		if (done_while_testing < 0 && n.paths_done == N - 1)
+			done_while_testing = round;
+		now += 10000000;
+	}
+	engine_counters(e, &n);
+	assert_int_equal(f->next_ext, N);
+	assert_int_equal(f->ndone, N);
+	assert_int_equal(engine_inflight(e), 0);
+	assert_true(engine_finished(e));
+	/* only the port-80 path entered the stage, and the others were done
+	 * long before its test gave up on a SYN-ACK (3 s: 300 rounds) */
+	assert_int_equal(n.paths_windowed, 1);
+	assert_true(done_while_testing >= 0 && done_while_testing < 100);
+	engine_free(e);
+	free(names);
+	free(paths);
+	free(f);
+}
+
+/* Every packet -- handshake SYNs, the RSTs owed to SYN-ACKs, the window
+ * test's SYNs and segments -- is paid from the one bucket: over any second
+ * of the run no more than rate + burst packets leave, and still every
+ * test runs to its end.  (On 9816a23 RSTs and window segments bypassed
+ * --rate.) */
+static void
+test_every_packet_charged(void **state)
+{
+	enum { N = 40, RATE = 20, BURST = 2, MS = 120000 };
+	struct fake *f = fake_new(N, 0);
+	struct engine *e;
+	struct engine_counters n;
+	uint16_t *per_ms = calloc(MS, sizeof(*per_ms));
+	uint8_t pkt[128];
+	uint64_t t0 = 1 * SEC;
+	int seen = 0, windows = 0, max = 0, sum = 0;
+
+	(void)state;
+	assert_non_null(per_ms);
+	f->window_test = true;
+	f->max_windows = 8;
+	e = engine_traced(f, RATE, 0, 8, ENGINE_TRACE_NEVER);
+	for (int ms = 0; ms < MS && !engine_finished(e); ms++) {
+		uint64_t now = t0 + (uint64_t)ms * 1000000;
+		int before = f->nsyn + f->nseg;
+
+		engine_run(e, now);
+		/* the server answers every SYN, the handshake's and the window
+		 * test's, with a SYN-ACK; it never sends the answer's data */
+		for (; seen < f->nsyn; seen++) {
+			size_t len = answer(f, seen, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+			    pkt, sizeof(pkt));
+			if ((f->syn[seen].isn & COOKIE_TAG_MASK) == COOKIE_TAG_WINDOW)
+				windows++;
+			engine_input(e, now + 100000, pkt, len);
+		}
+		per_ms[ms] = (uint16_t)(f->nsyn + f->nseg - before);
+	}
+	assert_true(engine_finished(e));
+	/* the busiest second, sliding in 1 ms steps */
+	for (int ms = 0; ms < MS; ms++) {
+		sum += per_ms[ms];
+		if (ms >= 1000)
+			sum -= per_ms[ms - 1000];
+		if (sum > max)
+			max = sum;
+	}
+	engine_counters(e, &n);
+	print_message("# %d packets, the busiest second held %d (rate %d, burst %d)\n",
+	    f->nsyn + f->nseg, max, RATE, BURST);
+	assert_true(max <= RATE + BURST);
+	assert_int_equal(f->ndone, N);
+	/* every kind went through the bucket: 4 SYNs and 4 RSTs per path,
+	 * three window tests each with their SYN, ACK, request and RST */
+	assert_int_equal(n.syns_sent, 4 * N);
+	assert_int_equal(n.rsts_sent, 4 * N);
+	assert_int_equal(windows, 3 * N);
+	assert_int_equal(n.paths_windowed, N);
+	assert_true(n.window_sent >= 3 * N * 4);
+	assert_int_equal(f->nsyn + f->nseg, (int)(n.syns_sent + n.rsts_sent + n.window_sent));
+	engine_free(e);
+	free(per_ms);
+	free(f);
+}
+
 int
 main(void)
 {
@@ -626,6 +841,9 @@ main(void)
 		cmocka_unit_test(test_inflight_bound),
 		cmocka_unit_test(test_capture_drops_charged),
 		cmocka_unit_test(test_trace_ladder),
+		cmocka_unit_test(test_late_reply_after_handshake),
+		cmocka_unit_test(test_window_queue),
+		cmocka_unit_test(test_every_packet_charged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -39,7 +39,7 @@ static void
 drain(struct drv *d)
 {
 	d->nact = 0;
-	while (d->nact < 64 && window_next_action(d->w, &d->act[d->nact]))
+	while (d->nact < 64 && window_next_action(d->w, 0, &d->act[d->nact]))
 		d->nact++;
 }
 

@@ -390,7 +390,7 @@ cli_drain(struct sim *s)
 {
 	struct window_act a;
 
-	while (window_next_action(s->w, &a)) {
+	while (window_next_action(s->w, s->now, &a)) {
 		struct pkt p;
 
 		memset(&p, 0, sizeof(p));

@@ -1,0 +1,185 @@
+/*
+ * engine_match.c -- the engine's door for bytes from the network: a
+ * captured packet is decoded, validated statelessly (the ISN cookie and its
+ * tag, cookie.h), matched to the path in flight it answers, and handed to
+ * the stage that path is in.  A valid reply for a stage the path has left
+ * (or not reached) is counted late and changes nothing; what no probe of
+ * this run could have drawn is counted rejected.  Nothing here sends: a
+ * SYN-ACK is owed a RST, which the run loop pays for.
+ */
+#include "engine_int.h"
+
+static int
+our_variant(const struct engine *e, uint16_t port)
+{
+	if (port < e->cfg.port_lo || port >= e->cfg.port_lo + e->cfg.nvariants)
+		return -1;
+	return port - e->cfg.port_lo;
+}
+
+/* Tags a reply may carry in this run: what its probes used. */
+static bool
+tag_valid(const struct engine *e, int tag)
+{
+	if (tag == COOKIE_TAG_HANDSHAKE)
+		return true;
+	if (tag == COOKIE_TAG_WINDOW)
+		return e->cfg.window_test;
+	return e->cfg.trace != ENGINE_TRACE_NEVER && tag >= 1 &&
+	    tag <= e->cfg.trace_max_ttl && tag <= COOKIE_TRACE_TTL_MAX;
+}
+
+/* The stage whose probes carry tag. */
+static enum stage_id
+tag_stage(int tag)
+{
+	if (tag == COOKIE_TAG_HANDSHAKE)
+		return STAGE_HANDSHAKE;
+	if (tag == COOKIE_TAG_WINDOW)
+		return STAGE_WINDOW;
+	return STAGE_TRACE;
+}
+
+/* The path in flight from ours to theirs:port, or NULL. */
+static struct slot *
+slot_for(const struct engine *e, const struct addr *theirs, uint16_t port,
+    const struct addr *ours)
+{
+	struct slot *s = engine_path_find(e, theirs, port);
+
+	return s != NULL && addr_equal(&s->path.src, ours) ? s : NULL;
+}
+
+/* Hands m to its path's stage when the path is running there. */
+static void
+deliver(struct engine *e, struct match *m, const struct reply *r, uint64_t now)
+{
+	struct slot *s = m->s;
+
+	if (s == NULL || s->stage != tag_stage(m->tag) || !s->running) {
+		e->n.late++;
+		return;
+	}
+	e->stages[s->stage].ops->input(e, s, m, r, now);
+}
+
+static void
+input_tcp(struct engine *e, const struct reply *r, uint64_t now)
+{
+	struct match m = { .v = our_variant(e, r->dport), .tag = -1 };
+	bool synack = (r->flags & (REPLY_TCP_SYN | REPLY_TCP_ACK)) ==
+	    (REPLY_TCP_SYN | REPLY_TCP_ACK);
+	bool valid;
+
+	if (m.v < 0) {
+		e->n.ignored++;
+		return;
+	}
+	/* the reply travels the other way: our probe was (dst -> src) */
+	m.s = slot_for(e, &r->src, r->sport, &r->dst);
+	if (synack) {
+		valid = cookie_check_synack(&e->key, &r->dst, &r->src, r->dport,
+		    r->sport, r->ack, &m.tag);
+		m.kind = REPLY_SYNACK;
+	} else if (r->flags & REPLY_TCP_RST) {
+		valid = cookie_check_rst(&e->key, &r->dst, &r->src, r->dport,
+		    r->sport, r->ack, r->flags & REPLY_TCP_ACK, &m.tag);
+		m.kind = REPLY_RST;
+	} else {
+		valid = false;
+	}
+	/* a window-test connection: its machine judges every segment but a
+	 * SYN-ACK, which must carry the test's tag to be its own */
+	if (m.s != NULL && stage_window_owns(e, m.s, m.v) &&
+	    (!synack || (valid && m.tag == COOKIE_TAG_WINDOW))) {
+		m.tag = COOKIE_TAG_WINDOW;
+		m.kind = synack ? REPLY_SYNACK : REPLY_NONE;
+		e->stages[STAGE_WINDOW].ops->input(e, m.s, &m, r, now);
+		return;
+	}
+	if (!synack && !(r->flags & REPLY_TCP_RST)) {
+		e->n.ignored++;
+		return;
+	}
+	/* an ack landing on a tag no probe of this run used answers nothing
+	 * that was sent */
+	if (!valid || !tag_valid(e, m.tag)) {
+		e->n.rejected++;
+		return;
+	}
+	if (synack)
+		engine_out_owe_rst(e, r);
+	if (m.tag == COOKIE_TAG_WINDOW) {
+		/* a window test's, after the test is over */
+		e->n.late++;
+		return;
+	}
+	deliver(e, &m, r, now);
+}
+
+/* The variant and tag of a quoted SYN whose source a NAT rewrote: the path
+ * is found by what a NAT keeps (destination and port), then each of its
+ * variants' ISNs is tried against the quoted sequence number. */
+static struct slot *
+match_translated(struct engine *e, const struct reply *r, int *v, int *tag)
+{
+	struct slot *s = engine_path_find(e, &r->q_dst, r->q_dport);
+
+	if (s == NULL)
+		return NULL;
+	for (int i = 0; i < e->cfg.nvariants; i++)
+		if (cookie_check_quote(&e->key, &s->path.src, &s->path.dst,
+		    engine_variant_sport(e, i), s->path.port, r->q_seq, tag) &&
+		    tag_valid(e, *tag)) {
+			*v = i;
+			return s;
+		}
+	return NULL;
+}
+
+static void
+input_icmp(struct engine *e, const struct reply *r, uint64_t now)
+{
+	struct match m = { .v = our_variant(e, r->q_sport), .tag = -1, .icmp = true };
+
+	if (m.v >= 0 && cookie_check_quote(&e->key, &r->q_src, &r->q_dst, r->q_sport,
+	    r->q_dport, r->q_seq, &m.tag) && tag_valid(e, m.tag)) {
+		m.s = slot_for(e, &r->q_dst, r->q_dport, &r->q_src);
+	} else if ((m.s = match_translated(e, r, &m.v, &m.tag)) == NULL) {
+		if (m.v >= 0)
+			e->n.rejected++;
+		else
+			e->n.ignored++;
+		return;
+	}
+	m.kind = r->unreach ? REPLY_ICMP_UNREACH : REPLY_NONE;
+	if (m.s == NULL || m.tag == COOKIE_TAG_WINDOW) {
+		e->n.late++;
+		return;
+	}
+	if (m.tag == COOKIE_TAG_HANDSHAKE && !r->unreach) {
+		/* a time-exceeded for a handshake SYN means a routing loop or
+		 * a path longer than its TTL: not an answer, keep waiting */
+		e->n.ignored++;
+		return;
+	}
+	deliver(e, &m, r, now);
+}
+
+void
+engine_match_input(struct engine *e, const uint8_t *pkt, size_t len, uint64_t now)
+{
+	struct reply r;
+
+	switch (reply_decode(pkt, len, &r)) {
+	case REPLY_T_TCP:
+		input_tcp(e, &r, now);
+		break;
+	case REPLY_T_ICMP:
+		input_icmp(e, &r, now);
+		break;
+	default:
+		e->n.ignored++;
+		break;
+	}
+}

@@ -1,0 +1,260 @@
+/*
+ * stage_window.c -- the window-test stage: after the handshake, each scale
+ * variant that drew a SYN-ACK opens one real connection from the raw
+ * socket (window.c decides every segment), on the variant's own 4-tuple,
+ * its ISN tagged COOKIE_TAG_WINDOW so that its SYN-ACK is told apart from
+ * the handshake's and the trace's without state.  A path whose port has no
+ * request (no window test there) never enters the stage.  Every segment a
+ * machine asks for leaves when --rate grants it a token; until then it
+ * waits in the machine.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+#include "log.h"
+#include "window.h"
+
+/* The request for s into buf; 0 when its port has none. */
+static size_t
+request(struct engine *e, const struct slot *s, uint8_t *buf, size_t cap)
+{
+	if (!e->cfg.window_test || e->ops.request == NULL)
+		return 0;
+	return e->ops.request(e->ops.arg, &s->path, buf, cap);
+}
+
+static bool
+win_wanted(struct engine *e, const struct slot *s)
+{
+	uint8_t req[WINDOW_REQUEST_MAX];
+	bool synack = false;
+
+	if (!e->cfg.window_test || e->ops.request == NULL)
+		return false;
+	for (int v = 1; v < e->cfg.nvariants; v++)
+		if (s->v[v].obs.reply == REPLY_SYNACK)
+			synack = true;
+	return synack && request(e, s, req, sizeof(req)) > 0;
+}
+
+/* Sends what the machine of variant v asks for, as far as tokens go. */
+static void
+send_actions(struct engine *e, struct slot *s, int v, uint64_t now)
+{
+	struct window *w = s->win[v];
+	struct window_act a;
+
+	while (window_pending(w)) {
+		struct send_syn syn;
+		struct send_segment seg;
+		uint8_t opts[40];
+		int rc;
+
+		/* a token first: the action stays in the machine without one */
+		if (!engine_out_can(e, now))
+			return;
+		window_next_action(w, now, &a);
+		engine_make_syn(e, s, v, COOKIE_TAG_WINDOW, a.tsval, &syn);
+		if (a.kind == WINDOW_ACT_SYN) {
+			syn.isn = a.seq;
+			rc = engine_out_syn(e, &syn, now);
+		} else {
+			memset(&seg, 0, sizeof(seg));
+			seg.src = &s->path.src;
+			seg.dst = &s->path.dst;
+			seg.sport = syn.sport;
+			seg.dport = s->path.port;
+			seg.seq = a.seq;
+			seg.ack = a.ack;
+			seg.flags = a.flags;
+			seg.window = a.window;
+			seg.ttl = e->cfg.ttl;
+			seg.payload = a.payload;
+			seg.payload_len = a.payload_len;
+			seg.options_len = window_act_options(&a, opts, sizeof(opts));
+			seg.options = seg.options_len ? opts : NULL;
+			/* the SYN's flow label keeps every segment on its path */
+			seg.flow_label = syn.flow_label;
+			rc = engine_out_segment(e, &seg, now);
+		}
+		if (rc > 0)
+			e->n.window_sent++;
+	}
+}
+
+static void
+copy_result(struct slot *s, int v)
+{
+	struct window_result wr;
+	struct window_obs *o = &s->wobs[v];
+
+	window_result(s->win[v], &wr);
+	memset(o, 0, sizeof(*o));
+	o->ran = true;
+	o->synack = wr.synack;
+	o->inconclusive = wr.inconclusive;
+	o->scale_effective = wr.scale_effective;
+	o->scale_effective_min = wr.scale_effective_min;
+	o->flight_bytes = wr.flight_bytes;
+	o->w = wr.w;
+	o->rounds = wr.rounds;
+	snprintf(o->reason, sizeof(o->reason), "%s", wr.reason);
+}
+
+/* Every machine of s done and its last segment (the RST) sent: keep the
+ * results, free the machines, the stage is over with s. */
+static void
+over_if_done(struct engine *e, struct slot *s)
+{
+	for (int v = 1; v < e->cfg.nvariants; v++)
+		if (s->win[v] != NULL &&
+		    (!window_done(s->win[v]) || window_pending(s->win[v])))
+			return;
+	for (int v = 1; v < e->cfg.nvariants; v++)
+		if (s->win[v] != NULL) {
+			copy_result(s, v);
+			window_free(s->win[v]);
+			s->win[v] = NULL;
+			e->win_conns--;
+		}
+	engine_stage_over(e, s);
+}
+
+/* A new test only when the bucket holds a token for each connection
+ * already open, and one for the new SYN (the bucket's depth at most):
+ * their ACKs must not wait behind new tests, or their servers time out
+ * and the flights they measure shrink. */
+static bool
+win_may_start(struct engine *e, uint64_t now)
+{
+	uint64_t need = 1 + (uint64_t)e->win_conns;
+
+	if (need > e->burst)
+		need = e->burst;
+	return engine_out_tokens(e, now) >= need;
+}
+
+static void
+win_start(struct engine *e, struct slot *s, uint64_t now)
+{
+	uint8_t req[WINDOW_REQUEST_MAX];
+	size_t len = request(e, s, req, sizeof(req));
+
+	s->win = xcalloc((size_t)e->cfg.nvariants, sizeof(*s->win));
+	s->wobs = xcalloc((size_t)e->cfg.nvariants, sizeof(*s->wobs));
+	e->n.paths_windowed++;
+	slot_list_append(&e->win_running, s);
+	for (int v = 1; v < e->cfg.nvariants; v++) {
+		struct window_config wc;
+
+		if (s->v[v].obs.reply != REPLY_SYNACK || len == 0)
+			continue;
+		window_config_defaults(&wc, e->cfg.variant_scale[v]);
+		wc.request = req;
+		wc.request_len = len;
+		s->win[v] = window_start(&wc, cookie_isn(&e->key, &s->path.src,
+		    &s->path.dst, engine_variant_sport(e, v), s->path.port,
+		    COOKIE_TAG_WINDOW), now);
+		if (s->win[v] != NULL) {
+			e->win_conns++;
+			send_actions(e, s, v, now);
+		}
+	}
+	over_if_done(e, s);
+}
+
+static void
+win_input(struct engine *e, struct slot *s, const struct match *m,
+    const struct reply *r, uint64_t now)
+{
+	struct window_seg seg;
+	struct window *w = s->win[m->v];
+
+	memset(&seg, 0, sizeof(seg));
+	seg.seq = r->seq;
+	seg.ack = r->ack;
+	seg.flags = r->flags;
+	seg.window = r->opts.window;
+	seg.payload_len = r->payload_len;
+	seg.mss = r->opts.mss;
+	seg.ts = r->opts.ts;
+	seg.tsval = r->tsval;
+	window_input(w, &seg, now);
+	/* what it asks for leaves at the next run, which input asks for */
+	e->wants_run = true;
+}
+
+static void
+win_run(struct engine *e, uint64_t now)
+{
+	struct slot *s, *next;
+
+	for (s = e->win_running.head; s != NULL; s = next) {
+		next = s->next;
+		for (int v = 1; v < e->cfg.nvariants; v++) {
+			struct window *w = s->win[v];
+
+			if (w == NULL)
+				continue;
+			if (!window_done(w) && window_next_wake(w) <= now)
+				window_on_timer(w, now);
+			send_actions(e, s, v, now);
+		}
+		over_if_done(e, s);
+	}
+}
+
+static uint64_t
+win_wake(struct engine *e, uint64_t now)
+{
+	uint64_t next = ENGINE_NEVER;
+
+	for (const struct slot *s = e->win_running.head; s != NULL; s = s->next)
+		for (int v = 1; v < e->cfg.nvariants; v++) {
+			const struct window *w = s->win[v];
+			uint64_t t;
+
+			if (w == NULL)
+				continue;
+			t = window_pending(w) ? now : window_next_wake(w);
+			if (t < next)
+				next = t;
+		}
+	return next;
+}
+
+static void
+win_free(struct engine *e, struct slot *s)
+{
+	if (s->win != NULL)
+		for (int v = 0; v < e->cfg.nvariants; v++)
+			if (s->win[v] != NULL) {
+				window_free(s->win[v]);
+				e->win_conns--;
+			}
+	free(s->win);
+	free(s->wobs);
+	s->win = NULL;
+	s->wobs = NULL;
+}
+
+const struct stage_ops stage_window_ops = {
+	.name = "window test",
+	.wanted = win_wanted,
+	.may_start = win_may_start,
+	.start = win_start,
+	.input = win_input,
+	.run = win_run,
+	.wake = win_wake,
+	.free = win_free,
+};
+
+/* Whether s tests variant v now: its segments go to the machine. */
+bool
+stage_window_owns(const struct engine *e, const struct slot *s, int v)
+{
+	return s->stage == STAGE_WINDOW && s->running && s->win != NULL &&
+	    v >= 1 && v < e->cfg.nvariants && s->win[v] != NULL;
+}
