@@ -90,6 +90,8 @@ path_unlink(struct engine *e, struct slot *s)
 
 /* --- lifecycle ----------------------------------------------------------- */
 
+static uint64_t engine_default_burst(uint64_t rate);
+
 struct engine *
 engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 {
@@ -107,11 +109,17 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 	e = xcalloc(1, sizeof(*e));
 	e->cfg = *cfg;
 	e->ops = *ops;
-	if (ratelimit_init(&e->rl, cfg->rate, cfg->burst) != 0) {
+	/* --rate is a ceiling over every second, not an average: a bucket of
+	 * depth b refilled at rate - b grants at most b + (rate - b) packets
+	 * in any second, however the run idles and resumes */
+	e->burst = cfg->burst ? cfg->burst : engine_default_burst(cfg->rate);
+	if (e->burst >= cfg->rate)
+		e->burst = cfg->rate > 1 ? cfg->rate - 1 : 1;
+	if (ratelimit_init(&e->rl, cfg->rate > e->burst ? cfg->rate - e->burst : 1,
+	    e->burst) != 0) {
 		free(e);
 		return NULL;
 	}
-	e->burst = cfg->burst ? cfg->burst : ratelimit_default_burst(cfg->rate);
 	cookie_key_init(&e->key, cfg->key);
 	want = cfg->max_inflight * 2;
 	for (e->nbuckets = 64; e->nbuckets < want; e->nbuckets <<= 1)
@@ -210,6 +218,20 @@ engine_make_syn(const struct engine *e, const struct slot *s, int v, int tag,
 	syn->tsval = tsval;
 	syn->flow_label = engine_flow_label(e, &s->path.src, &s->path.dst, sport,
 	    s->path.port);
+}
+
+/* The bucket's depth: 10 ms of the rate, and at low rates up to 10 packets
+ * (a tenth of the rate at most, which the refill gives up), so that the
+ * packets of one exchange (a window test's SYNs, then its ACKs and
+ * request) leave together. */
+static uint64_t
+engine_default_burst(uint64_t rate)
+{
+	uint64_t b = rate / 10 < 10 ? rate / 10 : 10;
+
+	if (rate / 100 > b)
+		b = rate / 100;
+	return b > 0 ? b : 1;
 }
 
 /* --- stages -------------------------------------------------------------- */
@@ -314,6 +336,18 @@ admit_waiting(struct engine *e, uint64_t now)
 	}
 }
 
+/* Whether a path waits for a stage that has room: it goes before new paths
+ * (a path started is memory held until its result). */
+static bool
+stage_backlog(const struct engine *e)
+{
+	for (int i = STAGE_HANDSHAKE + 1; i < STAGE_COUNT; i++)
+		if (e->stages[i].waiting.head != NULL &&
+		    e->stages[i].running < e->stages[i].limit)
+			return true;
+	return false;
+}
+
 /* Takes the next path from the caller into a new slot of the handshake. */
 static bool
 path_admit(struct engine *e, uint64_t now)
@@ -380,7 +414,8 @@ engine_run(struct engine *e, uint64_t now)
 		move_all(e);
 	}
 	admit_waiting(e, now);
-	while (e->hs_sendq.head == NULL && engine_out_can(e, now) && path_admit(e, now)) {
+	while (e->hs_sendq.head == NULL && !stage_backlog(e) && engine_out_can(e, now) &&
+	    path_admit(e, now)) {
 		e->stages[STAGE_HANDSHAKE].ops->run(e, now);
 		move_all(e);
 	}

@@ -59,6 +59,7 @@ struct slot {
 	uint32_t trace_tsval;		/* one TSval for every trace SYN */
 	struct window **win;		/* window stage: a machine per variant */
 	struct window_obs *wobs;	/* its results, per variant */
+	uint8_t *wres;			/* tokens set aside per variant's test */
 	uint64_t deadline;		/* handshake: end of the current round */
 	uint64_t drops_at_start;
 	uint32_t pending;		/* handshake: variants still to send */
@@ -125,6 +126,7 @@ struct engine {
 	struct engine_ops ops;
 	struct ratelimit rl;
 	uint64_t burst;			/* the bucket's depth, in packets */
+	uint64_t reserved;		/* tokens set aside (engine_out_reserve) */
 	struct cookie_key key;
 
 	struct slot **buckets;
@@ -171,13 +173,22 @@ uint32_t engine_flow_label(const struct engine *e, const struct addr *src,
  * later), -1 when the token went but the send failed (counted). */
 int engine_out_syn(struct engine *e, const struct send_syn *syn, uint64_t now);
 int engine_out_segment(struct engine *e, const struct send_segment *seg, uint64_t now);
+/* Sets n tokens aside (false, nothing set aside, when fewer are free): the
+ * window test promises its ACK and request to a SYN's SYN-ACK, since the
+ * server takes its RTT from that ACK.  Released as used or when the test
+ * no longer needs them. */
+bool engine_out_reserve(struct engine *e, uint64_t n, uint64_t now);
+void engine_out_release(struct engine *e, uint64_t n);
+/* A segment paid with a token set aside before. */
+int engine_out_segment_reserved(struct engine *e, const struct send_segment *seg,
+    uint64_t now);
 /* Owes a RST to a SYN-ACK; sent by engine_out_rsts before anything else. */
 void engine_out_owe_rst(struct engine *e, const struct reply *r);
 void engine_out_rsts(struct engine *e, uint64_t now);
 bool engine_out_rsts_owed(const struct engine *e);
 /* Whether a token is there now (without taking it). */
 bool engine_out_can(struct engine *e, uint64_t now);
-/* Tokens there now (without taking any). */
+/* Tokens there now and not set aside (without taking any). */
 uint64_t engine_out_tokens(struct engine *e, uint64_t now);
 void engine_out_free(struct engine *e);
 

@@ -17,22 +17,55 @@
 
 #define RST_RING_MIN 64
 
-static bool
-take(struct engine *e, uint64_t now)
+/* Tokens there and not promised to a window test's first exchange. */
+uint64_t
+engine_out_tokens(struct engine *e, uint64_t now)
 {
-	return ratelimit_take(&e->rl, now, 1) == 1;
+	uint64_t n = ratelimit_available(&e->rl, now);
+
+	return n > e->reserved ? n - e->reserved : 0;
 }
 
 bool
 engine_out_can(struct engine *e, uint64_t now)
 {
-	return ratelimit_available(&e->rl, now) > 0;
+	return engine_out_tokens(e, now) > 0;
 }
 
-uint64_t
-engine_out_tokens(struct engine *e, uint64_t now)
+static bool
+take(struct engine *e, uint64_t now)
 {
-	return ratelimit_available(&e->rl, now);
+	return engine_out_can(e, now) && ratelimit_take(&e->rl, now, 1) == 1;
+}
+
+bool
+engine_out_reserve(struct engine *e, uint64_t n, uint64_t now)
+{
+	if (engine_out_tokens(e, now) < n)
+		return false;
+	e->reserved += n;
+	return true;
+}
+
+void
+engine_out_release(struct engine *e, uint64_t n)
+{
+	e->reserved = e->reserved > n ? e->reserved - n : 0;
+}
+
+int
+engine_out_segment_reserved(struct engine *e, const struct send_segment *seg,
+    uint64_t now)
+{
+	/* the token was set aside: it is in the bucket, nobody else took it */
+	if (ratelimit_take(&e->rl, now, 1) != 1)
+		return 0;
+	engine_out_release(e, 1);
+	if (e->ops.send_segment(e->ops.arg, seg) != 0) {
+		e->n.send_errors++;
+		return -1;
+	}
+	return 1;
 }
 
 int

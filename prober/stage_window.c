@@ -39,27 +39,42 @@ win_wanted(struct engine *e, const struct slot *s)
 	return synack && request(e, s, req, sizeof(req)) > 0;
 }
 
+/* Tokens a connection sets aside when its SYN leaves: its ACK and its
+ * request go the moment the SYN-ACK comes. */
+#define FIRST_EXCHANGE 2
+
 /* Sends what the machine of variant v asks for, as far as tokens go. */
 static void
 send_actions(struct engine *e, struct slot *s, int v, uint64_t now)
 {
 	struct window *w = s->win[v];
 	struct window_act a;
+	int kind;
 
-	while (window_pending(w)) {
+	while ((kind = window_next_kind(w)) >= 0) {
 		struct send_syn syn;
 		struct send_segment seg;
 		uint8_t opts[40];
+		bool first = false, promised = false;
 		int rc;
 
 		/* a token first: the action stays in the machine without one */
-		if (!engine_out_can(e, now))
+		if (kind == WINDOW_ACT_SYN && s->wres[v] == 0 && e->burst > FIRST_EXCHANGE) {
+			if (engine_out_tokens(e, now) < 1 + FIRST_EXCHANGE)
+				return;
+			first = true;
+		} else if (kind != WINDOW_ACT_SYN && s->wres[v] > 0) {
+			promised = true;
+		} else if (!engine_out_can(e, now)) {
 			return;
+		}
 		window_next_action(w, now, &a);
 		engine_make_syn(e, s, v, COOKIE_TAG_WINDOW, a.tsval, &syn);
 		if (a.kind == WINDOW_ACT_SYN) {
 			syn.isn = a.seq;
 			rc = engine_out_syn(e, &syn, now);
+			if (rc != 0 && first && engine_out_reserve(e, FIRST_EXCHANGE, now))
+				s->wres[v] = FIRST_EXCHANGE;
 		} else {
 			memset(&seg, 0, sizeof(seg));
 			seg.src = &s->path.src;
@@ -77,7 +92,12 @@ send_actions(struct engine *e, struct slot *s, int v, uint64_t now)
 			seg.options = seg.options_len ? opts : NULL;
 			/* the SYN's flow label keeps every segment on its path */
 			seg.flow_label = syn.flow_label;
-			rc = engine_out_segment(e, &seg, now);
+			if (promised) {
+				s->wres[v]--;
+				rc = engine_out_segment_reserved(e, &seg, now);
+			} else {
+				rc = engine_out_segment(e, &seg, now);
+			}
 		}
 		if (rc > 0)
 			e->n.window_sent++;
@@ -118,22 +138,30 @@ over_if_done(struct engine *e, struct slot *s)
 			window_free(s->win[v]);
 			s->win[v] = NULL;
 			e->win_conns--;
+			engine_out_release(e, s->wres[v]);
+			s->wres[v] = 0;
 		}
 	engine_stage_over(e, s);
 }
 
-/* A new test only when the bucket holds a token for each connection
- * already open, and one for the new SYN (the bucket's depth at most):
- * their ACKs must not wait behind new tests, or their servers time out
- * and the flights they measure shrink. */
+/* A new test only when the bucket holds what its first exchange needs
+ * (each connection's SYN, then its ACK and request: the server takes its
+ * RTT from that ACK, and an ACK held back for a token would teach it a
+ * slower path than there is), and while the connections open leave each
+ * of them about 50 packets a second of the rate (one round's ACK within a
+ * few tens of milliseconds), so no running test's server times out
+ * behind new ones.  One test may always run. */
 static bool
 win_may_start(struct engine *e, uint64_t now)
 {
-	uint64_t need = 1 + (uint64_t)e->win_conns;
+	uint64_t conns = (uint64_t)e->cfg.nvariants - 1;
+	uint64_t need = 3 * conns;
 
 	if (need > e->burst)
 		need = e->burst;
-	return engine_out_tokens(e, now) >= need;
+	if (engine_out_tokens(e, now) < need)
+		return false;
+	return e->win_conns == 0 || e->win_conns + conns <= e->cfg.rate / 50;
 }
 
 static void
@@ -144,6 +172,7 @@ win_start(struct engine *e, struct slot *s, uint64_t now)
 
 	s->win = xcalloc((size_t)e->cfg.nvariants, sizeof(*s->win));
 	s->wobs = xcalloc((size_t)e->cfg.nvariants, sizeof(*s->wobs));
+	s->wres = xcalloc((size_t)e->cfg.nvariants, sizeof(*s->wres));
 	e->n.paths_windowed++;
 	slot_list_append(&e->win_running, s);
 	for (int v = 1; v < e->cfg.nvariants; v++) {
@@ -233,11 +262,14 @@ win_free(struct engine *e, struct slot *s)
 			if (s->win[v] != NULL) {
 				window_free(s->win[v]);
 				e->win_conns--;
+				engine_out_release(e, s->wres[v]);
 			}
 	free(s->win);
 	free(s->wobs);
+	free(s->wres);
 	s->win = NULL;
 	s->wobs = NULL;
+	s->wres = NULL;
 }
 
 const struct stage_ops stage_window_ops = {

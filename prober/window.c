@@ -241,6 +241,12 @@ window_pending(const struct window *w)
 	return w->qlen > 0;
 }
 
+int
+window_next_kind(const struct window *w)
+{
+	return w->qlen > 0 ? (int)w->q[w->qhead].kind : -1;
+}
+
 bool
 window_next_action(struct window *w, uint64_t now, struct window_act *a)
 {

@@ -160,6 +160,8 @@ uint64_t window_next_wake(const struct window *w);
 
 /* Whether an action waits to be taken (the engine takes one per token). */
 bool window_pending(const struct window *w);
+/* The kind (enum window_act_kind) of the action that waits first, -1 for none. */
+int window_next_kind(const struct window *w);
 /* The next segment to send, leaving at now: true and *a filled, false
  * when none.  The machine's timers count from when segments left. */
 bool window_next_action(struct window *w, uint64_t now, struct window_act *a);

@@ -5,3 +5,5 @@ LAB_CHECKS += tests/e2e/trace-e2e
 LAB_CHECKS += tests/e2e/window-e2e
 # every lab target against the golden results taken before the engine's rework
 LAB_CHECKS += tests/e2e/golden-e2e
+# the engine under load: the mixed run that crashed 9816a23, --rate counted at the server
+LAB_CHECKS += tests/e2e/engine-e2e
