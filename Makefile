@@ -40,7 +40,7 @@ WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
            -Wpointer-arith -Wformat=2 -Wvla -Wcast-align -Wundef
 CSTD     = -std=c11 -D_DEFAULT_SOURCE
 OPT      ?= -O2 -g
-INCLUDES = -Iprober -Iconfig -Idb
+INCLUDES = $(addprefix -Iprober/,lib wire net engine infer cli daemon) -Iconfig -Idb
 
 # libnet1-dev 1.1.6 ships no .pc file; its --defines carry -D_BSD_SOURCE,
 # which glibc warns about (fatal under -Werror) unless _DEFAULT_SOURCE is set.

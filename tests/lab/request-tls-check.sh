@@ -1,6 +1,6 @@
 #!/bin/sh
 # request-tls-check.sh -- does a real TLS server answer the window test's
-# ClientHello (prober/request.c) with its first flight, and a real HTTP
+# ClientHello (prober/engine/request.c) with its first flight, and a real HTTP
 # server its GET?
 #
 # Two namespaces joined by a veth pair (198.18.200.0/24), openssl s_server
@@ -60,8 +60,8 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-cc -std=c11 -D_DEFAULT_SOURCE -Iprober -o "$T/hello" "$T/hello.c" prober/request.c \
-    prober/siphash.c prober/addr.c || die "cannot build the hello dumper"
+cc -std=c11 -D_DEFAULT_SOURCE -Iprober/engine -Iprober/lib -o "$T/hello" "$T/hello.c" prober/engine/request.c \
+    prober/lib/siphash.c prober/lib/addr.c || die "cannot build the hello dumper"
 "$T/hello" srv.lab >"$T/hello-sni" && "$T/hello" >"$T/hello-nosni" &&
 "$T/hello" http 198.18.200.2 https://example.net/scaleprobe >"$T/get" || die "no hello"
 

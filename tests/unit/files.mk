@@ -17,7 +17,7 @@ UNIT_TESTS += test_cookie
 UNIT_TESTS += test_ratelimit
 UNIT_TESTS += test_targets
 test_targets_SRCS = \
-	prober/targets_file.c
+	prober/lib/targets_file.c
 UNIT_TESTS += test_blocklist
 UNIT_TESTS += test_json
 UNIT_TESTS += test_log
@@ -29,7 +29,7 @@ test_engine_SRCS = \
 	tests/unit/pktbuild.c
 UNIT_TESTS += test_infer
 
-# the packet parsers (prober/wire_*), on captured samples and hand-made cases
+# the packet parsers (prober/wire/wire_*), on captured samples and hand-made cases
 WIRE_TEST_SRCS = \
 	tests/unit/samples.c \
 	tests/unit/wire_testutil.c
@@ -59,9 +59,9 @@ test_infer_lab_SRCS = $(LABPATH_SRCS) \
 	tests/unit/labcases.c
 
 # the window test: its state machine against a Linux-like server model,
-# fed by hand, and its requests (prober/window.c, prober/request.c)
+# fed by hand, and its requests (prober/engine/window.c, prober/engine/request.c)
 UNIT_TESTS += test_window
 test_window_SRCS = tests/unit/window_sim.c
 UNIT_TESTS += test_window_input
 UNIT_TESTS += test_request
-test_request_SRCS = prober/request_file.c
+test_request_SRCS = prober/cli/request_file.c

@@ -1,0 +1,9 @@
+# prober/cli: scaleprobe -- its subcommands, the output of results, the
+# --payload file.
+PURE_SRCS += prober/cli/output.c
+PROBER_SRCS += prober/cli/request_file.c
+CLI_SRCS += prober/cli/cli.c
+CLI_SRCS += prober/cli/cmd_probe.c
+
+PROGRAMS += scaleprobe
+MAN_PAGES += prober/cli/scaleprobe.1

@@ -1,0 +1,9 @@
+# prober/lib: addresses, logging, JSON, SipHash, the result types, targets
+# and the blocklist: what every layer uses and that uses no other layer.
+PURE_SRCS += prober/lib/addr.c
+PURE_SRCS += prober/lib/log.c
+PURE_SRCS += prober/lib/siphash.c
+PURE_SRCS += prober/lib/targets.c
+PURE_SRCS += prober/lib/blocklist.c
+PURE_SRCS += prober/lib/json.c
+PROBER_SRCS += prober/lib/targets_file.c
