@@ -4,6 +4,7 @@
 #   make check      install what is missing, build, run every test; ends "N passed, N failed"
 #   make demo       install what is missing, build, probe every target of the lab
 #   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each
+#   make lint       the layers: which folder may include which (tools/lint.py)
 #   make deps       install the Debian packages that building and testing need
 #   make fuzz       run every libFuzzer harness for FUZZ_SECONDS seconds each
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -74,7 +75,7 @@ include tests/fuzz/files.mk
 include tests/lab/files.mk
 include tests/e2e/files.mk
 
-.PHONY: all check check-run deps demo demo-run stress stress-run fuzz install clean unit san fuzzers lab-progs
+.PHONY: all check check-run lint deps demo demo-run stress stress-run fuzz install clean unit san fuzzers lab-progs
 .DEFAULT_GOAL := all
 
 all: $(addprefix $(BUILD)/plain/,$(PROGRAMS)) lab-progs
@@ -150,8 +151,15 @@ deps:
 check: deps
 	@$(MAKE) --no-print-directory check-run
 
+# The layers: includes point one way, system libraries only where they
+# belong, every file's first comment names it.
+lint:
+	@python3 tools/lint.py .
+
 check-run: all unit san fuzzers
 	@RUNNER_LOGDIR=$(BUILD)/test-logs tests/runner.sh \
+	  "count:lint:python3 tools/lint.py ." \
+	  "count:lint/selftest:tests/lint/lint-selftest" \
 	  $(foreach t,$(UNIT_TESTS),"tap:unit/$(t):$(BUILD)/plain/tests/unit/$(t)") \
 	  $(foreach t,$(UNIT_TESTS),"tap:asan+ubsan/$(t):$(BUILD)/san/tests/unit/$(t)") \
 	  $(foreach f,$(FUZZERS),"fuzz:fuzz/$(f):FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/fuzz/run-fuzzers.sh $(BUILD) $(f)") \
