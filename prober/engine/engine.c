@@ -315,18 +315,32 @@ move_all(struct engine *e)
 	}
 }
 
-/* Starts waiting paths of every stage while it has room and a token is
- * there for the first packet; a path that is over at once moves on. */
+/* The free tokens stage i needs to start its next waiting path now;
+ * ENGINE_NEVER when none waits, it has no room, or something other than
+ * tokens holds it back. */
+static uint64_t
+start_need(struct engine *e, int i)
+{
+	const struct stage *st = &e->stages[i];
+
+	if (st->waiting.head == NULL || st->running >= st->limit)
+		return ENGINE_NEVER;
+	return st->ops->start_need != NULL ? st->ops->start_need(e) : 1;
+}
+
+/* Starts waiting paths of every stage while it has room and the tokens of
+ * their first packets are there; a path that is over at once moves on. */
 static void
 admit_waiting(struct engine *e, uint64_t now)
 {
 	for (int i = STAGE_HANDSHAKE + 1; i < STAGE_COUNT; i++) {
 		struct stage *st = &e->stages[i];
+		uint64_t need;
 		struct slot *s;
 
-		while ((s = st->waiting.head) != NULL && st->running < st->limit &&
-		    (st->ops->may_start != NULL ? st->ops->may_start(e, now) :
-		    engine_out_can(e, now))) {
+		while ((need = start_need(e, i)) != ENGINE_NEVER &&
+		    engine_out_tokens(e, now) >= (need > 0 ? need : 1)) {
+			s = st->waiting.head;
 			slot_list_remove(s);
 			s->running = true;
 			st->running++;
@@ -336,14 +350,14 @@ admit_waiting(struct engine *e, uint64_t now)
 	}
 }
 
-/* Whether a path waits for a stage that has room: it goes before new paths
- * (a path started is memory held until its result). */
+/* Whether a path waits for a stage that has room and only tokens to come:
+ * it goes before new paths (a path started is memory held until its
+ * result). */
 static bool
-stage_backlog(const struct engine *e)
+stage_backlog(struct engine *e)
 {
 	for (int i = STAGE_HANDSHAKE + 1; i < STAGE_COUNT; i++)
-		if (e->stages[i].waiting.head != NULL &&
-		    e->stages[i].running < e->stages[i].limit)
+		if (start_need(e, i) != ENGINE_NEVER)
 			return true;
 	return false;
 }
@@ -388,6 +402,8 @@ path_admit(struct engine *e, uint64_t now)
 	return true;
 }
 
+static uint64_t next_wake(struct engine *e, uint64_t now);
+
 /*
  * One turn of the loop.  Packets go out in this order, each paid with a
  * token: RSTs owed, then what running window tests, traces and handshakes
@@ -403,9 +419,6 @@ engine_run(struct engine *e, uint64_t now)
 	};
 	uint64_t sent = e->n.syns_sent + e->n.rsts_sent + e->n.window_sent +
 	    e->n.trace_sent;
-	uint64_t next = ENGINE_NEVER;
-	bool waits = false;
-
 	e->wants_run = false;
 	move_all(e);
 	engine_out_rsts(e, now);
@@ -425,28 +438,42 @@ engine_run(struct engine *e, uint64_t now)
 
 	if (engine_finished(e))
 		return ENGINE_NEVER;
+	return next_wake(e, now);
+}
+
+/* When the loop is next needed: the stages' timers, and for what waits for
+ * tokens, the time they will be there.  Nothing that only an event (a
+ * reply, a test ending) can unblock asks for a wake. */
+static uint64_t
+next_wake(struct engine *e, uint64_t now)
+{
+	uint64_t next = ENGINE_NEVER;
+	bool one = engine_out_rsts_owed(e) || e->moving.head != NULL;
+
 	for (int i = 0; i < STAGE_COUNT; i++) {
 		uint64_t t = e->stages[i].ops->wake(e, now);
+		uint64_t need = i > STAGE_HANDSHAKE ? start_need(e, i) : ENGINE_NEVER;
 
-		if (t <= now)
-			waits = true;
-		else if (t < next)
+		if (t < next)
 			next = t;
-		if (i > STAGE_HANDSHAKE && e->stages[i].waiting.head != NULL &&
-		    e->stages[i].running < e->stages[i].limit)
-			waits = true;
+		if (need != ENGINE_NEVER) {
+			t = engine_out_when(e, now, need > 0 ? need : 1);
+			if (t < next)
+				next = t;
+		}
 	}
-	if (engine_out_rsts_owed(e) || e->moving.head != NULL ||
-	    (!e->no_more_paths && e->inflight < e->cfg.max_inflight))
-		waits = true;
-	if (waits) {
-		/* something waits for a token: come back when one is there */
-		uint64_t t = ratelimit_next(&e->rl, now);
+	if (!e->no_more_paths && e->inflight < e->cfg.max_inflight &&
+	    e->hs_sendq.head == NULL && !stage_backlog(e))
+		one = true;
+	if (one) {
+		uint64_t t = engine_out_when(e, now, 1);
 
-		t = now + (t > 1000 ? t : 1000);
 		if (t < next)
 			next = t;
 	}
+	/* never the same instant again: what is due now was done */
+	if (next <= now)
+		next = now + 1000;
 	return next;
 }
 

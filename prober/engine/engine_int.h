@@ -87,10 +87,10 @@ struct stage_ops {
 	/* Whether path s needs the stage; judged when it leaves the stage
 	 * before.  NULL: every path. */
 	bool (*wanted)(struct engine *e, const struct slot *s);
-	/* Whether a waiting path may start now, the stage having room: what
-	 * the rate leaves after the running paths' needs.  NULL: when a
-	 * token is there. */
-	bool (*may_start)(struct engine *e, uint64_t now);
+	/* The free tokens a waiting path needs to start now, the stage having
+	 * room; ENGINE_NEVER while something else holds it back (the share
+	 * of the rate its running paths keep).  NULL: one. */
+	uint64_t (*start_need)(struct engine *e);
 	/* Starts s (running is set, the count taken); sends what tokens allow.
 	 * The stage may be over with s at once. */
 	void (*start)(struct engine *e, struct slot *s, uint64_t now);
@@ -100,8 +100,9 @@ struct stage_ops {
 	/* Timers and the packets due of every running path, as far as
 	 * tokens go. */
 	void (*run)(struct engine *e, uint64_t now);
-	/* The earliest time run is needed; a time <= now means packets wait
-	 * for tokens.  ENGINE_NEVER: nothing to do. */
+	/* The earliest time run is needed: a timer, or when the tokens that
+	 * packets due wait for will be there (engine_out_when).  ENGINE_NEVER:
+	 * nothing to do. */
 	uint64_t (*wake)(struct engine *e, uint64_t now);
 	/* Releases the stage's state of s, whether done or abandoned. */
 	void (*free)(struct engine *e, struct slot *s);
@@ -190,6 +191,9 @@ bool engine_out_rsts_owed(const struct engine *e);
 bool engine_out_can(struct engine *e, uint64_t now);
 /* Tokens there now and not set aside (without taking any). */
 uint64_t engine_out_tokens(struct engine *e, uint64_t now);
+/* When n tokens not set aside will be there: now or later; ENGINE_NEVER
+ * when only a release of tokens set aside can make room. */
+uint64_t engine_out_when(struct engine *e, uint64_t now, uint64_t n);
 void engine_out_free(struct engine *e);
 
 /* stage_window.c: whether s tests variant v now (its segments go there). */

@@ -26,10 +26,29 @@ engine_out_tokens(struct engine *e, uint64_t now)
 	return n > e->reserved ? n - e->reserved : 0;
 }
 
+uint64_t
+engine_out_when(struct engine *e, uint64_t now, uint64_t n)
+{
+	uint64_t t = ratelimit_wait(&e->rl, now, e->reserved + n);
+
+	return t == UINT64_MAX ? ENGINE_NEVER : now + t;
+}
+
 bool
 engine_out_can(struct engine *e, uint64_t now)
 {
 	return engine_out_tokens(e, now) > 0;
+}
+
+/* What a paid send returns: 1 sent, -1 failed (counted). */
+static int
+sent(struct engine *e, int rc)
+{
+	if (rc != 0) {
+		e->n.send_errors++;
+		return -1;
+	}
+	return 1;
 }
 
 static bool
@@ -61,11 +80,7 @@ engine_out_segment_reserved(struct engine *e, const struct send_segment *seg,
 	if (ratelimit_take(&e->rl, now, 1) != 1)
 		return 0;
 	engine_out_release(e, 1);
-	if (e->ops.send_segment(e->ops.arg, seg) != 0) {
-		e->n.send_errors++;
-		return -1;
-	}
-	return 1;
+	return sent(e, e->ops.send_segment(e->ops.arg, seg));
 }
 
 int
@@ -73,11 +88,7 @@ engine_out_syn(struct engine *e, const struct send_syn *syn, uint64_t now)
 {
 	if (!take(e, now))
 		return 0;
-	if (e->ops.send_syn(e->ops.arg, syn) != 0) {
-		e->n.send_errors++;
-		return -1;
-	}
-	return 1;
+	return sent(e, e->ops.send_syn(e->ops.arg, syn));
 }
 
 int
@@ -85,11 +96,7 @@ engine_out_segment(struct engine *e, const struct send_segment *seg, uint64_t no
 {
 	if (!take(e, now))
 		return 0;
-	if (e->ops.send_segment(e->ops.arg, seg) != 0) {
-		e->n.send_errors++;
-		return -1;
-	}
-	return 1;
+	return sent(e, e->ops.send_segment(e->ops.arg, seg));
 }
 
 void

@@ -86,3 +86,19 @@ ratelimit_next(struct ratelimit *rl, uint64_t now)
 		return 0;
 	return (NS_PER_TOKEN - rl->credit + rl->rate - 1) / rl->rate;
 }
+
+uint64_t
+ratelimit_wait(struct ratelimit *rl, uint64_t now, uint64_t n)
+{
+	uint64_t need;
+
+	ratelimit_refill(rl, now);
+	if (n == 0)
+		return 0;
+	if (n > rl->cap / NS_PER_TOKEN)
+		return UINT64_MAX;
+	need = n * NS_PER_TOKEN;
+	if (rl->credit >= need)
+		return 0;
+	return (need - rl->credit + rl->rate - 1) / rl->rate;
+}

@@ -52,6 +52,9 @@ uint64_t ratelimit_take(struct ratelimit *rl, uint64_t now, uint64_t want);
  * else the wait for the timer (rounded up: at that time one is there). */
 uint64_t ratelimit_next(struct ratelimit *rl, uint64_t now);
 
+/* Nanoseconds from now until n whole tokens are there (0: already);
+ * UINT64_MAX when the bucket can never hold n. */
+uint64_t ratelimit_wait(struct ratelimit *rl, uint64_t now, uint64_t n);
 /* Whole tokens available at now (without taking any). */
 uint64_t ratelimit_available(struct ratelimit *rl, uint64_t now);
 

@@ -99,9 +99,8 @@ hs_run(struct engine *e, uint64_t now)
 static uint64_t
 hs_wake(struct engine *e, uint64_t now)
 {
-	(void)now;
 	if (e->hs_sendq.head != NULL)
-		return now;	/* SYNs wait for tokens */
+		return engine_out_when(e, now, 1);	/* SYNs wait for tokens */
 	if (e->hs_waitq.head != NULL)
 		return e->hs_waitq.head->deadline;
 	return ENGINE_NEVER;

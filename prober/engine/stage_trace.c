@@ -105,13 +105,13 @@ tr_wake(struct engine *e, uint64_t now)
 {
 	uint64_t next = ENGINE_NEVER;
 
-	(void)now;
 	for (const struct slot *s = e->trace_running.head; s != NULL; s = s->next) {
 		uint64_t w = trace_wake(s->tr);
 		if (w < next)
 			next = w;
 	}
-	return next;
+	/* a probe due now waits for a token */
+	return next <= now ? engine_out_when(e, now, 1) : next;
 }
 
 /* Router hop ttl quoted variant v's trace SYN: compare with what we sent. */

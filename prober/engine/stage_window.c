@@ -128,6 +128,12 @@ copy_result(struct slot *s, int v)
 static void
 over_if_done(struct engine *e, struct slot *s)
 {
+	/* a connection that ended without its SYN-ACK gives its tokens back */
+	for (int v = 1; v < e->cfg.nvariants; v++)
+		if (s->win[v] != NULL && s->wres[v] > 0 && window_done(s->win[v])) {
+			engine_out_release(e, s->wres[v]);
+			s->wres[v] = 0;
+		}
 	for (int v = 1; v < e->cfg.nvariants; v++)
 		if (s->win[v] != NULL &&
 		    (!window_done(s->win[v]) || window_pending(s->win[v])))
@@ -144,24 +150,22 @@ over_if_done(struct engine *e, struct slot *s)
 	engine_stage_over(e, s);
 }
 
-/* A new test only when the bucket holds what its first exchange needs
- * (each connection's SYN, then its ACK and request: the server takes its
- * RTT from that ACK, and an ACK held back for a token would teach it a
- * slower path than there is), and while the connections open leave each
- * of them about 50 packets a second of the rate (one round's ACK within a
- * few tens of milliseconds), so no running test's server times out
- * behind new ones.  One test may always run. */
-static bool
-win_may_start(struct engine *e, uint64_t now)
+/* A new test needs the tokens of its first exchange (each connection's
+ * SYN, then its ACK and request: the server takes its RTT from that ACK,
+ * and an ACK held back for a token would teach it a slower path than
+ * there is), and waits while the connections open would keep less than
+ * about 50 packets a second each (one round's ACK within a few tens of
+ * milliseconds), so no running test's server times out behind new ones.
+ * One test may always run. */
+static uint64_t
+win_start_need(struct engine *e)
 {
 	uint64_t conns = (uint64_t)e->cfg.nvariants - 1;
-	uint64_t need = 3 * conns;
+	uint64_t need = (1 + FIRST_EXCHANGE) * conns;
 
-	if (need > e->burst)
-		need = e->burst;
-	if (engine_out_tokens(e, now) < need)
-		return false;
-	return e->win_conns == 0 || e->win_conns + conns <= e->cfg.rate / 50;
+	if (e->win_conns > 0 && e->win_conns + conns > e->cfg.rate / 50)
+		return ENGINE_NEVER;
+	return need < e->burst ? need : e->burst;
 }
 
 static void
@@ -235,6 +239,21 @@ win_run(struct engine *e, uint64_t now)
 	}
 }
 
+/* When the action that waits first in the machine of variant v can leave:
+ * a promised one at once, a first SYN once its exchange's tokens are free,
+ * any other once a token is. */
+static uint64_t
+action_when(struct engine *e, const struct slot *s, int v, uint64_t now)
+{
+	int kind = window_next_kind(s->win[v]);
+
+	if (kind != WINDOW_ACT_SYN && s->wres[v] > 0)
+		return now;
+	if (kind == WINDOW_ACT_SYN && s->wres[v] == 0 && e->burst > FIRST_EXCHANGE)
+		return engine_out_when(e, now, 1 + FIRST_EXCHANGE);
+	return engine_out_when(e, now, 1);
+}
+
 static uint64_t
 win_wake(struct engine *e, uint64_t now)
 {
@@ -247,7 +266,7 @@ win_wake(struct engine *e, uint64_t now)
 
 			if (w == NULL)
 				continue;
-			t = window_pending(w) ? now : window_next_wake(w);
+			t = window_pending(w) ? action_when(e, s, v, now) : window_next_wake(w);
 			if (t < next)
 				next = t;
 		}
@@ -275,7 +294,7 @@ win_free(struct engine *e, struct slot *s)
 const struct stage_ops stage_window_ops = {
 	.name = "window test",
 	.wanted = win_wanted,
-	.may_start = win_may_start,
+	.start_need = win_start_need,
 	.start = win_start,
 	.input = win_input,
 	.run = win_run,

@@ -840,6 +840,51 @@ test_every_packet_charged(void **state)
 	free(f);
 }
 
+/* A path that waits for the window stage's share of the rate (not for
+ * tokens) asks for no wake-up of its own: the loop sleeps until a timer of
+ * the running test, never spinning at once-a-microsecond. */
+static void
+test_waiting_does_not_spin(void **state)
+{
+	struct fake *f = fake_new(2, 0);
+	struct engine *e;
+	uint8_t pkt[128];
+	uint64_t now = 1 * SEC, next;
+	int runs = 0;
+
+	(void)state;
+	f->window_test = true;
+	f->max_windows = 4;
+	e = engine_traced(f, 100, 0, 16, ENGINE_TRACE_NEVER);
+	/* both handshakes answered; the window test's SYNs never are */
+	for (int step = 0; step < 200 && f->nsyn < 8; step++) {
+		engine_run(e, now);
+		now += 10000000;
+	}
+	assert_int_equal(f->nsyn, 8);
+	for (int i = 0; i < 8; i++) {
+		size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
+		engine_input(e, now, pkt, len);
+	}
+	/* at --rate 100 one test (3 connections) is all the rate allows */
+	while (!engine_finished(e) && runs < 1000) {
+		next = engine_run(e, now);
+		runs++;
+		if (next == ENGINE_NEVER)
+			break;
+		assert_true(next > now);
+		now = next;
+	}
+	assert_true(engine_finished(e));
+	assert_int_equal(f->ndone, 2);
+	/* two tests of about 3 s each (a SYN and two retries), walked through
+	 * in a few hundred wake-ups at most: one per token or timer */
+	print_message("# %d runs\n", runs);
+	assert_true(runs < 400);
+	engine_free(e);
+	free(f);
+}
+
 int
 main(void)
 {
@@ -856,6 +901,7 @@ main(void)
 		cmocka_unit_test(test_late_reply_after_handshake),
 		cmocka_unit_test(test_window_queue),
 		cmocka_unit_test(test_every_packet_charged),
+		cmocka_unit_test(test_waiting_does_not_spin),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
