@@ -60,7 +60,6 @@ quote_name(enum quote_kind q)
 	case QUOTE_NONE:	return "none";
 	case QUOTE_8BYTE:	return "8-byte";
 	case QUOTE_FULL:	return "full";
-	case QUOTE_RFC4884:	return "rfc4884";
 	}
 	return "none";
 }
@@ -171,11 +170,13 @@ json_hops(struct json *j, const struct path_result *res)
 		if (best != NULL) {
 			json_addr(j, "address", &best->from);
 			json_kstring(j, "quote", quote_name(best->quote));
+			json_kbool(j, "rfc4884", best->rfc4884);
 			json_key(j, "rtt_ms");
 			json_double(j, best->rtt_us / 1000.0);
 		} else {
 			json_knull(j, "address");
 			json_kstring(j, "quote", "none");
+			json_knull(j, "rfc4884");
 			json_knull(j, "rtt_ms");
 		}
 		json_object_end(j);

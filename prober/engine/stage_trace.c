@@ -130,6 +130,7 @@ quote(struct engine *e, struct slot *s, int v, int ttl, const struct reply *r,
 	memset(&q, 0, sizeof(q));
 	quote_compare(sent, len, r->quote, r->quote_len, r->quote_kind, &q);
 	q.from = r->src;
+	q.rfc4884 = r->rfc4884;
 	e->n.trace_hops++;
 	trace_hop(s->tr, v, ttl, &q, now);
 }

@@ -54,7 +54,6 @@ enum quote_kind {
 	QUOTE_NONE = 0,
 	QUOTE_8BYTE,		/* RFC 792: ports and sequence number only */
 	QUOTE_FULL,		/* the whole TCP header with its options */
-	QUOTE_RFC4884,		/* RFC 4884 length set, whole TCP header */
 };
 
 /* How the window-scale option looked in a quote, against what was sent. */
@@ -73,6 +72,7 @@ enum ws_seen {
  * and addresses, ports and the TCP checksum once a NAT is seen). */
 struct hop_quote {
 	enum quote_kind quote;
+	bool rfc4884;			/* the error set an RFC 4884 length */
 	struct addr from;		/* who sent the time-exceeded */
 	uint32_t rtt_us;
 	enum ws_seen ws;

@@ -263,13 +263,12 @@ quote_compare(const uint8_t *sent, size_t sent_len, const uint8_t *quote,
 	out->nat = quote_nat(&s, &q);
 	out->isn_rewritten = s.th.seq != q.th.seq;
 	out->other_changed = quote_ip_changed(&s, &q);
-	if ((kind == QUOTE_FULL || kind == QUOTE_RFC4884) && q.complete)
+	if (kind == QUOTE_FULL && q.complete)
 		quote_full(&s, &q, out);
 }
 
 int
 quote_is_full(const struct hop_quote *q)
 {
-	return (q->quote == QUOTE_FULL || q->quote == QUOTE_RFC4884) &&
-	    q->ws != WS_UNKNOWN;
+	return q->quote == QUOTE_FULL && q->ws != WS_UNKNOWN;
 }

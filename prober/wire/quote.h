@@ -28,7 +28,7 @@
  * caller owns and which are kept as they were.  out->quote = kind.
  *
  * Options are judged (ws, mss, sack_stripped, ts_stripped, options in
- * other_changed) only when kind is QUOTE_FULL or QUOTE_RFC4884 and the
+ * other_changed) only when kind is QUOTE_FULL and the
  * whole quoted TCP header is present and well formed; otherwise ws is
  * WS_UNKNOWN and mss -1, and only addresses, ports, the sequence number
  * and the IP header's own fields are compared.  A quote that is not a

@@ -90,10 +90,8 @@ reply_decode(const uint8_t *pkt, size_t len, struct reply *r)
 		r->q_seq = ic->tcp.seq;
 		r->quote = pkt + p.ip.l4_off + ic->quote_off;
 		r->quote_len = ic->quote_len;
+		r->rfc4884 = ic->rfc4884_len != 0;
 		switch (ic->quote) {
-		case WIRE_QUOTE_RFC4884:
-			r->quote_kind = QUOTE_RFC4884;
-			break;
 		case WIRE_QUOTE_FULL:
 			r->quote_kind = QUOTE_FULL;
 			break;

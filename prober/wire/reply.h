@@ -43,6 +43,7 @@ struct reply {
 	const uint8_t *quote;		/* the quoted datagram, in the caller's */
 	size_t quote_len;		/*   buffer: valid while it is */
 	enum quote_kind quote_kind;
+	bool rfc4884;			/* the error set an RFC 4884 length */
 };
 
 #define REPLY_TCP_FIN 0x01

@@ -1,13 +1,16 @@
 /*
  * wire_icmp.c -- ICMPv4 / ICMPv6 errors and the datagram they quote,
- * bounded by the RFC 4884 length when a router sets it, labelled by how
- * much of the quoted TCP header came back.
+ * bounded by the RFC 4884 length when it holds, labelled by how much of
+ * the quoted TCP header came back.
  */
 #include <string.h>
 
 #include "wire_icmp.h"
 
 #define WIRE_PROTO_TCP	6
+#define RFC4884_MIN	128	/* original datagram before an extension */
+#define RFC4884_EXT_HDR	4	/* version and reserved, checksum */
+#define RFC4884_EXT_VERSION 2
 
 /* The kind of an error type, and whether RFC 4884 gives it a length. */
 static enum wire_icmp_kind
@@ -103,6 +106,19 @@ wire_icmp_quote_l4(struct wire_icmp *ic, const uint8_t *l4, size_t n)
 	}
 }
 
+/* Whether the RFC 4884 length L (bytes) holds in the message buf of len
+ * bytes: at least 128 bytes of original datagram, within the message,
+ * and an extension header of version 2 right after.  A shorter length
+ * before a whole quote is a router's mistake, not a cut. */
+static bool
+rfc4884_holds(const uint8_t *buf, size_t len, size_t L)
+{
+	if (L < RFC4884_MIN || len < WIRE_ICMP_HDR + RFC4884_EXT_HDR ||
+	    L > len - WIRE_ICMP_HDR - RFC4884_EXT_HDR)
+		return false;
+	return (buf[WIRE_ICMP_HDR + L] >> 4) == RFC4884_EXT_VERSION;
+}
+
 enum wire_result
 wire_icmp_parse(const uint8_t *buf, size_t len, uint8_t version,
     struct wire_icmp *ic)
@@ -129,10 +145,9 @@ wire_icmp_parse(const uint8_t *buf, size_t len, uint8_t version,
 
 	ic->quote_off = WIRE_ICMP_HDR;
 	qlen = len - WIRE_ICMP_HDR;
-	if (ic->rfc4884_len != 0) {
+	if (rfc4884_holds(buf, len, ic->rfc4884_len)) {
 		/* RFC 4884 5.1: the quote is exactly this long, padding in */
-		if (ic->rfc4884_len > qlen)
-			return WIRE_MALFORMED;
+		ic->rfc4884 = true;
 		qlen = ic->rfc4884_len;
 		ic->ext_off = (uint32_t)(WIRE_ICMP_HDR + qlen);
 		ic->ext_len = (uint32_t)(len - ic->ext_off);
@@ -153,7 +168,5 @@ wire_icmp_parse(const uint8_t *buf, size_t len, uint8_t version,
 	if (!ic->ip.l4_known)
 		return WIRE_MALFORMED;	/* cut inside the IP header chain */
 	wire_icmp_quote_l4(ic, q + ic->ip.l4_off, ic->ip.l4_len);
-	if (ic->rfc4884_len != 0 && ic->quote != WIRE_QUOTE_SHORT)
-		ic->quote = WIRE_QUOTE_RFC4884;
 	return WIRE_OK;
 }

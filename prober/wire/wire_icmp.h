@@ -2,8 +2,8 @@
  * wire_icmp.h -- ICMPv4 and ICMPv6 error messages and the packet they
  * quote: the quoted IP header, the quoted TCP header as far as it goes,
  * its options when they are all there, and a label for how much a hop
- * quoted (RFC 792 8 bytes, RFC 1812 / RFC 4443 full, RFC 4884 with a
- * length field and extensions).
+ * quoted (RFC 792 8 bytes, RFC 1812 / RFC 4443 full); whether it set an
+ * RFC 4884 length, and where its extensions are when that length holds.
  */
 #ifndef WIRE_ICMP_H
 #define WIRE_ICMP_H
@@ -40,10 +40,10 @@ enum wire_icmp_kind {
 };
 
 /*
- * How much of the offending packet the error carries; DESIGN.md's hop
- * labels "none" (no reply at all, not ours to say), "8-byte", "full",
- * "rfc4884".  The label is coarse; quote_l4_len and tcp_complete say
- * exactly what is there.
+ * How much of the offending packet the error carries; the hop labels
+ * "none" (no reply at all, not ours to say), "8-byte", "full", whatever
+ * RFC 4884 length the router set (that is rfc4884_len).  The label is
+ * coarse; quote_l4_len and tcp_complete say exactly what is there.
  */
 enum wire_quote {
 	WIRE_QUOTE_SHORT = 0,	/* too short to use: < 8 bytes of L4, or no
@@ -52,8 +52,6 @@ enum wire_quote {
 				   the L4 header */
 	WIRE_QUOTE_FULL,	/* the whole TCP header with its options; for
 				   other protocols the whole datagram */
-	WIRE_QUOTE_RFC4884,	/* the RFC 4884 length field is set, whatever
-				   the quote holds */
 };
 
 /*
@@ -80,15 +78,19 @@ struct wire_icmp {
 	uint16_t	csum;		/* as received; wire_packet verifies */
 	uint32_t	mtu;		/* v6 packet-too-big; v4 needfrag */
 	uint32_t	pointer;	/* parameter problem: offending octet */
-	uint16_t	rfc4884_len;	/* original datagram bytes per RFC 4884,
-					   0 if the field is not set */
+	uint16_t	rfc4884_len;	/* the RFC 4884 length field, in bytes,
+					   as received; 0 if not set */
+	bool		rfc4884;	/* that length holds: at least 128
+					   bytes, within the message, and a
+					   version-2 extension header there */
 	uint32_t	ext_off;	/* RFC 4884 extension structure, if */
-	uint32_t	ext_len;	/*   ext_len != 0 */
+	uint32_t	ext_len;	/*   rfc4884 */
 
 	enum wire_quote	quote;
 	uint32_t	quote_off;	/* the quoted datagram: always 8 */
-	uint32_t	quote_len;	/* its bytes (RFC 4884 length, padding
-					   included, or the rest of the message) */
+	uint32_t	quote_len;	/* its bytes (the RFC 4884 length, padding
+					   included, when it holds; else the rest
+					   of the message) */
 	enum wire_result ip_result;	/* of the quoted IP header; TRUNCATED is
 					   the normal state of a quote */
 	struct wire_ip	ip;		/* the quoted IP header */
@@ -109,9 +111,14 @@ struct wire_icmp {
  * WIRE_OK          an error whose quote held a usable IP header; see quote
  *                  for how much L4 came with it (SHORT is still OK).
  * WIRE_TRUNCATED   fewer than 8 bytes.
- * WIRE_MALFORMED   the RFC 4884 length runs past the message; the quote is
- *                  shorter than an IP header or not of the carrying IP's
- *                  version, or its IP header is malformed.
+ * WIRE_MALFORMED   the quote is shorter than an IP header or not of the
+ *                  carrying IP's version, or its IP header is malformed.
+ *
+ * An RFC 4884 length is honoured only as RFC 4884 5.1 allows and Linux
+ * does (ip_icmp_error_rfc4884): at least 128 bytes, within the message,
+ * with a version-2 extension header at that offset.  Any other length
+ * (routers send e.g. 24 bytes before a whole quote) is recorded and the
+ * whole rest of the message taken as the quote.
  * WIRE_UNSUPPORTED not an error type (kind WIRE_ICMP_NOT_ERROR; type and
  *                  code are filled), or a version other than 4 and 6, or
  *                  the quoted IP header was unsupported.

@@ -37,8 +37,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (ic.tcp_complete && (!ic.has_tcp || ic.tcp.have != ic.tcp.hdr_len))
 		abort();
-	if ((ic.quote == WIRE_QUOTE_RFC4884) != (ic.rfc4884_len != 0 &&
-	    ic.quote != WIRE_QUOTE_SHORT))
+	/* a length holds only at 128 bytes or more, with an extension after */
+	if (ic.rfc4884 && (ic.rfc4884_len < 128 || ic.quote_len != ic.rfc4884_len ||
+	    ic.ext_len < 4 || (data[1 + ic.ext_off] >> 4) != 2))
+		abort();
+	if (!ic.rfc4884 && (ic.ext_len != 0 || ic.quote_len != n - 8))
+		abort();
+	if (ic.quote == WIRE_QUOTE_FULL && ic.has_tcp && !ic.tcp_complete)
 		abort();
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * fuzz_quote.c -- libFuzzer harness for quote_compare.  Input:
- *   byte 0   bits 0-1: the quote label (none, 8-byte, full, rfc4884);
+ *   byte 0   bits 0-1: the quote label (none, 8-byte, full; 3 counts as full);
  *            bit 2 clear: the SYN sent is scaleprobe's own (bit 3: IPv6),
  *            byte 1 its window scale (0xff: the control SYN), the rest the
  *            quote -- so most inputs compare against a real SYN;
@@ -61,7 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 2)
 		return 0;
-	kind = (enum quote_kind)(data[0] & 3);
+	kind = (enum quote_kind)((data[0] & 3) == 3 ? QUOTE_FULL : data[0] & 3);
 	if ((data[0] & 4) == 0) {
 		const uint8_t *syn = data[0] & 8 ? syn6 : syn4;
 
@@ -95,7 +95,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (q.ws == WS_UNKNOWN) {
 		if (q.ws_value != -1 || q.mss != -1 || q.sack_stripped || q.ts_stripped)
 			abort();
-	} else if (kind != QUOTE_FULL && kind != QUOTE_RFC4884) {
+	} else if (kind != QUOTE_FULL) {
 		abort();	/* options judged from a quote not labelled whole */
 	}
 	if ((q.ws == WS_INTACT || q.ws == WS_CHANGED || q.ws == WS_ADDED) != (q.ws_value >= 0))

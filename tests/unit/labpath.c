@@ -150,9 +150,21 @@ lp_error_quote(const uint8_t *sent, size_t sent_len, const uint8_t *arrived,
 		return false;
 	memcpy(q, arrived, arrived_len);
 	lp_set_ttl(q, 1);
-	if (how == LP_QUOTE_RFC4884 && qlen < 128) {
-		memset(q + qlen, 0, 128 - qlen);
-		qlen = 128;
+	size_t orig = qlen;
+
+	if (how == LP_QUOTE_RFC4884) {
+		/* the original datagram padded to 128 bytes, then an extension
+		 * structure (version 2) with one MPLS label stack object */
+		static const uint8_t ext[] = {
+			0x20, 0x00, 0x00, 0x00, 0x00, 0x08, 0x01, 0x01,
+			0x00, 0x01, 0x41, 0x01,
+		};
+
+		if (qlen < 128)
+			memset(q + qlen, 0, 128 - qlen);
+		orig = qlen > 128 ? qlen : 128;
+		memcpy(q + orig, ext, sizeof(ext));
+		qlen = orig + sizeof(ext);
 	}
 	elen = pkt_build_icmp(err, sizeof(err), from, to, type, code, q, qlen,
 	    how == LP_QUOTE_CUT ? cut : 0);
@@ -162,9 +174,9 @@ lp_error_quote(const uint8_t *sent, size_t sent_len, const uint8_t *arrived,
 		uint8_t *ic4 = err + hl;
 
 		if (from->family == ADDR_V4)
-			ic4[5] = (uint8_t)(qlen / 4);
+			ic4[5] = (uint8_t)(orig / 4);
 		else
-			ic4[4] = (uint8_t)(qlen / 8);
+			ic4[4] = (uint8_t)(orig / 8);
 		wire_put16(ic4 + 2, 0);
 		if (from->family == ADDR_V4)
 			wire_put16(ic4 + 2, wire_csum(ic4, elen - hl));
@@ -181,8 +193,9 @@ lp_error_quote(const uint8_t *sent, size_t sent_len, const uint8_t *arrived,
 	if (wire_icmp_parse(err + ip.l4_off, ip.l4_len, ip.version, &ic) != WIRE_OK ||
 	    ic.kind == WIRE_ICMP_NOT_ERROR || !ic.has_tcp)
 		return false;
-	kind = ic.quote == WIRE_QUOTE_RFC4884 ? QUOTE_RFC4884 :
-	    ic.quote == WIRE_QUOTE_FULL ? QUOTE_FULL : QUOTE_8BYTE;
+	kind = ic.quote == WIRE_QUOTE_FULL ? QUOTE_FULL : QUOTE_8BYTE;
+	if (how == LP_QUOTE_RFC4884 && !ic.rfc4884)
+		return false;	/* the length must hold with its extension */
 
 	/* exact-size copies: the sanitizer build sees any read past them */
 	sent_copy = malloc(sent_len);
@@ -194,6 +207,7 @@ lp_error_quote(const uint8_t *sent, size_t sent_len, const uint8_t *arrived,
 	memset(out, 0, sizeof(*out));
 	out->from = *from;
 	quote_compare(sent_copy, sent_len, quote_copy, ic.quote_len, kind, out);
+	out->rfc4884 = ic.rfc4884_len != 0;
 	free(sent_copy);
 	free(quote_copy);
 	return true;

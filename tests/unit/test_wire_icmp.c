@@ -275,58 +275,109 @@ make_rfc4884(uint8_t *b, const char *name, unsigned words)
 	return 8 + words * unit + sizeof(ext);
 }
 
+/* An RFC 4884 length holds only when it is at least 128 bytes, within the
+ * message, and a version-2 extension header follows it; any other length
+ * is recorded and the whole rest of the message is the quote.  Routers
+ * send small lengths (6 words) before a whole quote: that is a full quote,
+ * and an 8-byte quote stays 8-byte whatever its length byte says. */
+/* As make_rfc4884, the quote cut to its IP header and 8 bytes of TCP (an
+ * RFC 792 quote), its quoted total length left as sent. */
+static size_t
+make_rfc4884_cut(uint8_t *b, const char *name, unsigned words)
+{
+	const struct sample	*s = sample_get(name);
+	size_t			 unit, keep, n;
+
+	assert_non_null(s);
+	unit = s->version == 4 ? 4 : 8;
+	keep = (s->version == 4 ? 20 : 40) + 8;
+	n = make_rfc4884(b, name, 32 * 4 / (unsigned)unit);
+	(void)n;
+	/* zero what lies beyond the 8 bytes, then move the extension */
+	memset(b + 8 + keep, 0, WT_BUF - 8 - keep);
+	assert_true(keep <= words * unit);
+	{
+		static const uint8_t ext[] = {
+			0x20, 0x00, 0x00, 0x00, 0x00, 0x08, 0x01, 0x01,
+			0x00, 0x01, 0x41, 0x01,
+		};
+		memcpy(b + 8 + words * unit, ext, sizeof(ext));
+	}
+	b[s->version == 4 ? 5 : 4] = (uint8_t)words;
+	return 8 + words * unit + 12;
+}
+
 static void
 test_icmp_rfc4884(void **state)
 {
+	static const struct {
+		const char *what;
+		const char *sample;
+		unsigned words;		/* the quote is padded to this */
+		int set_len;		/* -1: the length field as built; else this */
+		int ext_version;	/* of the extension header written */
+		int cut;		/* > 0: the quote keeps IP + 8 bytes only */
+		bool holds;
+		enum wire_quote quote;
+		uint16_t len_field;	/* rfc4884_len expected */
+	} t[] = {
+		{ "v4, 128 bytes, extension v2", "timxceed4", 32, -1, 2, 0, true, WIRE_QUOTE_FULL, 128 },
+		{ "v6, 128 bytes, extension v2", "timxceed6", 16, -1, 2, 0, true, WIRE_QUOTE_FULL, 128 },
+		{ "v4, 6 words before a whole quote", "timxceed4", 32, 6, 2, 0, false, WIRE_QUOTE_FULL, 24 },
+		{ "v4, 7 words before a whole quote", "timxceed4", 32, 7, 2, 0, false, WIRE_QUOTE_FULL, 28 },
+		{ "v6, 3 words before a whole quote", "timxceed6", 16, 3, 2, 0, false, WIRE_QUOTE_FULL, 24 },
+		{ "v4, past the end of the message", "timxceed4", 32, 40, 2, 0, false, WIRE_QUOTE_FULL, 160 },
+		{ "v6, past the end of the message", "admin6", 16, 255, 2, 0, false, WIRE_QUOTE_FULL, 2040 },
+		{ "v4, 128 bytes, no version-2 header", "timxceed4", 32, -1, 1, 0, false, WIRE_QUOTE_FULL, 128 },
+		{ "v6, 128 bytes, no version-2 header", "timxceed6", 16, -1, 0, 0, false, WIRE_QUOTE_FULL, 128 },
+		{ "v4, 8-byte quote with 7 words", "timxceed4", 7, 7, 2, 1, false, WIRE_QUOTE_8BYTE, 28 },
+		{ "v6, 8-byte quote with 6 words", "timxceed6", 6, 6, 2, 1, false, WIRE_QUOTE_8BYTE, 48 },
+	};
 	struct wire_icmp	ic;
 	uint8_t			b[WT_BUF];
 	size_t			n;
 
 	(void)state;
-	n = make_rfc4884(b, "timxceed4", 32);
-	assert_int_equal(wire_icmp_parse(b, n, 4, &ic), WIRE_OK);
-	assert_int_equal(ic.rfc4884_len, 128);
-	assert_int_equal(ic.quote, WIRE_QUOTE_RFC4884);
-	assert_int_equal(ic.quote_len, 128);
-	assert_int_equal(ic.ext_off, 136);
-	assert_int_equal(ic.ext_len, 12);
-	/* the padding is not quoted TCP: the quoted total length bounds it */
-	assert_int_equal(ic.quote_l4_len, 40);
-	assert_true(ic.tcp_complete);
-	assert_int_equal(ic.opts.wscale, sample_get("timxceed4")->qtcp.wscale);
-	wt_cases++;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const struct sample *smp = sample_get(t[i].sample);
+		int v = smp->version;
+		size_t unit = v == 4 ? 4 : 8;
 
-	/* ICMPv6 counts in 64-bit words, in byte 4 */
-	n = make_rfc4884(b, "timxceed6", 16);
-	assert_int_equal(wire_icmp_parse(b, n, 6, &ic), WIRE_OK);
-	assert_int_equal(ic.rfc4884_len, 128);
-	assert_int_equal(ic.ext_off, 136);
-	assert_int_equal(ic.quote, WIRE_QUOTE_RFC4884);
-	assert_true(ic.tcp_complete);
-	wt_cases++;
-
-	/* a length past the end of the message */
-	n = make_rfc4884(b, "timxceed4", 32);
-	b[5] = 40;
-	assert_int_equal(wire_icmp_parse(b, n, 4, &ic), WIRE_MALFORMED);
-	assert_int_equal(ic.rfc4884_len, 160);
-	n = make_rfc4884(b, "admin6", 16);
-	b[4] = 255;
-	assert_int_equal(wire_icmp_parse(b, n, 6, &ic), WIRE_MALFORMED);
-	wt_cases += 2;
-
-	/* a length that cuts the quote short of its TCP header */
-	n = make_rfc4884(b, "timxceed4", 32);
-	b[5] = 7;				/* 28 bytes: IP + 8 */
-	assert_int_equal(wire_icmp_parse(b, n, 4, &ic), WIRE_OK);
-	assert_int_equal(ic.quote, WIRE_QUOTE_RFC4884);
-	assert_false(ic.tcp_complete);
-	assert_int_equal(ic.quote_l4_len, 8);
-	assert_int_equal(ic.ext_off, 8 + 28);
-	b[5] = 6;				/* 24 bytes: too short */
-	assert_int_equal(wire_icmp_parse(b, n, 4, &ic), WIRE_OK);
-	assert_int_equal(ic.quote, WIRE_QUOTE_SHORT);
-	wt_cases += 2;
+		if (t[i].cut) {
+			/* IP header + 8 bytes of TCP, padded, length set */
+			n = make_rfc4884_cut(b, t[i].sample, t[i].words);
+		} else {
+			n = make_rfc4884(b, t[i].sample, t[i].words);
+		}
+		b[8 + t[i].words * unit] = (uint8_t)(t[i].ext_version << 4);
+		if (t[i].set_len >= 0)
+			b[v == 4 ? 5 : 4] = (uint8_t)t[i].set_len;
+		print_message("# %s\n", t[i].what);
+		assert_int_equal(wire_icmp_parse(b, n, (uint8_t)v, &ic), WIRE_OK);
+		assert_int_equal(ic.rfc4884_len, t[i].len_field);
+		assert_int_equal(ic.rfc4884, t[i].holds);
+		assert_int_equal(ic.quote, t[i].quote);
+		if (t[i].holds) {
+			assert_int_equal(ic.quote_len, 128);
+			assert_int_equal(ic.ext_off, 136);
+			assert_int_equal(ic.ext_len, 12);
+		} else {
+			assert_int_equal(ic.quote_len, n - 8);
+			assert_int_equal(ic.ext_len, 0);
+		}
+		if (t[i].quote == WIRE_QUOTE_FULL) {
+			/* the padding is not quoted TCP: the quoted total
+			 * length bounds it */
+			assert_true(ic.tcp_complete);
+			assert_int_equal(ic.opts.wscale, smp->qtcp.wscale);
+		} else {
+			/* without a length that holds, the extension's bytes
+			 * follow the 8 in the quote: still not a TCP header */
+			assert_false(ic.tcp_complete);
+			assert_true(ic.has_tcp);
+		}
+		wt_cases++;
+	}
 }
 
 /* Words 2 by type: pointer, MTU; types that are not errors. */

@@ -198,9 +198,9 @@ static size_t b_8byte_4(uint8_t *b) { return build_8byte(b, "timxceed4"); }
 static size_t b_8byte_6(uint8_t *b) { return build_8byte(b, "admin6"); }
 
 static const struct made made[] = {
-	{ "rfc4884-v4", b_rfc4884_4, WIRE_L4_ICMP, WIRE_QUOTE_RFC4884,
+	{ "rfc4884-v4", b_rfc4884_4, WIRE_L4_ICMP, WIRE_QUOTE_FULL,
 	  WIRE_CSUM_OK },
-	{ "rfc4884-v6-eh", b_rfc4884_6, WIRE_L4_ICMP, WIRE_QUOTE_RFC4884,
+	{ "rfc4884-v6-eh", b_rfc4884_6, WIRE_L4_ICMP, WIRE_QUOTE_FULL,
 	  WIRE_CSUM_OK },
 	{ "8byte-v4", b_8byte_4, WIRE_L4_ICMP, WIRE_QUOTE_8BYTE, WIRE_CSUM_OK },
 	{ "8byte-v6", b_8byte_6, WIRE_L4_ICMP, WIRE_QUOTE_8BYTE, WIRE_CSUM_OK },
@@ -226,6 +226,9 @@ test_packet_made(void **state)
 		assert_int_equal(pkt.l4_csum, made[i].csum);
 		if (made[i].l4 == WIRE_L4_ICMP) {
 			assert_int_equal(pkt.icmp.quote, made[i].quote);
+			/* the two rfc4884 rows carry a length that holds */
+			assert_int_equal(pkt.icmp.rfc4884,
+			    strncmp(made[i].name, "rfc4884", 7) == 0);
 			assert_true(pkt.icmp.has_tcp);
 		} else {
 			assert_int_equal(pkt.opts_result, WIRE_OK);
