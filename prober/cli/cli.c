@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "log.h"
+#include "version.h"
 
 static const struct cli_command *const commands[] = {
 	&cmd_probe_entry,
@@ -16,7 +17,8 @@ static const struct cli_command *const commands[] = {
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: scaleprobe COMMAND [options] ...\n\ncommands:\n");
+	fprintf(f, "usage: scaleprobe COMMAND [options] ...\n"
+	    "       scaleprobe --version\n\ncommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
 	fprintf(f, "\n'scaleprobe COMMAND --help' describes each; see scaleprobe(1).\n");
@@ -34,6 +36,10 @@ main(int argc, char **argv)
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return EXIT_CLEAN;
+	}
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+		printf("scaleprobe %s\n", SCALEPROBE_VERSION);
+		return fflush(stdout) == 0 ? EXIT_CLEAN : EXIT_USAGE;
 	}
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (strcmp(argv[1], commands[i]->name) == 0)

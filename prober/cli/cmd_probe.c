@@ -135,6 +135,12 @@ parse_scales(const char *s, struct probe_opts *o)
 	int rc = 0;
 
 	o->nscales = 0;
+	/* strtok_r would skip an empty element: "1,,2" is a typo, not 1,2 */
+	if (s[0] == ',' || s[0] == '\0' || s[strlen(s) - 1] == ',' || strstr(s, ",,") != NULL) {
+		log_warnx("--scales: '%s' has an empty element", s);
+		free(copy);
+		return -1;
+	}
 	for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 		long v;
 		if (parse_long(tok, 0, 255, &v) != 0) {
@@ -249,9 +255,20 @@ probe_options(int argc, char **argv, struct probe_opts *o)
 		case OPT_NO_WINDOW:
 			o->window_test = false;
 			break;
-		case OPT_CONTACT:
+		case OPT_CONTACT: {
+			uint8_t probe[REQUEST_MAX];
+
+			/* refused here, or every HTTP window test would quietly
+			 * not run */
+			if (request_http(probe, sizeof(probe), "example.org", optarg) == 0) {
+				log_warnx("--contact: '%s' is not a URL or mailto: address of "
+				    "visible ASCII without parentheses or backslash, at most "
+				    "%d bytes", optarg, REQUEST_CONTACT_MAX);
+				return -1;
+			}
 			o->contact = optarg;
 			break;
+		}
 		case OPT_PAYLOAD: {
 			char err[256];
 			long n;
@@ -301,7 +318,9 @@ probe_options(int argc, char **argv, struct probe_opts *o)
 	return 0;
 }
 
-static void
+/* One result out; -1 when stdout is gone (a closed pipe, a full disk):
+ * the run then ends, exit 2, as results would only be lost. */
+static int
 probe_result(void *arg, struct path_result *res)
 {
 	struct probe_out *out = arg;
@@ -332,7 +351,11 @@ probe_result(void *arg, struct path_result *res)
 		fputc('\n', stdout);
 	} else
 		output_text(stdout, res);
-	fflush(stdout);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		log_warn("standard output");
+		return -1;
+	}
+	return 0;
 }
 
 static void
@@ -356,6 +379,29 @@ probe_summary(const struct probe_run_stats *st, size_t npaths)
 	    (unsigned long long)st->n.paths_windowed, (unsigned long long)st->n.window_sent,
 	    (unsigned long long)st->captured,
 	    (unsigned long long)st->capture_drops, ru.ru_maxrss / 1024.0);
+}
+
+/* Whether this process holds CAP_NET_RAW and CAP_NET_ADMIN (root has
+ * them): the effective set in /proc/self/status, or euid 0 without it. */
+static bool
+probe_privileged(void)
+{
+	const unsigned long need = (1ul << 12) | (1ul << 13);	/* NET_ADMIN, NET_RAW */
+	char line[256];
+	unsigned long long eff;
+	bool found = false, ok = false;
+	FILE *f;
+
+	if ((f = fopen("/proc/self/status", "r")) != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+				found = true;
+				ok = (eff & need) == need;
+				break;
+			}
+		fclose(f);
+	}
+	return found ? ok : geteuid() == 0;
 }
 
 static int
@@ -388,16 +434,21 @@ cmd_probe(int argc, char **argv)
 	if (r != 0 || o.targets.nerrors > 0) {
 		if (o.targets.errors != NULL)
 			fputs(o.targets.errors, stderr);
+		/* a misuse is one line that names it (--help has the rest) */
 		if (r == 1)
 			probe_usage(stdout);
-		else if (o.targets.errors == NULL)
-			probe_usage(stderr);
 		status = r == 1 ? EXIT_CLEAN : EXIT_USAGE;
 		goto done;
 	}
 	if (o.targets.n == 0) {
-		log_warnx("no targets");
-		probe_usage(stderr);
+		log_warnx("no targets (scaleprobe probe --help)");
+		status = EXIT_USAGE;
+		goto done;
+	}
+	/* before any name or route is looked up: nothing to wait for */
+	if (!probe_privileged()) {
+		log_warnx("probing needs root, or CAP_NET_RAW and CAP_NET_ADMIN "
+		    "(raw sockets, the capture, the nftables guard)");
 		status = EXIT_USAGE;
 		goto done;
 	}

@@ -38,7 +38,7 @@
 struct run {
 	const struct probe_run_config *cfg;
 	struct event_base *base;
-	struct event *timer, *progress, *sigint, *sigterm;
+	struct event *timer, *progress, *sigint, *sigterm, *sighup;
 	struct guard *guard;
 	struct sender *sender;
 	struct capture *cap[PATHS_MAX_IFACES];
@@ -47,6 +47,7 @@ struct run {
 	size_t next;			/* next path to hand to the engine */
 	bool run_now;			/* the timer is set to fire at once */
 	bool interrupted;
+	bool failed;			/* on_result could not hand a result on */
 };
 
 static uint64_t
@@ -164,7 +165,12 @@ run_done(void *arg, struct path_result *res)
 {
 	struct run *r = arg;
 
-	r->cfg->on_result(r->cfg->arg, res);
+	if (r->failed)
+		return;
+	if (r->cfg->on_result(r->cfg->arg, res) != 0) {
+		r->failed = true;
+		event_base_loopexit(r->base, NULL);
+	}
 }
 
 /* --- events -------------------------------------------------------------- */
@@ -384,6 +390,8 @@ run_close(struct run *r, struct probe_run_stats *stats)
 		event_free(r->sigint);
 	if (r->sigterm != NULL)
 		event_free(r->sigterm);
+	if (r->sighup != NULL)
+		event_free(r->sighup);
 	if (r->base != NULL)
 		event_base_free(r->base);
 }
@@ -400,12 +408,16 @@ probe_run(const struct probe_run_config *cfg, struct probe_run_stats *stats)
 		log_warnx("event_base_new failed");
 		goto out;
 	}
-	/* signals first: a SIGTERM while the table exists must remove it */
+	/* signals first: a SIGTERM while the table exists must remove it; a
+	 * closed terminal (SIGHUP) ends the run as they do, and a closed
+	 * pipe on stdout is a write error (EPIPE), not a death by SIGPIPE */
 	r.sigint = evsignal_new(r.base, SIGINT, run_signal, &r);
 	r.sigterm = evsignal_new(r.base, SIGTERM, run_signal, &r);
+	r.sighup = evsignal_new(r.base, SIGHUP, run_signal, &r);
 	r.timer = evtimer_new(r.base, run_tick, &r);
-	if (r.sigint == NULL || r.sigterm == NULL || r.timer == NULL ||
-	    evsignal_add(r.sigint, NULL) == -1 || evsignal_add(r.sigterm, NULL) == -1) {
+	if (r.sigint == NULL || r.sigterm == NULL || r.sighup == NULL || r.timer == NULL ||
+	    evsignal_add(r.sigint, NULL) == -1 || evsignal_add(r.sigterm, NULL) == -1 ||
+	    evsignal_add(r.sighup, NULL) == -1 || signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
 		log_warnx("cannot set up the event loop");
 		goto out;
 	}
@@ -424,7 +436,7 @@ probe_run(const struct probe_run_config *cfg, struct probe_run_stats *stats)
 	}
 	if (cfg->progress)
 		fprintf(stderr, "\n");
-	rc = 0;
+	rc = r.failed ? -1 : 0;
 out:
 	run_close(&r, stats);
 	return rc;

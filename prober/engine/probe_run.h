@@ -29,14 +29,16 @@ struct probe_run_config {
 	size_t payload_len;
 	bool progress;			/* a progress line on stderr */
 	/* Called for each finished path; res is valid during the call. */
-	void (*on_result)(void *arg, struct path_result *res);
+	/* A path's result; non-zero ends the run as a failure (the caller
+	 * can no longer hand results on: its output is gone). */
+	int (*on_result)(void *arg, struct path_result *res);
 	void *arg;
 };
 
 struct probe_run_stats {
 	struct engine_counters n;
 	uint64_t captured, capture_drops;
-	bool interrupted;		/* SIGINT or SIGTERM ended the run */
+	bool interrupted;		/* SIGINT, SIGTERM or SIGHUP ended the run */
 };
 
 /* Runs until every path has its result or a signal arrives.

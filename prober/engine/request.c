@@ -8,8 +8,9 @@
 #include "addr.h"
 #include "request.h"
 #include "siphash.h"
+#include "version.h"
 
-#define REQUEST_UA "scaleprobe (TCP window scale path measurement"
+#define REQUEST_UA "scaleprobe/" SCALEPROBE_VERSION " (TCP window scale path measurement"
 
 /* A bounded writer: the first write that does not fit spoils the whole
  * message, so a builder checks once at the end instead of at every call. */

@@ -1,9 +1,20 @@
 /*
  * guard.c -- the nftables table that keeps the local kernel from answering
- * our SYN-ACKs with RSTs: "table inet scaleprobe-PID", one prerouting chain
- * at priority -300 (before conntrack) dropping TCP to the process's block of
- * probe source ports.  Talks to the kernel through libnftables, never by
- * forking nft.
+ * our SYN-ACKs with RSTs: "table inet scaleprobe-PID-RANDOM", one prerouting
+ * chain at priority -300 (before conntrack) dropping TCP addressed to this
+ * host (fib daddr type local: a router or NAT gateway forwards traffic to
+ * the same ports untouched) on the process's block of probe source ports.
+ * Talks to the kernel through libnftables, never by forking nft.
+ *
+ * The table carries the owner flag (Linux 5.12 and later): it belongs to
+ * the context's netlink socket, so the kernel removes it when the process
+ * ends however it ends (a signal, a crash, kill -9), and no other process
+ * can delete it.  The random part of its name keeps two processes of one
+ * PID in different PID namespaces that share a network namespace
+ * (containers with host networking) apart.  Where the kernel refuses the
+ * flag, the table is made without it and, as before, tables whose process
+ * is gone are removed by the next run (only unowned ones, and only those
+ * whose PID this PID namespace can see to be gone).
  *
  * Choosing a block without a lock: every live scaleprobe-* table is read
  * back, a free block is claimed by creating our table, then the tables are
@@ -12,6 +23,8 @@
  * reads after its own create), so two never keep the same block.
  */
 #include <nftables/libnftables.h>
+
+#include <sys/random.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -23,15 +36,16 @@
 #include "guard.h"
 
 #define GUARD_PREFIX		"scaleprobe-"
-#define GUARD_NAMELEN		32
+#define GUARD_NAMELEN		40
 #define GUARD_NBLOCKS		(65536 / GUARD_BLOCK_PORTS)
 #define GUARD_ATTEMPTS		16	/* lost races before giving up */
 #define GUARD_PORT_RANGE	"/proc/sys/net/ipv4/ip_local_port_range"
 
 struct guard {
 	struct nft_ctx	*nft;
-	char		 name[GUARD_NAMELEN];	/* scaleprobe-PID */
+	char		 name[GUARD_NAMELEN];	/* scaleprobe-PID-RANDOM */
 	uint16_t	 port_lo;
+	bool		 owned;			/* the kernel took the owner flag */
 };
 
 /* Runs one nft command buffer (one transaction).  On failure, the first
@@ -67,7 +81,8 @@ guard_list(struct nft_ctx *nft, const char *cmd, char *err, size_t errlen)
 	return strdup(out != NULL ? out : "");
 }
 
-/* The PID in a table name "scaleprobe-PID", or 0 if it is not ours. */
+/* The PID in a table name "scaleprobe-PID[-RANDOM]", or 0 if it is not
+ * ours. */
 static long
 guard_table_pid(const char *name)
 {
@@ -81,7 +96,7 @@ guard_table_pid(const char *name)
 		return 0;
 	errno = 0;
 	pid = strtol(p, &end, 10);
-	if (errno != 0 || *end != '\0' || pid <= 0)
+	if (errno != 0 || (*end != '\0' && *end != '-') || pid <= 0)
 		return 0;
 	return pid;
 }
@@ -95,16 +110,20 @@ guard_pid_alive(long pid)
 	return access(path, F_OK) == 0;
 }
 
-/* Marks the blocks a table's "tcp dport A-B" rules cover as taken. */
-static void
+/* Marks the blocks a table's "tcp dport A-B" rules cover as taken; 1 when
+ * the table is owned by its process (the kernel removes it with the
+ * process: never ours to remove), 0 when not, -1 when it is gone. */
+static int
 guard_mark_table(struct nft_ctx *nft, const char *name, uint8_t *taken)
 {
 	char cmd[128], *out, *p;
 	unsigned a, b, blk;
+	int owned;
 
 	snprintf(cmd, sizeof(cmd), "list table inet %s", name);
 	if ((out = guard_list(nft, cmd, NULL, 0)) == NULL)
-		return;		/* gone meanwhile: nothing to avoid */
+		return -1;	/* gone meanwhile: nothing to avoid */
+	owned = strstr(out, "flags owner") != NULL;
 	for (p = out; (p = strstr(p, "dport ")) != NULL; p++) {
 		if (sscanf(p, "dport %u-%u", &a, &b) != 2) {
 			if (sscanf(p, "dport %u", &a) != 1)
@@ -117,6 +136,7 @@ guard_mark_table(struct nft_ctx *nft, const char *name, uint8_t *taken)
 			taken[blk] = 1;
 	}
 	free(out);
+	return owned;
 }
 
 /*
@@ -137,27 +157,18 @@ guard_scan(struct guard *g, uint8_t *taken, int remove, char *err, size_t errlen
 	    line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "table inet %32s", name) != 1)
 			continue;
-		if ((pid = guard_table_pid(name)) == 0)
+		if ((pid = guard_table_pid(name)) == 0 || strcmp(name, g->name) == 0)
 			continue;
-		if (strcmp(name, g->name) == 0) {
-			/* our name but made before us: a dead process whose
-			 * PID we inherited; never our own, made after scans */
-			if (remove) {
-				snprintf(cmd, sizeof(cmd), "delete table inet %s", name);
-				(void)guard_run(g->nft, cmd, NULL, 0);
-			}
-			continue;
-		}
-		/* without /proc every process looks dead: remove nothing */
-		if (can_judge && !guard_pid_alive(pid)) {
+		/* an owned table lives exactly as long as its process; without
+		 * /proc every process looks dead: remove nothing */
+		if (guard_mark_table(g->nft, name, taken) == 0 && can_judge &&
+		    !guard_pid_alive(pid)) {
 			if (remove) {
 				snprintf(cmd, sizeof(cmd), "delete table inet %s", name);
 				/* another process may be removing it too */
 				(void)guard_run(g->nft, cmd, NULL, 0);
 			}
-			continue;
 		}
-		guard_mark_table(g->nft, name, taken);
 	}
 	free(out);
 	return 0;
@@ -214,20 +225,29 @@ guard_local_range(unsigned *lo, unsigned *hi, char *err, size_t errlen)
 	return 0;
 }
 
-/* Creates our table on block blk, in one transaction. */
+/* Creates our table on block blk, in one transaction: owned by this
+ * process where the kernel knows the flag, else without it. */
 static int
 guard_create(struct guard *g, unsigned blk, char *err, size_t errlen)
 {
-	char cmd[512];
+	char cmd[640];
 	unsigned lo = blk * GUARD_BLOCK_PORTS;
 
-	snprintf(cmd, sizeof(cmd),
-	    "add table inet %s\n"
-	    "add chain inet %s prerouting { type filter hook prerouting "
-	    "priority -300; policy accept; }\n"
-	    "add rule inet %s prerouting tcp dport %u-%u drop\n",
-	    g->name, g->name, g->name, lo, lo + GUARD_BLOCK_PORTS - 1);
-	return guard_run(g->nft, cmd, err, errlen);
+	for (int owned = 1; owned >= 0; owned--) {
+		snprintf(cmd, sizeof(cmd),
+		    "add table inet %s %s\n"
+		    "add chain inet %s prerouting { type filter hook prerouting "
+		    "priority -300; policy accept; }\n"
+		    "add rule inet %s prerouting fib daddr type local "
+		    "tcp dport %u-%u drop\n",
+		    g->name, owned ? "{ flags owner; }" : "", g->name, g->name,
+		    lo, lo + GUARD_BLOCK_PORTS - 1);
+		if (guard_run(g->nft, cmd, owned ? NULL : err, errlen) == 0) {
+			g->owned = owned;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 static void
@@ -285,7 +305,14 @@ guard_open(char *err, size_t errlen)
 		snprintf(err, errlen, "guard: %s", strerror(errno));
 		return NULL;
 	}
-	snprintf(g->name, sizeof(g->name), GUARD_PREFIX "%ld", (long)getpid());
+	uint32_t rnd;
+
+	if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		snprintf(err, errlen, "guard: getrandom: %s", strerror(errno));
+		free(g);
+		return NULL;
+	}
+	snprintf(g->name, sizeof(g->name), GUARD_PREFIX "%ld-%08x", (long)getpid(), rnd);
 	if ((g->nft = nft_ctx_new(NFT_CTX_DEFAULT)) == NULL) {
 		snprintf(err, errlen, "nftables: cannot create a context");
 		free(g);
@@ -351,4 +378,10 @@ guard_close(struct guard *g)
 			nft_ctx_free(g->nft);
 	}
 	free(g);
+}
+
+const char *
+guard_name(const struct guard *g)
+{
+	return g->name;
 }

@@ -7,3 +7,5 @@ LAB_CHECKS += tests/e2e/window-e2e
 LAB_CHECKS += tests/e2e/golden-e2e
 # the engine under load: the mixed run that crashed 9816a23, --rate counted at the server
 LAB_CHECKS += tests/e2e/engine-e2e
+# safe on any host: the guard's table and signals, privileges, misuse, the request
+LAB_CHECKS += tests/e2e/safety-e2e

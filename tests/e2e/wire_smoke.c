@@ -102,14 +102,13 @@ run_cmd(const char *cmd, char *out, size_t cap)
 /* Whether nft (the CLI, independent of the guard's libnftables) lists
  * our table, and whether it drops our block. */
 static void
-table_state(unsigned port_lo, int *exists, int *drops_block)
+table_state(const char *name, unsigned port_lo, int *exists, int *drops_block)
 {
-	char cmd[128], out[8192], want[96];
+	char cmd[160], out[8192], want[96];
 
-	snprintf(cmd, sizeof(cmd), "nft list table inet scaleprobe-%ld 2>/dev/null",
-	    (long)getpid());
+	snprintf(cmd, sizeof(cmd), "nft list table inet %s 2>/dev/null", name);
 	*exists = run_cmd(cmd, out, sizeof(out)) == 0;
-	snprintf(want, sizeof(want), "tcp dport %u-%u drop", port_lo,
+	snprintf(want, sizeof(want), "fib daddr type local tcp dport %u-%u drop", port_lo,
 	    port_lo + GUARD_BLOCK_PORTS - 1);
 	*drops_block = *exists && strstr(out, want) != NULL &&
 	    strstr(out, "hook prerouting priority raw") != NULL;
@@ -476,9 +475,11 @@ main(int argc, char **argv)
 	    "port block %u-%u lies above ip_local_port_range %u-%u", port_lo,
 	    port_lo + GUARD_BLOCK_PORTS - 1, lo, hi);
 	int exists, drops;
-	table_state(port_lo, &exists, &drops);
-	claim(&sm, exists && drops, "nft lists table inet scaleprobe-%ld with a "
-	    "priority -300 prerouting drop of tcp dport %u-%u", (long)getpid(),
+	char tname[64];
+	snprintf(tname, sizeof(tname), "%s", guard_name(g));
+	table_state(tname, port_lo, &exists, &drops);
+	claim(&sm, exists && drops, "nft lists table inet %s with a priority -300 "
+	    "prerouting drop of tcp dport %u-%u addressed to this host", tname,
 	    port_lo, port_lo + GUARD_BLOCK_PORTS - 1);
 
 	struct sender *snd = NULL;
@@ -551,9 +552,8 @@ hold:
 		capture_close(sm.caps[i]);
 	sender_close(snd);
 	guard_close(g);
-	table_state(port_lo, &exists, &drops);
-	claim(&sm, !exists, "after guard_close nft no longer lists table inet "
-	    "scaleprobe-%ld", (long)getpid());
+	table_state(tname, port_lo, &exists, &drops);
+	claim(&sm, !exists, "after guard_close nft no longer lists table inet %s", tname);
 out:
 	event_free(sigterm);
 	event_free(sigint);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "request.h"
+#include "version.h"
 
 static void
 check_http(const char *host, const char *contact, const char *want)
@@ -37,20 +38,20 @@ test_http_exact(void **state)
 	(void)state;
 	check_http("srv.lab", NULL,
 	    "GET / HTTP/1.1\r\nHost: srv.lab\r\n"
-	    "User-Agent: scaleprobe (TCP window scale path measurement)\r\n"
+	    "User-Agent: scaleprobe/" SCALEPROBE_VERSION " (TCP window scale path measurement)\r\n"
 	    "Accept: */*\r\nConnection: close\r\n\r\n");
 	check_http("198.18.1.10", "",
 	    "GET / HTTP/1.1\r\nHost: 198.18.1.10\r\n"
-	    "User-Agent: scaleprobe (TCP window scale path measurement)\r\n"
+	    "User-Agent: scaleprobe/" SCALEPROBE_VERSION " (TCP window scale path measurement)\r\n"
 	    "Accept: */*\r\nConnection: close\r\n\r\n");
 	check_http("fd00:1::10", "https://example.net/scaleprobe",
 	    "GET / HTTP/1.1\r\nHost: [fd00:1::10]\r\n"
-	    "User-Agent: scaleprobe (TCP window scale path measurement; "
+	    "User-Agent: scaleprobe/" SCALEPROBE_VERSION " (TCP window scale path measurement; "
 	    "+https://example.net/scaleprobe)\r\n"
 	    "Accept: */*\r\nConnection: close\r\n\r\n");
 	check_http("[fd00:1::10]", "mailto:noc@example.net",
 	    "GET / HTTP/1.1\r\nHost: [fd00:1::10]\r\n"
-	    "User-Agent: scaleprobe (TCP window scale path measurement; "
+	    "User-Agent: scaleprobe/" SCALEPROBE_VERSION " (TCP window scale path measurement; "
 	    "+mailto:noc@example.net)\r\nFrom: noc@example.net\r\n"
 	    "Accept: */*\r\nConnection: close\r\n\r\n");
 }
