@@ -567,14 +567,20 @@ static uint64_t
 window_round_due(const struct window *w)
 {
 	uint64_t cap = add_sat(w->round_at, max64(w->cfg.round_max_ns, 10 * w->rtt));
+	uint64_t from = max64(w->round_at, w->left_at);
 	uint64_t t;
 
+	/* no flight is judged while one of our segments waits to leave (the
+	 * server cannot have answered it; the waits count from its leaving),
+	 * but the round's cap holds whatever waits */
+	if (w->qlen > 0)
+		return cap;
 	if (w->highest > w->acked)
 		t = add_sat(max64(w->last_new_at, w->left_at), window_quiet(w));
 	else if (w->fl.n == 0)
-		t = add_sat(w->round_at, max64(w->cfg.first_data_ns, 4 * w->rtt));
+		t = add_sat(from, max64(w->cfg.first_data_ns, 4 * w->rtt));
 	else
-		t = add_sat(w->round_at, window_end_wait(w));
+		t = add_sat(from, window_end_wait(w));
 	return min64(t, cap);
 }
 
@@ -635,8 +641,7 @@ window_on_timer(struct window *w, uint64_t now)
 	}
 	if (now >= window_request_due(w))
 		window_push_request(w);	/* each segment carries the ACK */
-	/* a flight is judged only once our segments have left */
-	if (w->qlen == 0 && now >= window_round_due(w)) {
+	if (now >= window_round_due(w)) {
 		if (now >= add_sat(w->round_at, max64(w->cfg.round_max_ns, 10 * w->rtt)))
 			w->round_cut = true;
 		window_round_end(w, WINDOW_END_NONE);
