@@ -38,6 +38,7 @@ LIBRARIES = {
     "libnet": (re.compile(r"^libnet\.h$"), {"prober/net"}),
     "pcap": (re.compile(r"^pcap(\.h|/)"), {"prober/net"}),
     "nftables": (re.compile(r"^nftables/"), {"prober/net"}),
+    "libmnl": (re.compile(r"^libmnl/"), {"prober/net"}),
     "event2": (re.compile(r"^event2/"), {"prober/net", "prober/engine", "prober/cli",
                                         "prober/daemon"}),
     "sqlite3": (re.compile(r"^sqlite3\.h$"), {"db"}),

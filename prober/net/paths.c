@@ -150,14 +150,12 @@ paths_route(struct paths *p, const struct paths_opts *o)
 		const struct addr *forced = pa->dst.family == ADDR_V4 ? o->source4 : o->source6;
 		char ifname[ROUTE_IFNAMSIZ], err[256], buf[ADDR_STRLEN];
 
-		if (route_lookup(&pa->dst, &pa->src, ifname, err, sizeof(err)) != 0) {
+		if (route_lookup(&pa->dst, forced, &pa->src, ifname, err, sizeof(err)) != 0) {
 			log_warnx("%s: %s: %s", pa->target,
 			    addr_format(&pa->dst, buf, sizeof(buf)), err);
 			p->unrouted++;
 			continue;
 		}
-		if (forced != NULL)
-			pa->src = *forced;
 		pa->iface = paths_iface(p, o->ifname ? o->ifname : ifname);
 		if (pa->iface < 0) {
 			log_warnx("targets are reached through more than %d interfaces; "

@@ -1,144 +1,152 @@
 /*
- * route.c -- which source address and interface the kernel would use for a
- * destination.  A UDP socket connect()ed to the destination makes the kernel
- * run its route lookup and bind a source address; nothing is sent.  The
- * interface is the one getifaddrs() lists with that address.
+ * route.c -- which source address and output interface the kernel would
+ * use for a destination: one RTM_GETROUTE over rtnetlink (libmnl), the
+ * lookup the kernel itself makes for a packet, so the interface is where
+ * replies arrive even when the source sits on lo, an unnumbered link or a
+ * VRF device's slave (the interface that holds the address would be
+ * wrong there).  Nothing is sent to the network.
  */
+#include <libmnl/libmnl.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <sys/socket.h>
 
 #include <errno.h>
-#include <ifaddrs.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "route.h"
 
-/* The discard port: any non-zero port will do, connect() sends nothing. */
-#define ROUTE_PROBE_PORT 9
+struct route_answer {
+	uint32_t oif;			/* 0: none */
+	struct addr prefsrc;		/* family 0: none */
+	uint8_t family;
+};
 
-/* Fills ss with dst as a socket address; returns its length, 0 if unset. */
-static socklen_t
-route_sockaddr(const struct addr *dst, struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (dst->family == ADDR_V4) {
-		struct sockaddr_in sin;
-
-		memset(&sin, 0, sizeof(sin));
-		sin.sin_family = AF_INET;
-		sin.sin_port = htons(ROUTE_PROBE_PORT);
-		memcpy(&sin.sin_addr, dst->bytes, 4);
-		memcpy(ss, &sin, sizeof(sin));
-		return sizeof(sin);
-	}
-	if (dst->family == ADDR_V6) {
-		struct sockaddr_in6 sin6;
-
-		memset(&sin6, 0, sizeof(sin6));
-		sin6.sin6_family = AF_INET6;
-		sin6.sin6_port = htons(ROUTE_PROBE_PORT);
-		memcpy(&sin6.sin6_addr, dst->bytes, 16);
-		memcpy(ss, &sin6, sizeof(sin6));
-		return sizeof(sin6);
-	}
-	return 0;
-}
-
-/* The address of a socket address of the family asked for, or -1. */
+/* Takes RTA_OIF and RTA_PREFSRC of the answer. */
 static int
-route_from_sockaddr(const struct sockaddr *sa, uint8_t family, struct addr *out)
+route_attr(const struct nlattr *a, void *data)
 {
-	memset(out, 0, sizeof(*out));
-	if (sa == NULL)
-		return -1;
-	if (family == ADDR_V4 && sa->sa_family == AF_INET) {
-		struct sockaddr_in sin;
+	struct route_answer *ans = data;
+	size_t len = ans->family == ADDR_V4 ? 4 : 16;
 
-		memcpy(&sin, sa, sizeof(sin));
-		out->family = ADDR_V4;
-		memcpy(out->bytes, &sin.sin_addr, 4);
-		return 0;
-	}
-	if (family == ADDR_V6 && sa->sa_family == AF_INET6) {
-		struct sockaddr_in6 sin6;
-
-		memcpy(&sin6, sa, sizeof(sin6));
-		out->family = ADDR_V6;
-		memcpy(out->bytes, &sin6.sin6_addr, 16);
-		return 0;
-	}
-	return -1;
-}
-
-/* The name of the interface that holds src, or -1. */
-static int
-route_ifname(const struct addr *src, char ifname[ROUTE_IFNAMSIZ])
-{
-	struct ifaddrs *ifa, *i;
-	struct addr a;
-	int found = -1;
-
-	if (getifaddrs(&ifa) == -1)
-		return -1;
-	for (i = ifa; i != NULL; i = i->ifa_next) {
-		if (route_from_sockaddr(i->ifa_addr, src->family, &a) == -1)
-			continue;
-		if (!addr_equal(&a, src))
-			continue;
-		if (strlen(i->ifa_name) >= ROUTE_IFNAMSIZ)
-			continue;
-		snprintf(ifname, ROUTE_IFNAMSIZ, "%s", i->ifa_name);
-		found = 0;
+	switch (mnl_attr_get_type(a)) {
+	case RTA_OIF:
+		if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+			ans->oif = mnl_attr_get_u32(a);
+		break;
+	case RTA_PREFSRC:
+		if (mnl_attr_get_payload_len(a) == len) {
+			ans->prefsrc.family = ans->family;
+			memcpy(ans->prefsrc.bytes, mnl_attr_get_payload(a), len);
+		}
 		break;
 	}
-	freeifaddrs(ifa);
-	return found;
+	return MNL_CB_OK;
+}
+
+static int
+route_msg(const struct nlmsghdr *nlh, void *data)
+{
+	if (nlh->nlmsg_type != RTM_NEWROUTE)
+		return MNL_CB_OK;
+	return mnl_attr_parse(nlh, sizeof(struct rtmsg), route_attr, data) < 0 ?
+	    MNL_CB_ERROR : MNL_CB_OK;
+}
+
+/* One RTM_GETROUTE for dst (from src when src is not NULL); 0 and *ans,
+ * or -1 and errno (the kernel's: ENETUNREACH, EHOSTUNREACH, ...). */
+static int
+route_ask(const struct addr *dst, const struct addr *src, struct route_answer *ans)
+{
+	char buf[8192];		/* one route answer is a few hundred bytes */
+	struct mnl_socket *nl;
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	size_t len = dst->family == ADDR_V4 ? 4 : 16;
+	unsigned seq = (unsigned)time(NULL), portid;
+	ssize_t n;
+	int rc = -1, saved = 0;
+
+	memset(ans, 0, sizeof(*ans));
+	ans->family = dst->family;
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETROUTE;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	nlh->nlmsg_seq = seq;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = dst->family == ADDR_V4 ? AF_INET : AF_INET6;
+	rtm->rtm_dst_len = (unsigned char)(len * 8);
+	mnl_attr_put(nlh, RTA_DST, len, dst->bytes);
+	if (src != NULL) {
+		rtm->rtm_src_len = (unsigned char)(len * 8);
+		mnl_attr_put(nlh, RTA_SRC, len, src->bytes);
+	}
+
+	if ((nl = mnl_socket_open(NETLINK_ROUTE)) == NULL)
+		return -1;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
+		goto out;
+	portid = mnl_socket_get_portid(nl);
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		goto out;
+	while ((n = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
+		int r = mnl_cb_run(buf, (size_t)n, seq, portid, route_msg, ans);
+
+		if (r == MNL_CB_ERROR)
+			goto out;	/* errno: the kernel's answer */
+		if (r == MNL_CB_STOP || ans->oif != 0)
+			break;
+	}
+	if (n < 0)
+		goto out;
+	rc = ans->oif != 0 ? 0 : -1;
+	if (rc != 0)
+		errno = ENETUNREACH;
+out:
+	saved = errno;
+	mnl_socket_close(nl);
+	errno = saved;
+	return rc;
 }
 
 int
-route_lookup(const struct addr *dst, struct addr *src, char ifname[ROUTE_IFNAMSIZ],
-    char *err, size_t errlen)
+route_lookup(const struct addr *dst, const struct addr *want_src, struct addr *src,
+    char ifname[ROUTE_IFNAMSIZ], char *err, size_t errlen)
 {
-	struct sockaddr_storage ss, local;
-	socklen_t sslen, llen = sizeof(local);
-	char buf[ADDR_STRLEN], sbuf[ADDR_STRLEN];
-	int fd;
+	char buf[ADDR_STRLEN], sbuf[ADDR_STRLEN], name[IF_NAMESIZE];
+	struct route_answer ans;
 
-	sslen = route_sockaddr(dst, &ss);
-	if (sslen == 0) {
+	if (dst->family != ADDR_V4 && dst->family != ADDR_V6) {
 		snprintf(err, errlen, "route: destination has no address family");
 		return -1;
 	}
-	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd == -1) {
-		snprintf(err, errlen, "route: socket: %s", strerror(errno));
+	if (route_ask(dst, want_src, &ans) != 0) {
+		if (want_src != NULL)
+			snprintf(err, errlen, "route to %s from %s: %s (is it an address "
+			    "of this host?)", addr_format(dst, buf, sizeof(buf)),
+			    addr_format(want_src, sbuf, sizeof(sbuf)), strerror(errno));
+		else
+			snprintf(err, errlen, "route to %s: %s",
+			    addr_format(dst, buf, sizeof(buf)), strerror(errno));
 		return -1;
 	}
-	/* connect() on UDP only binds a route and a source address. */
-	if (connect(fd, (struct sockaddr *)&ss, sslen) == -1) {
-		snprintf(err, errlen, "route to %s: %s",
-		    addr_format(dst, buf, sizeof(buf)), strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if (getsockname(fd, (struct sockaddr *)&local, &llen) == -1) {
-		snprintf(err, errlen, "route: getsockname: %s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	if (route_from_sockaddr((struct sockaddr *)&local, dst->family, src) == -1) {
-		snprintf(err, errlen, "route to %s: no source address",
+	if (want_src != NULL) {
+		*src = *want_src;
+	} else if (ans.prefsrc.family != 0) {
+		*src = ans.prefsrc;
+	} else {
+		snprintf(err, errlen, "route to %s: no source address (use --source)",
 		    addr_format(dst, buf, sizeof(buf)));
 		return -1;
 	}
-	if (route_ifname(src, ifname) == -1) {
-		snprintf(err, errlen, "route to %s: no interface holds source %s",
-		    addr_format(dst, buf, sizeof(buf)),
-		    addr_format(src, sbuf, sizeof(sbuf)));
+	if (if_indextoname(ans.oif, name) == NULL || strlen(name) >= ROUTE_IFNAMSIZ) {
+		snprintf(err, errlen, "route to %s: output interface %u has no name",
+		    addr_format(dst, buf, sizeof(buf)), (unsigned)ans.oif);
 		return -1;
 	}
+	snprintf(ifname, ROUTE_IFNAMSIZ, "%s", name);
 	return 0;
 }

@@ -1,7 +1,8 @@
 /*
- * route.h -- asks the kernel which source address and interface it would use
- * for a destination (a connected UDP socket, which sends nothing, and
- * getifaddrs), for --source / --interface defaults.
+ * route.h -- asks the kernel which source address and output interface it
+ * would use for a destination (rtnetlink's route lookup; nothing is sent),
+ * for the --source and --interface defaults: the capture listens on the
+ * output interface, where replies arrive.
  */
 #ifndef SCALEPROBE_ROUTE_H
 #define SCALEPROBE_ROUTE_H
@@ -12,8 +13,11 @@
 
 #define ROUTE_IFNAMSIZ 16
 
-/* 0, or -1 with a reason in err (no route, no interface with src). */
-int route_lookup(const struct addr *dst, struct addr *src, char ifname[ROUTE_IFNAMSIZ],
-    char *err, size_t errlen);
+/* The route to dst, from want_src when not NULL (--source; policy routing
+ * may pick another path for it): the source address (want_src, or the
+ * route's preferred source) in *src and the output interface's name.
+ * 0, or -1 with a one-line reason in err (no route, no source). */
+int route_lookup(const struct addr *dst, const struct addr *want_src, struct addr *src,
+    char ifname[ROUTE_IFNAMSIZ], char *err, size_t errlen);
 
 #endif

@@ -492,7 +492,7 @@ main(int argc, char **argv)
 	for (int t = 0; t < o.ntargets; t++) {
 		struct addr rsrc;
 		char ifn[ROUTE_IFNAMSIZ] = "", b1[ADDR_STRLEN], b2[ADDR_STRLEN];
-		int r = route_lookup(&o.tdst[t], &rsrc, ifn, err, sizeof(err));
+		int r = route_lookup(&o.tdst[t], NULL, &rsrc, ifn, err, sizeof(err));
 
 		claim(&sm, r == 0 && addr_equal(&rsrc, &o.tsrc[t]) && ifn[0] != '\0',
 		    "route to %s: source %s on %s%s%s", addr_format(&o.tdst[t], b1, sizeof(b1)),
