@@ -255,6 +255,11 @@ output_json(struct json *j, const struct path_result *res, const char *vantage)
 
 	json_hops(j, res);
 	json_kuint(j, "capture_drops", res->capture_drops);
+	json_kuint(j, "send_failures", res->send_failures);
+	if (res->capture_error[0] != '\0')
+		json_kstring(j, "capture_error", res->capture_error);
+	else
+		json_knull(j, "capture_error");
 	json_object_end(j);
 }
 
@@ -343,6 +348,10 @@ output_text(FILE *f, const struct path_result *res)
 		fprintf(f, " (%s)", res->target);
 	if (res->capture_drops > 0)
 		fprintf(f, "  capture dropped %" PRIu64 " packets", res->capture_drops);
+	if (res->send_failures > 0)
+		fprintf(f, "  %" PRIu64 " packets could not be sent", res->send_failures);
+	if (res->capture_error[0] != '\0')
+		fprintf(f, "  capture failed (%s)", res->capture_error);
 	fprintf(f, "\n  %-7s %-12s %-6s %-5s %-4s %-3s  %-7s %-7s %s\n", "scale", "reply",
 	    "wscale", "mss", "sack", "ts", "quoted", "applied", "verdict");
 	text_reply(reply, sizeof(reply), &res->control);

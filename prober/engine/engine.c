@@ -7,6 +7,7 @@
  * hash of (family, destination, port) once a reply's ISN cookie has proved
  * it answers a probe of ours (engine_match.c).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -271,6 +272,14 @@ path_finish(struct engine *e, struct slot *s)
 	for (int i = 1; i < e->cfg.nvariants; i++)
 		r->scales[i - 1] = s->v[i].obs;
 	r->capture_drops = drops - s->drops_at_start;
+	if (e->ops.send_failures != NULL)
+		r->send_failures = e->ops.send_failures(e->ops.arg) - s->fails_at_start;
+	if (e->ops.capture_failure != NULL) {
+		const char *why = e->ops.capture_failure(e->ops.arg, s->path.capture);
+
+		if (why != NULL)
+			snprintf(r->capture_error, sizeof(r->capture_error), "%s", why);
+	}
 	if (s->tr != NULL)
 		for (int v = 0; v < e->cfg.nvariants; v++)
 			r->trace[v] = trace_result(s->tr, v);
@@ -385,6 +394,7 @@ path_admit(struct engine *e, uint64_t now)
 	s = xcalloc(1, sizeof(*s) + (size_t)e->cfg.nvariants * sizeof(s->v[0]));
 	s->path = p;
 	s->drops_at_start = e->ops.capture_drops ? e->ops.capture_drops(e->ops.arg) : 0;
+	s->fails_at_start = e->ops.send_failures ? e->ops.send_failures(e->ops.arg) : 0;
 	for (int i = 0; i < e->cfg.nvariants; i++) {
 		s->v[i].obs.scale = e->cfg.variant_scale[i];
 		s->v[i].obs.sa.wscale = -1;

@@ -73,6 +73,8 @@ struct engine_path {
 	uint16_t port;
 	struct timespec wall;		/* wall clock, for the result's time */
 	const char *host;		/* the name the target gave, or NULL */
+	int capture;			/* index of the capture its replies come
+					   through (ops->capture_failure) */
 };
 
 struct engine_ops {
@@ -96,6 +98,12 @@ struct engine_ops {
 	void (*drain)(void *arg);
 	/* Capture drops so far (pcap_stats), to charge paths in flight. */
 	uint64_t (*capture_drops)(void *arg);
+	/* Packets the kernel refused to send so far, to charge paths in
+	 * flight (their silence is no evidence).  May be NULL. */
+	uint64_t (*send_failures)(void *arg);
+	/* Why capture number i failed ("eth0: why"), NULL while it works:
+	 * a path through it ends inconclusive.  May be NULL. */
+	const char *(*capture_failure)(void *arg, int capture);
 	/* A path is finished; the result is valid during the call only. */
 	void (*done)(void *arg, struct path_result *res);
 };

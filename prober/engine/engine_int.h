@@ -62,6 +62,7 @@ struct slot {
 	uint8_t *wres;			/* tokens set aside per variant's test */
 	uint64_t deadline;		/* handshake: end of the current round */
 	uint64_t drops_at_start;
+	uint64_t fails_at_start;	/* send failures when it was admitted */
 	uint32_t pending;		/* handshake: variants still to send */
 	uint32_t answered;		/* handshake: variants with a reply */
 	struct vstate v[];		/* nvariants */

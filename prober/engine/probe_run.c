@@ -48,6 +48,9 @@ struct run {
 	bool run_now;			/* the timer is set to fire at once */
 	bool interrupted;
 	bool failed;			/* on_result could not hand a result on */
+	int send_errno;			/* the last send error logged */
+	bool cap_told[PATHS_MAX_IFACES];	/* its failure was logged */
+	char cap_why[PATHS_MAX_IFACES][160];	/* "ifname: why" */
 };
 
 static uint64_t
@@ -76,6 +79,7 @@ run_next_path(void *arg, struct engine_path *out)
 	out->src = p->src;
 	out->port = p->port;
 	out->host = p->host;
+	out->capture = p->iface;
 	clock_gettime(CLOCK_REALTIME, &out->wall);
 	return 1;
 }
@@ -128,13 +132,28 @@ run_render_syn(void *arg, const struct send_syn *syn, uint8_t *buf, size_t cap)
 	return sender_render_syn(r->sender, syn, buf, cap);
 }
 
+/* Sends what is queued.  A failure is logged once per kind of error (a
+ * route gone fails every packet: one line, not thousands); the count is
+ * charged to the paths in flight and -v prints it. */
 static void
 run_flush(void *arg)
 {
 	struct run *r = arg;
 
-	if (sender_flush(r->sender) < 0)
-		log_warn("send");
+	if (sender_flush(r->sender) < 0 && errno != r->send_errno) {
+		r->send_errno = errno;
+		log_warn("send (the paths in flight end inconclusive; logged once)");
+	}
+}
+
+static uint64_t
+run_send_failures(void *arg)
+{
+	struct run *r = arg;
+	struct send_stats st;
+
+	sender_stats(r->sender, &st);
+	return st.errors;
 }
 
 static void
@@ -158,6 +177,26 @@ run_capture_drops(void *arg)
 			drops += st.dropped + st.ifdropped;
 	}
 	return drops;
+}
+
+/* Why capture i stopped, "ifname: why", logged the first time it is
+ * seen; NULL while it works. */
+static const char *
+run_capture_failure(void *arg, int i)
+{
+	struct run *r = arg;
+	const char *why;
+
+	if (i < 0 || i >= r->ncap || (why = capture_error(r->cap[i])) == NULL)
+		return NULL;
+	if (!r->cap_told[i]) {
+		r->cap_told[i] = true;
+		snprintf(r->cap_why[i], sizeof(r->cap_why[i]), "%s: %s",
+		    r->cfg->paths->ifnames[i], why);
+		log_warnx("capture on %s; the paths through it end inconclusive",
+		    r->cap_why[i]);
+	}
+	return r->cap_why[i];
 }
 
 static void
@@ -207,6 +246,9 @@ run_tick(evutil_socket_t fd, short what, void *arg)
 	r->run_now = false;
 	if (engine_wants_run(r->engine))
 		next = now;
+	/* a capture that failed is told at once, not when a path ends */
+	for (int i = 0; i < r->ncap; i++)
+		(void)run_capture_failure(r, i);
 	run_schedule(r, now, next);
 }
 
@@ -354,6 +396,8 @@ run_open(struct run *r)
 	ops.flush = run_flush;
 	ops.drain = run_drain;
 	ops.capture_drops = run_capture_drops;
+	ops.capture_failure = run_capture_failure;
+	ops.send_failures = run_send_failures;
 	ops.done = run_done;
 	if ((r->engine = engine_new(&ec, &ops)) == NULL) {
 		log_warnx("engine: bad configuration");

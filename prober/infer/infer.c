@@ -329,6 +329,12 @@ infer_scale(const struct infer_input *in, struct scale_verdict *out)
 	    x.q.last_ws == WS_INTACT || x.q.last_ws == WS_CHANGED ? x.q.last_value : -1;
 	infer_hop_findings(in, &x.q, out);
 
+	if (in->capture_error != NULL && in->capture_error[0] != '\0') {
+		/* what came may be whole, but silence proves nothing now */
+		verdict(&x, VERDICT_INCONCLUSIVE, "the capture on %s failed while the "
+		    "path was probed: replies may have been missed", in->capture_error);
+		return;
+	}
 	if (r->mixed || c->mixed) {
 		verdict(&x, VERDICT_INCONCLUSIVE,
 		    "retries of one SYN drew different kinds of reply");
@@ -338,6 +344,9 @@ infer_scale(const struct infer_input *in, struct scale_verdict *out)
 		if (r->reply == REPLY_NONE && in->capture_drops > 0)
 			verdict(&x, VERDICT_INCONCLUSIVE, "the SYN with window scale went "
 			    "unanswered, but the capture dropped packets meanwhile");
+		else if (r->reply == REPLY_NONE && in->send_failures > 0)
+			verdict(&x, VERDICT_INCONCLUSIVE, "the SYN with window scale went "
+			    "unanswered, but packets could not be sent meanwhile");
 		else
 			syn_dropped(&x);
 		return;
@@ -350,6 +359,9 @@ infer_scale(const struct infer_input *in, struct scale_verdict *out)
 		if (in->capture_drops > 0)
 			verdict(&x, VERDICT_INCONCLUSIVE,
 			    "no reply, but the capture dropped packets meanwhile");
+		else if (in->send_failures > 0)
+			verdict(&x, VERDICT_INCONCLUSIVE,
+			    "no reply, but packets could not be sent meanwhile");
 		else
 			verdict(&x, VERDICT_FILTERED, "neither SYN drew any reply after every retry");
 		return;
@@ -379,6 +391,8 @@ infer_path(struct path_result *res)
 			.prober = res->src,
 			.dst = res->dst,
 			.t = res->window[i].ran ? &res->window[i] : NULL,
+			.capture_error = res->capture_error[0] ? res->capture_error : NULL,
+			.send_failures = res->send_failures,
 		};
 
 		infer_scale(&in, &res->verdicts[i]);

@@ -27,6 +27,11 @@ struct infer_input {
 	struct addr prober;		/* hop 0 */
 	struct addr dst;		/* hop D */
 	const struct window_obs *t;	/* the window test; NULL: none ran */
+	uint64_t send_failures;		/* packets the kernel would not send while
+					   the path was in flight: silence is no
+					   evidence then either */
+	const char *capture_error;	/* the capture failed while the path was
+					   in flight ("eth0: why"); NULL: it did not */
 };
 
 /*

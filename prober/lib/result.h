@@ -177,6 +177,10 @@ struct path_result {
 	 * Pointers into the engine's memory, valid during the done callback. */
 	const struct trace_obs *trace[1 + RESULT_MAX_SCALES];
 	uint64_t capture_drops;		/* pcap drops while the path was in flight */
+	uint64_t send_failures;		/* packets the kernel refused while the
+					   path was in flight (ENETUNREACH, ...) */
+	char capture_error[160];	/* the capture of the path's interface
+					   failed ("eth0: ..."); "" when not */
 };
 
 const char *reply_kind_name(enum reply_kind k);

@@ -10,6 +10,7 @@
 #include <event2/event.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ struct capture {
 	void		*arg;
 	uint64_t	 received;
 	uint64_t	 errors;
+	bool		 dead;		/* a read failed: no more reads */
 	char		 lasterr[PCAP_ERRBUF_SIZE];
 };
 
@@ -204,13 +206,23 @@ capture_drain(struct capture *c)
 
 	/* bounded: a flood must not keep the loop from timers and sends;
 	 * the persistent event fires again while data is pending */
+	if (c->dead)
+		return;
 	for (i = 0; i < CAPTURE_ROUNDS; i++) {
 		n = pcap_dispatch(c->p, CAPTURE_BURST, capture_packet, (u_char *)c);
 		if (n == 0)
 			return;
 		if (n == PCAP_ERROR) {
+			/* the interface went down or away: its descriptor stays
+			 * readable with the error, so reading stops here rather
+			 * than spinning; the caller reads capture_error */
 			c->errors++;
+			c->dead = true;
 			snprintf(c->lasterr, sizeof(c->lasterr), "%s", pcap_geterr(c->p));
+			if (c->ev != NULL)
+				event_del(c->ev);
+			if (c->tick != NULL)
+				event_del(c->tick);
 			return;
 		}
 		if (n == PCAP_ERROR_BREAK)

@@ -49,8 +49,9 @@ struct capture_stats {
 /* 0, or -1 when pcap_stats failed (received and errors still filled). */
 int capture_stats(struct capture *c, struct capture_stats *out);
 
-/* The last read error's text, NULL if none: the caller logs it (capture
- * has no logger of its own). */
+/* The read error that stopped the capture (the interface went down or
+ * away), NULL while it works: the caller logs it (capture has no logger of
+ * its own) and no longer trusts silence on that interface. */
 const char *capture_error(const struct capture *c);
 
 void capture_close(struct capture *c);

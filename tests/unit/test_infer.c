@@ -27,25 +27,40 @@ struct hrow {
 	bool r_mixed;
 	uint64_t drops;
 	enum verdict want;
+	const char *capture_error;	/* the capture failed meanwhile */
+	uint64_t send_fails;		/* packets the kernel refused meanwhile */
 };
 
 static const struct hrow hrows[] = {
-	{ "clean path, server's own shift 0", SA_WS, SA_NOWS, false, 0, VERDICT_OK },
-	{ "WS SYN silent, control answered", NONE, SA_NOWS, false, 0, VERDICT_SYN_DROPPED },
-	{ "WS SYN silent while capture dropped", NONE, SA_NOWS, false, 2, VERDICT_INCONCLUSIVE },
-	{ "WS SYN reset, control answered", RST, SA_NOWS, false, 0, VERDICT_SYN_DROPPED },
-	{ "WS SYN reset while capture dropped", RST, SA_NOWS, false, 2, VERDICT_SYN_DROPPED },
-	{ "WS SYN refused by ICMP, control answered", UNREACH, SA_NOWS, false, 0, VERDICT_SYN_DROPPED },
-	{ "both reset", RST, RST, false, 0, VERDICT_CLOSED },
-	{ "both silent", NONE, NONE, false, 0, VERDICT_FILTERED },
-	{ "both silent while capture dropped", NONE, NONE, false, 3, VERDICT_INCONCLUSIVE },
-	{ "both unreachable", UNREACH, UNREACH, false, 0, VERDICT_UNREACHABLE },
-	{ "no WS in SYN-ACK, no trace", SA_NOWS, SA_NOWS, false, 0, VERDICT_INCONCLUSIVE },
-	{ "mixed replies", SA_WS, SA_NOWS, true, 0, VERDICT_INCONCLUSIVE },
-	{ "WS SYN answered, control silent", SA_WS, NONE, false, 0, VERDICT_OK },
-	{ "reset vs silence", RST, NONE, false, 0, VERDICT_INCONCLUSIVE },
-	{ "unreachable vs reset", UNREACH, RST, false, 0, VERDICT_INCONCLUSIVE },
-	{ "silence vs unreachable", NONE, UNREACH, false, 0, VERDICT_INCONCLUSIVE },
+	{ "clean path, server's own shift 0", SA_WS, SA_NOWS, false, 0, VERDICT_OK, NULL, 0 },
+	{ "WS SYN silent, control answered", NONE, SA_NOWS, false, 0, VERDICT_SYN_DROPPED, NULL, 0 },
+	{ "WS SYN silent while capture dropped", NONE, SA_NOWS, false, 2, VERDICT_INCONCLUSIVE, NULL, 0 },
+	{ "WS SYN reset, control answered", RST, SA_NOWS, false, 0, VERDICT_SYN_DROPPED, NULL, 0 },
+	{ "WS SYN reset while capture dropped", RST, SA_NOWS, false, 2, VERDICT_SYN_DROPPED, NULL, 0 },
+	{ "WS SYN refused by ICMP, control answered", UNREACH, SA_NOWS, false, 0, VERDICT_SYN_DROPPED, NULL, 0 },
+	{ "both reset", RST, RST, false, 0, VERDICT_CLOSED, NULL, 0 },
+	{ "both silent", NONE, NONE, false, 0, VERDICT_FILTERED, NULL, 0 },
+	{ "both silent while capture dropped", NONE, NONE, false, 3, VERDICT_INCONCLUSIVE, NULL, 0 },
+	{ "both unreachable", UNREACH, UNREACH, false, 0, VERDICT_UNREACHABLE, NULL, 0 },
+	{ "no WS in SYN-ACK, no trace", SA_NOWS, SA_NOWS, false, 0, VERDICT_INCONCLUSIVE, NULL, 0 },
+	{ "mixed replies", SA_WS, SA_NOWS, true, 0, VERDICT_INCONCLUSIVE, NULL, 0 },
+	{ "WS SYN answered, control silent", SA_WS, NONE, false, 0, VERDICT_OK, NULL, 0 },
+	{ "reset vs silence", RST, NONE, false, 0, VERDICT_INCONCLUSIVE, NULL, 0 },
+	{ "unreachable vs reset", UNREACH, RST, false, 0, VERDICT_INCONCLUSIVE, NULL, 0 },
+	{ "silence vs unreachable", NONE, UNREACH, false, 0, VERDICT_INCONCLUSIVE, NULL, 0 },
+	/* a capture that failed makes silence worthless: never syn-dropped
+	 * or filtered, whatever came before */
+	{ "WS SYN silent, capture failed", NONE, SA_NOWS, false, 0, VERDICT_INCONCLUSIVE,
+	  "east: The interface went down", 0 },
+	{ "both silent, capture failed", NONE, NONE, false, 0, VERDICT_INCONCLUSIVE,
+	  "east: The interface went down", 0 },
+	{ "both answered, capture failed later", SA_WS, SA_NOWS, false, 0, VERDICT_INCONCLUSIVE,
+	  "east: The interface went down", 0 },
+	/* packets the kernel would not send (a route gone): silence is no
+	 * evidence, an answer still is */
+	{ "WS SYN silent, sends failed", NONE, SA_NOWS, false, 0, VERDICT_INCONCLUSIVE, NULL, 3 },
+	{ "both silent, sends failed", NONE, NONE, false, 0, VERDICT_INCONCLUSIVE, NULL, 3 },
+	{ "both answered, sends failed", SA_WS, SA_NOWS, false, 0, VERDICT_OK, NULL, 3 },
 };
 
 static void
@@ -83,7 +98,8 @@ test_handshake(void **state)
 	for (size_t i = 0; i < sizeof(hrows) / sizeof(hrows[0]); i++) {
 		struct variant_obs r, c;
 		struct scale_verdict v;
-		struct infer_input in = { .c = &c, .r = &r, .capture_drops = hrows[i].drops };
+		struct infer_input in = { .c = &c, .r = &r, .capture_drops = hrows[i].drops,
+		    .capture_error = hrows[i].capture_error, .send_failures = hrows[i].send_fails };
 
 		fill(&r, hrows[i].r, 7);
 		fill(&c, hrows[i].c, -1);
@@ -93,6 +109,8 @@ test_handshake(void **state)
 			fail_msg("%s: got %s, want %s (%s)", hrows[i].what,
 			    verdict_name(v.verdict), verdict_name(hrows[i].want), v.reason);
 		assert_true(strlen(v.reason) > 10);
+		if (hrows[i].capture_error != NULL)
+			assert_non_null(strstr(v.reason, hrows[i].capture_error));
 		/* no trace: nothing located, nothing quoted, nothing found */
 		assert_false(v.hop.present);
 		assert_int_equal(v.scale_quoted, -2);
