@@ -160,6 +160,7 @@ check-run: all unit san fuzzers
 	@RUNNER_LOGDIR=$(BUILD)/test-logs tests/runner.sh \
 	  "count:lint:python3 tools/lint.py ." \
 	  "count:lint/selftest:tests/lint/lint-selftest" \
+	  "count:runner/selftest:tests/runner-selftest" \
 	  $(foreach t,$(UNIT_TESTS),"tap:unit/$(t):$(BUILD)/plain/tests/unit/$(t)") \
 	  $(foreach t,$(UNIT_TESTS),"tap:asan+ubsan/$(t):$(BUILD)/san/tests/unit/$(t)") \
 	  $(foreach f,$(FUZZERS),"fuzz:fuzz/$(f):FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/fuzz/run-fuzzers.sh $(BUILD) $(f)") \

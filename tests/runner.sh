@@ -1,19 +1,34 @@
 #!/bin/sh
-# Run test suites and close with one line CI understands: "N passed, N failed".
+# Run test suites and close with one line CI understands: "N passed, N failed"
+# (", N skipped" after it when a suite skipped).
 #
 # usage: runner.sh KIND:NAME:COMMAND ...
-#   tap    a cmocka program; its TAP lines ("ok N", "not ok N") are counted
+#   tap    a cmocka program; its TAP lines ("ok N", "not ok N") are counted,
+#          and they must match its plan ("1..N")
 #   count  a script whose last "N passed, N failed" line is taken as its count
 #   fuzz   a fuzz run: one case, passed when the command exits 0
-# A suite that exits non-zero without reporting a failure counts one failure
-# (a crash, a sanitizer report, a missing binary), so nothing fails silently.
+#
+# A run cannot pass without checking something.  Each of these counts one
+# failure, with a line saying why:
+#   - a suite that exits non-zero without reporting a failure (a crash, a
+#     sanitizer report, a missing binary);
+#   - a suite that reports no result at all, or counts "0 passed, 0 failed";
+#   - a TAP suite whose results differ from its plan (one that died halfway);
+#   - a suite still running after RUNNER_TIMEOUT seconds (default 900): it
+#     is killed;
+#   - a suite that prints a line starting with SKIP, when CI is set, unless
+#     its name is listed in RUNNER_OPTIONAL (spaces between names).  Outside
+#     CI a skip is reported as such and counted skipped.
 # The output of every suite is kept in $RUNNER_LOGDIR (default build/test-logs).
 set -u
 
 logdir=${RUNNER_LOGDIR:-build/test-logs}
+limit=${RUNNER_TIMEOUT:-900}
+optional=" ${RUNNER_OPTIONAL:-} "
 mkdir -p "$logdir"
 total_pass=0
 total_fail=0
+total_skip=0
 failed_suites=""
 
 for spec in "$@"; do
@@ -22,20 +37,30 @@ for spec in "$@"; do
 	name=${rest%%:*}
 	cmd=${rest#*:}
 	log="$logdir/$(printf '%s' "$name" | tr '/+' '__').log"
+	why=""
 
 	printf '=== %s\n' "$name"
-	CMOCKA_MESSAGE_OUTPUT=TAP sh -c "$cmd" >"$log" 2>&1
+	CMOCKA_MESSAGE_OUTPUT=TAP timeout --kill-after=10 "$limit" sh -c "$cmd" >"$log" 2>&1
 	rc=$?
 	case "$kind" in
 	tap)
 		p=$(grep -c '^ok ' "$log")
 		f=$(grep -c '^not ok ' "$log")
+		plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
+		if [ -z "$plan" ]; then
+			why="no TAP plan (1..N)"
+		elif [ $((p + f)) -ne "$plan" ]; then
+			why="TAP plan 1..$plan but $((p + f)) results"
+		fi
 		;;
 	count)
 		line=$(grep -E '(^|: )[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 		p=$(printf '%s' "$line" | sed -E 's/.*(^|[ :])([0-9]+) passed.*/\2/')
 		f=$(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-		[ -n "$line" ] || { p=0; f=0; }
+		if [ -z "$line" ]; then
+			p=0; f=0
+			why="no \"N passed, N failed\" line"
+		fi
 		;;
 	fuzz)
 		if [ $rc -eq 0 ]; then p=1; f=0; else p=0; f=1; fi
@@ -45,8 +70,22 @@ for spec in "$@"; do
 		p=0; f=1
 		;;
 	esac
-	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
-		f=1
+	[ -z "$why" ] && [ $((p + f)) -eq 0 ] && why="no result counted"
+	[ $rc -eq 124 ] || [ $rc -eq 137 ] && why="timed out after $limit s"
+	skipped=0
+	if grep -q '^SKIP' "$log"; then
+		case "$optional" in
+		*" $name "*) skipped=1 ;;
+		*) [ -z "${CI:-}" ] && skipped=1 ;;
+		esac
+		if [ "$skipped" -eq 0 ]; then
+			why="skipped in CI, and it is not optional: $(grep -m 1 '^SKIP' "$log")"
+		elif [ "$why" = "no result counted" ] || [ "$why" = "no \"N passed, N failed\" line" ]; then
+			why=""	# a skip counts nothing; it is reported below
+		fi
+	fi
+	if [ -n "$why" ] || { [ $rc -ne 0 ] && [ "$f" -eq 0 ]; }; then
+		f=$((f + 1))
 	fi
 	if [ "$f" -ne 0 ] || [ $rc -ne 0 ]; then
 		# show the whole log of a failing suite, the summary of a passing one
@@ -55,11 +94,21 @@ for spec in "$@"; do
 	else
 		grep -E '^(# |ok |not ok |PASS|FAIL|SKIP|fuzz:)|passed, [0-9]+ failed' "$log" | grep -v '^ok ' | tail -n 40
 	fi
-	printf -- '--- %s: %s passed, %s failed (exit %s)\n' "$name" "$p" "$f" "$rc"
+	[ -n "$why" ] && printf 'runner: %s: %s\n' "$name" "$why"
+	if [ "$skipped" -eq 1 ]; then
+		printf -- '--- %s: SKIPPED (%s)\n' "$name" "$(grep -m 1 '^SKIP' "$log")"
+		total_skip=$((total_skip + 1))
+	else
+		printf -- '--- %s: %s passed, %s failed (exit %s)\n' "$name" "$p" "$f" "$rc"
+	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 done
 
 [ -z "$failed_suites" ] || printf 'failing suites:%s\n' "$failed_suites"
-printf '%d passed, %d failed\n' "$total_pass" "$total_fail"
+if [ "$total_skip" -gt 0 ]; then
+	printf '%d passed, %d failed, %d skipped\n' "$total_pass" "$total_fail" "$total_skip"
+else
+	printf '%d passed, %d failed\n' "$total_pass" "$total_fail"
+fi
 [ "$total_fail" -eq 0 ]
