@@ -331,8 +331,8 @@ infer_scale(const struct infer_input *in, struct scale_verdict *out)
 
 	if (in->capture_error != NULL && in->capture_error[0] != '\0') {
 		/* what came may be whole, but silence proves nothing now */
-		verdict(&x, VERDICT_INCONCLUSIVE, "the capture on %s failed while the "
-		    "path was probed: replies may have been missed", in->capture_error);
+		verdict(&x, VERDICT_INCONCLUSIVE, "the capture failed while the path "
+		    "was probed (%s): replies may have been missed", in->capture_error);
 		return;
 	}
 	if (r->mixed || c->mixed) {

@@ -11,3 +11,6 @@ FUZZERS += fuzz_packet
 FUZZERS += fuzz_quote
 # the window test's state machine (prober/engine/window.c)
 FUZZERS += fuzz_window
+# the engine's input: replies built on the SYNs it sent, hostile fields, raw bytes
+FUZZERS += fuzz_engine
+fuzz_engine_SRCS = tests/unit/pktbuild.c

@@ -65,3 +65,5 @@ test_window_SRCS = tests/unit/window_sim.c
 UNIT_TESTS += test_window_input
 UNIT_TESTS += test_request
 test_request_SRCS = prober/cli/request_file.c
+# output.c: the NDJSON contract and the table, byte for byte
+UNIT_TESTS += test_output

@@ -1,0 +1,293 @@
+/*
+ * test_output.c -- the two forms of a result against expected text, byte
+ * for byte: the NDJSON contract (every field present, null where nothing
+ * was measured, the order fixed) and the readable table, for a clean path
+ * with its window tests, a closed IPv6 port, and a silent path whose
+ * capture failed.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "infer.h"
+#include "json.h"
+#include "output.h"
+
+static struct addr
+A(const char *s)
+{
+	struct addr a;
+
+	assert_int_equal(addr_parse(s, &a), 0);
+	return a;
+}
+
+static void
+answered(struct variant_obs *o, int scale, enum reply_kind kind, int ws)
+{
+	memset(o, 0, sizeof(*o));
+	o->scale = scale;
+	o->reply = kind;
+	o->attempts = 1;
+	o->rtt_us = 1500;
+	o->sa.wscale = -1;
+	o->sa.mss = -1;
+	if (kind == REPLY_SYNACK) {
+		o->sa.present = true;
+		o->sa.wscale = ws;
+		o->sa.mss = 1460;
+		o->sa.sack = true;
+		o->sa.ts = true;
+		o->sa.window = 65160;
+		o->sa.ttl = 59;
+	}
+}
+
+/* A path result as the engine hands it over, inferred. */
+static void
+make(struct path_result *r, const char *target, const char *dst, const char *src,
+    uint16_t port, enum reply_kind kind)
+{
+	static const int scales[3] = { 0, 7, 14 };
+
+	memset(r, 0, sizeof(*r));
+	r->target = target;
+	r->dst = A(dst);
+	r->src = A(src);
+	r->port = port;
+	r->time.tv_sec = 1764763200;		/* 2025-12-03T12:00:00Z */
+	r->time.tv_nsec = 123456789;
+	answered(&r->control, -1, kind, -1);
+	r->nscales = 3;
+	for (int i = 0; i < 3; i++)
+		answered(&r->scales[i], scales[i], kind, 7);
+}
+
+static char *
+as_json(const struct path_result *r)
+{
+	struct json j;
+	const char *text;
+	size_t len;
+	char *s;
+
+	json_init(&j);
+	output_json(&j, r, "lab");
+	assert_true(json_ok(&j));
+	text = json_text(&j, &len);
+	s = strndup(text, len);
+	json_free(&j);
+	return s;
+}
+
+static char *
+as_text(const struct path_result *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	output_text(f, r);
+	fclose(f);
+	return buf;
+}
+
+static void
+check(const char *what, char *got, const char *want)
+{
+	if (strcmp(got, want) != 0)
+		fail_msg("%s:\n got: %s\nwant: %s", what, got, want);
+	free(got);
+}
+
+/* The clean path: SYN-ACKs with window scale, window tests exact. */
+static void
+clean(struct path_result *r)
+{
+	make(r, "clean.lab", "198.18.100.1", "198.18.1.1", 80, REPLY_SYNACK);
+	for (int i = 0; i < 3; i++) {
+		int s = r->scales[i].scale;
+
+		r->window[i].ran = true;
+		r->window[i].synack = true;
+		r->window[i].scale_effective = s;
+		r->window[i].scale_effective_min = s;
+		r->window[i].flight_bytes = s == 14 ? 16384 : 8192;
+		r->window[i].w = (uint16_t)(s == 0 ? 8192 : s == 7 ? 64 : 1);
+		r->window[i].rounds = 3;
+	}
+	infer_path(r);
+}
+
+/* A closed IPv6 port: every SYN reset. */
+static void
+closed6(struct path_result *r)
+{
+	make(r, "[fd00:5ca1:100::3]:9", "fd00:5ca1:100::3", "fd00:5ca1:1::1", 9, REPLY_RST);
+	infer_path(r);
+}
+
+/* Silence while the capture failed: inconclusive, with the reason. */
+static void
+capture_failed(struct path_result *r)
+{
+	make(r, "198.18.100.4", "198.18.100.4", "198.18.1.1", 80, REPLY_NONE);
+	r->control.attempts = r->scales[0].attempts = 3;
+	r->scales[1].attempts = r->scales[2].attempts = 3;
+	r->send_failures = 2;
+	snprintf(r->capture_error, sizeof(r->capture_error), "east: The interface disappeared");
+	infer_path(r);
+}
+
+static void (*const cases[])(struct path_result *) = { clean, closed6, capture_failed };
+static const char *const want_json[] = {
+	/* clean */
+	    "{\"target\":\"clean.lab\",\"address\":\"198.18.100.1\",\"port\":80,\"family"
+	    "\":\"ipv4\",\"vantage\":\"lab\",\"time\":\"2025-12-03T12:00:00.123Z\",\"cont"
+	    "rol\":{\"reply\":\"syn-ack\",\"syn_ack\":{\"present\":true,\"wscale\":null,"
+	    "\"mss\":1460,\"sack\":true,\"ts\":true}},\"scales\":[{\"scale_sent\":0,\"rep"
+	    "ly\":\"syn-ack\",\"icmp\":null,\"syn_ack\":{\"present\":true,\"wscale\":7,\""
+	    "mss\":1460,\"sack\":true,\"ts\":true},\"scale_quoted\":null,\"scale_effectiv"
+	    "e\":0,\"scale_effective_min\":0,\"flight_bytes\":8192,\"verdict\":\"ok\",\"r"
+	    "eason\":\"the SYN-ACK carries window scale and the server applied 0\",\"hop"
+	    "\":null,\"side_findings\":[]},{\"scale_sent\":7,\"reply\":\"syn-ack\",\"icmp"
+	    "\":null,\"syn_ack\":{\"present\":true,\"wscale\":7,\"mss\":1460,\"sack\":tru"
+	    "e,\"ts\":true},\"scale_quoted\":null,\"scale_effective\":7,\"scale_effective"
+	    "_min\":7,\"flight_bytes\":8192,\"verdict\":\"ok\",\"reason\":\"the SYN-ACK c"
+	    "arries window scale and the server applied 7\",\"hop\":null,\"side_findings"
+	    "\":[]},{\"scale_sent\":14,\"reply\":\"syn-ack\",\"icmp\":null,\"syn_ack\":{"
+	    "\"present\":true,\"wscale\":7,\"mss\":1460,\"sack\":true,\"ts\":true},\"scal"
+	    "e_quoted\":null,\"scale_effective\":14,\"scale_effective_min\":14,\"flight_b"
+	    "ytes\":16384,\"verdict\":\"ok\",\"reason\":\"the SYN-ACK carries window scal"
+	    "e and the server applied 14\",\"hop\":null,\"side_findings\":[]}],\"hops\":n"
+	    "ull,\"capture_drops\":0,\"send_failures\":0,\"capture_error\":null}",
+	/* closed6 */
+	    "{\"target\":\"[fd00:5ca1:100::3]:9\",\"address\":\"fd00:5ca1:100::3\",\"port"
+	    "\":9,\"family\":\"ipv6\",\"vantage\":\"lab\",\"time\":\"2025-12-03T12:00:00."
+	    "123Z\",\"control\":{\"reply\":\"rst\",\"syn_ack\":null},\"scales\":[{\"scale"
+	    "_sent\":0,\"reply\":\"rst\",\"icmp\":null,\"syn_ack\":{\"present\":false,\"w"
+	    "scale\":null,\"mss\":null,\"sack\":null,\"ts\":null},\"scale_quoted\":null,"
+	    "\"scale_effective\":null,\"scale_effective_min\":null,\"flight_bytes\":null,"
+	    "\"verdict\":\"closed\",\"reason\":\"both SYNs were answered with a reset: th"
+	    "e port is closed\",\"hop\":null,\"side_findings\":[]},{\"scale_sent\":7,\"re"
+	    "ply\":\"rst\",\"icmp\":null,\"syn_ack\":{\"present\":false,\"wscale\":null,"
+	    "\"mss\":null,\"sack\":null,\"ts\":null},\"scale_quoted\":null,\"scale_effect"
+	    "ive\":null,\"scale_effective_min\":null,\"flight_bytes\":null,\"verdict\":\""
+	    "closed\",\"reason\":\"both SYNs were answered with a reset: the port is clos"
+	    "ed\",\"hop\":null,\"side_findings\":[]},{\"scale_sent\":14,\"reply\":\"rst\""
+	    ",\"icmp\":null,\"syn_ack\":{\"present\":false,\"wscale\":null,\"mss\":null,"
+	    "\"sack\":null,\"ts\":null},\"scale_quoted\":null,\"scale_effective\":null,\""
+	    "scale_effective_min\":null,\"flight_bytes\":null,\"verdict\":\"closed\",\"re"
+	    "ason\":\"both SYNs were answered with a reset: the port is closed\",\"hop\":"
+	    "null,\"side_findings\":[]}],\"hops\":null,\"capture_drops\":0,\"send_failure"
+	    "s\":0,\"capture_error\":null}",
+	/* capture_failed */
+	    "{\"target\":\"198.18.100.4\",\"address\":\"198.18.100.4\",\"port\":80,\"fami"
+	    "ly\":\"ipv4\",\"vantage\":\"lab\",\"time\":\"2025-12-03T12:00:00.123Z\",\"co"
+	    "ntrol\":{\"reply\":\"none\",\"syn_ack\":null},\"scales\":[{\"scale_sent\":0,"
+	    "\"reply\":\"none\",\"icmp\":null,\"syn_ack\":{\"present\":false,\"wscale\":n"
+	    "ull,\"mss\":null,\"sack\":null,\"ts\":null},\"scale_quoted\":null,\"scale_ef"
+	    "fective\":null,\"scale_effective_min\":null,\"flight_bytes\":null,\"verdict"
+	    "\":\"inconclusive\",\"reason\":\"the capture failed while the path was probe"
+	    "d (east: The interface disappeared): replies may have been missed\",\"hop\":"
+	    "null,\"side_findings\":[]},{\"scale_sent\":7,\"reply\":\"none\",\"icmp\":nul"
+	    "l,\"syn_ack\":{\"present\":false,\"wscale\":null,\"mss\":null,\"sack\":null,"
+	    "\"ts\":null},\"scale_quoted\":null,\"scale_effective\":null,\"scale_effectiv"
+	    "e_min\":null,\"flight_bytes\":null,\"verdict\":\"inconclusive\",\"reason\":"
+	    "\"the capture failed while the path was probed (east: The interface disappea"
+	    "red): replies may have been missed\",\"hop\":null,\"side_findings\":[]},{\"s"
+	    "cale_sent\":14,\"reply\":\"none\",\"icmp\":null,\"syn_ack\":{\"present\":fal"
+	    "se,\"wscale\":null,\"mss\":null,\"sack\":null,\"ts\":null},\"scale_quoted\":"
+	    "null,\"scale_effective\":null,\"scale_effective_min\":null,\"flight_bytes\":"
+	    "null,\"verdict\":\"inconclusive\",\"reason\":\"the capture failed while the "
+	    "path was probed (east: The interface disappeared): replies may have been mis"
+	    "sed\",\"hop\":null,\"side_findings\":[]}],\"hops\":null,\"capture_drops\":0,"
+	    "\"send_failures\":2,\"capture_error\":\"east: The interface disappeared\"}",
+};
+
+static const char *const want_text[] = {
+	/* clean */
+	    "198.18.100.1:80 (clean.lab)\n"
+	    "  scale   reply        wscale mss   sack ts   quoted  applied verdict\n"
+	    "  control syn-ack      -      1460  yes  yes\n"
+	    "  0       syn-ack      7      1460  yes  yes  -       0       ok\n"
+	    "  7       syn-ack      7      1460  yes  yes  -       7       ok\n"
+	    "  14      syn-ack      7      1460  yes  yes  -       14      ok\n",
+	/* closed6 */
+	    "[fd00:5ca1:100::3]:9\n"
+	    "  scale   reply        wscale mss   sack ts   quoted  applied verdict\n"
+	    "  control rst                               \n"
+	    "  0       rst                                 -       -       closed\n"
+	    "  7       rst                                 -       -       closed\n"
+	    "  14      rst                                 -       -       closed\n"
+	    "  closed: both SYNs were answered with a reset: the port is closed\n",
+	/* capture_failed */
+	    "198.18.100.4:80  2 packets could not be sent  capture failed (east: The inte"
+	    "rface disappeared)\n"
+	    "  scale   reply        wscale mss   sack ts   quoted  applied verdict\n"
+	    "  control none                              \n"
+	    "  0       none                                -       -       inconclusive\n"
+	    "  7       none                                -       -       inconclusive\n"
+	    "  14      none                                -       -       inconclusive\n"
+	    "  inconclusive: the capture failed while the path was probed (east: The inte"
+	    "rface disappeared): replies may have been missed\n",
+};
+
+static void
+test_json(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct path_result r;
+
+		cases[i](&r);
+		check("json", as_json(&r), want_json[i]);
+	}
+}
+
+static void
+test_text(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct path_result r;
+
+		cases[i](&r);
+		check("text", as_text(&r), want_text[i]);
+	}
+}
+
+/* Every path is one line of NDJSON: no newline inside, however strange
+ * the target a user gave (escaped, not cut). */
+static void
+test_json_one_line(void **state)
+{
+	struct path_result r;
+	char *s;
+
+	(void)state;
+	clean(&r);
+	r.target = "odd\n\"name\"\t\x01";
+	s = as_json(&r);
+	assert_null(strchr(s, '\n'));
+	assert_non_null(strstr(s, "\"target\":\"odd\\n\\\"name\\\"\\t\\u0001\""));
+	free(s);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_json_one_line),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
