@@ -9,3 +9,5 @@ LAB_CHECKS += tests/e2e/golden-e2e
 LAB_CHECKS += tests/e2e/engine-e2e
 # safe on any host: the guard's table and signals, privileges, misuse, the request
 LAB_CHECKS += tests/e2e/safety-e2e
+# every misuse of probe's options and targets: one line, exit 2, nothing sent
+LAB_CHECKS += tests/e2e/cli-misuse
