@@ -3,9 +3,16 @@
 
 usage: inject.py synack SRC DST SPORT DPORT
        inject.py icmp   ROUTER PROBER TARGET PROBE_SPORT
+       inject.py serve
 synack: a SYN-ACK from SRC:SPORT to DST:DPORT acknowledging a number no
-probe used.  icmp: a destination-unreachable (admin-prohibited) from ROUTER to PROBER quoting a SYN PROBER:PROBE_SPORT ->
-TARGET:80 with a sequence number no probe used.  Both families.
+probe used.  icmp: a destination-unreachable (admin-prohibited) from ROUTER to
+PROBER quoting a SYN PROBER:PROBE_SPORT -> TARGET:80 with a sequence number no
+probe used.  Both families.
+
+serve: import scapy first, print "ready", then read one command per line
+(the arguments above) and print "sent" after each.  Scapy takes seconds to
+start on a loaded machine; a test that must inject while a probe waits
+starts the injector before the probe and hands it the port once known.
 """
 import sys
 
@@ -18,20 +25,30 @@ def ip(src, dst):
     return IPv6(src=src, dst=dst) if ":" in src else IP(src=src, dst=dst)
 
 
-def main():
-    kind = sys.argv[1]
+def packet(argv):
+    kind = argv[0]
     if kind == "synack":
-        src, dst, sport, dport = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-        pkt = ip(src, dst) / TCP(sport=sport, dport=dport, flags="SA", seq=1234,
-                                 ack=FORGED_SEQ, options=[("MSS", 1460), ("WScale", 7)])
-    else:
-        router, prober, target, psport = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+        src, dst, sport, dport = argv[1], argv[2], int(argv[3]), int(argv[4])
+        return ip(src, dst) / TCP(sport=sport, dport=dport, flags="SA", seq=1234,
+                                  ack=FORGED_SEQ, options=[("MSS", 1460), ("WScale", 7)])
+    if kind == "icmp":
+        router, prober, target, psport = argv[1], argv[2], argv[3], int(argv[4])
         quoted = ip(prober, target) / TCP(sport=psport, dport=80, flags="S", seq=FORGED_SEQ)
         if ":" in router:
-            pkt = IPv6(src=router, dst=prober) / ICMPv6DestUnreach(code=1) / quoted
-        else:
-            pkt = IP(src=router, dst=prober) / ICMP(type=3, code=13) / quoted
-    send(pkt, verbose=False)
+            return IPv6(src=router, dst=prober) / ICMPv6DestUnreach(code=1) / quoted
+        return IP(src=router, dst=prober) / ICMP(type=3, code=13) / quoted
+    raise SystemExit("inject.py: unknown kind %r" % kind)
+
+
+def main():
+    if sys.argv[1:] == ["serve"]:
+        print("ready", flush=True)
+        for line in sys.stdin:
+            if line.strip():
+                send(packet(line.split()), verbose=False)
+                print("sent", flush=True)
+        return 0
+    send(packet(sys.argv[1:]), verbose=False)
     return 0
 
 
