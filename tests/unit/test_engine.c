@@ -41,6 +41,8 @@ struct fake {
 	struct engine_path *ext;	/* when set: the paths, next_path's source */
 	int next_ext, n_ext;
 	int ndone;			/* every result, kept or not */
+	const char *capture_failed;	/* what capture_failure answers */
+	int capture_asked;		/* the capture index it was asked for */
 };
 
 static int
@@ -138,6 +140,15 @@ f_drops(void *arg)
 	return ((struct fake *)arg)->drops;
 }
 
+static const char *
+f_capture_failure(void *arg, int capture)
+{
+	struct fake *f = arg;
+
+	f->capture_asked = capture;
+	return f->capture_failed;
+}
+
 static void
 f_done(void *arg, struct path_result *r)
 {
@@ -224,6 +235,7 @@ engine_traced(struct fake *f, uint32_t rate, int retries, size_t inflight,
 	o.render_syn = f_render;
 	o.drain = f_drain;
 	o.capture_drops = f_drops;
+	o.capture_failure = f_capture_failure;
 	o.done = f_done;
 	o.request = f_request;
 	struct engine *e = engine_new(&c, &o);
@@ -885,6 +897,204 @@ test_waiting_does_not_spin(void **state)
 	free(f);
 }
 
+/* --- trace auto, as a table ------------------------------------------------
+ * Which paths --trace auto follows.  With no window test to vouch for the
+ * shift, any path a SYN-ACK answered is traced (its options may have been
+ * touched on the way); a path nothing answered, or only RSTs and
+ * unreachables, has no option of ours to follow. */
+enum ans { A_SILENT, A_SA_WS, A_SA_NOWS, A_RST, A_UNREACH };
+
+static const struct trace_auto_row {
+	const char *what;
+	enum ans control, scaled;	/* variant 0; variants 1..3 */
+	uint16_t port;			/* 80 has a window request, 8080 none */
+	bool window_test;
+	bool traced;
+} trace_auto_rows[] = {
+	{ "all answered with window scale", A_SA_WS, A_SA_WS, 80, false, true },
+	{ "window scale stripped", A_SA_NOWS, A_SA_NOWS, 80, false, true },
+	{ "only the control answered (SYNs with the option dropped)", A_SA_NOWS, A_SILENT, 80, false, true },
+	{ "all silent", A_SILENT, A_SILENT, 80, false, false },
+	{ "all reset", A_RST, A_RST, 80, false, false },
+	{ "all unreachable", A_UNREACH, A_UNREACH, 80, false, false },
+	{ "control reset, scaled silent", A_RST, A_SILENT, 80, false, false },
+	{ "window test on, but no request for the port", A_SA_WS, A_SA_WS, 8080, true, true },
+	{ "window test on, all silent", A_SILENT, A_SILENT, 80, true, false },
+};
+
+static void
+play(struct fake *f, struct engine *e, int i, enum ans a, uint64_t now)
+{
+	uint8_t pkt[256], q[128];
+	struct addr router = A("198.18.5.2");
+	size_t len = 0, qlen;
+
+	switch (a) {
+	case A_SILENT:
+		return;
+	case A_SA_WS:
+		len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
+		break;
+	case A_SA_NOWS:
+		len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
+		break;
+	case A_RST:
+		len = answer(f, i, REPLY_TCP_RST | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
+		break;
+	case A_UNREACH:
+		qlen = our_syn(f, i, f->syn[i].isn, q, sizeof(q));
+		len = pkt_build_icmp(pkt, sizeof(pkt), &router, &f->syn_src[i], 3, 13,
+		    q, qlen, 0);
+		break;
+	}
+	assert_true(len > 0);
+	engine_input(e, now, pkt, len);
+}
+
+static void
+test_trace_auto_table(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < sizeof(trace_auto_rows) / sizeof(trace_auto_rows[0]); k++) {
+		const struct trace_auto_row *row = &trace_auto_rows[k];
+		struct fake *f = fake_new(1, 0);
+		struct engine_counters n;
+		struct engine *e;
+		uint64_t now = 1 * SEC;
+		int traced_syns = 0;
+
+		f->paths[0].port = row->port;
+		f->window_test = row->window_test;
+		e = engine_traced(f, 100000, 0, 16, ENGINE_TRACE_AUTO);
+		engine_run(e, now);
+		assert_int_equal(f->nsyn, 4);
+		for (int i = 0; i < 4; i++)
+			play(f, e, i, i == 0 ? row->control : row->scaled, now + 1000);
+		/* then silence: the trace (if any) runs out, the path ends */
+		for (int step = 0; step < 100000 && f->nres == 0; step++) {
+			now += 1000000;
+			engine_run(e, now);
+		}
+		for (int i = 4; i < f->nsyn; i++)
+			if (f->syn[i].ttl < 64)
+				traced_syns++;
+		engine_counters(e, &n);
+		print_message("trace auto: %s: %s (%d trace SYNs)\n", row->what,
+		    n.paths_traced ? "traced" : "not traced", traced_syns);
+		assert_int_equal(f->nres, 1);
+		assert_int_equal(n.paths_traced, row->traced ? 1 : 0);
+		assert_int_equal(traced_syns > 0, row->traced);
+		engine_free(e);
+		free(f);
+	}
+}
+
+/* --- ICMP quotes rewritten by a NAT, as a table ----------------------------
+ * A NAT between us and the router translates the quoted SYN back (RFC
+ * 5508 4.3 asks it to) -- or does not: the quote then carries the NAT's
+ * public source and perhaps another port.  What a NAT keeps (destination,
+ * port, sequence number) still finds the path; a quote that matches no SYN
+ * of ours by its ISN is forged. */
+static const struct nat_row {
+	const char *what;
+	const char *quoted_src;	/* NULL: our own source */
+	int sport_delta;	/* added to our source port in the quote */
+	uint32_t isn_xor;	/* flips bits of the quoted ISN */
+	const char *quoted_dst;	/* NULL: the path's destination */
+	bool matched;		/* counted as an ICMP error of the path */
+	bool rejected;		/* counted as forged */
+} nat_rows[] = {
+	{ "untranslated quote", NULL, 0, 0, NULL, true, false },
+	{ "source address translated", "198.18.200.1", 0, 0, NULL, true, false },
+	{ "source address and port translated", "198.18.200.1", 4000, 0, NULL, true, false },
+	{ "source port translated only", NULL, 4000, 0, NULL, true, false },
+	{ "translated, but the ISN is not ours", "198.18.200.1", 0, 0x40000000u, NULL, false, true },
+	{ "translated, port too, ISN not ours", "198.18.200.1", 4000, 0x40000000u, NULL, false, false },
+	{ "translated, to a destination we never probed", "198.18.200.1", 0, 0, "198.18.77.7", false, true },
+};
+
+static void
+test_nat_quotes_table(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < sizeof(nat_rows) / sizeof(nat_rows[0]); k++) {
+		const struct nat_row *row = &nat_rows[k];
+		struct fake *f = fake_new(1, 0);
+		struct engine *e = engine_for(f, 1000, 0, 16);
+		struct engine_counters n;
+		struct addr router = A("198.18.5.2"), qsrc, qdst;
+		uint8_t pkt[256], q[128];
+		struct pkt_tcp t;
+		size_t len, qlen;
+
+		engine_run(e, 1 * SEC);
+		assert_int_equal(f->nsyn, 4);
+		qsrc = row->quoted_src ? A(row->quoted_src) : f->syn_src[2];
+		qdst = row->quoted_dst ? A(row->quoted_dst) : f->syn_dst[2];
+		memset(&t, 0, sizeof(t));
+		t.src = &qsrc;
+		t.dst = &qdst;
+		t.sport = (uint16_t)(f->syn[2].sport + row->sport_delta);
+		t.dport = f->syn[2].dport;
+		t.seq = f->syn[2].isn ^ row->isn_xor;
+		t.flags = REPLY_TCP_SYN;
+		t.window = 64240;
+		qlen = pkt_build_tcp(q, sizeof(q), &t);
+		len = pkt_build_icmp(pkt, sizeof(pkt), &router, &f->syn_src[2], 3, 13,
+		    q, qlen, 0);
+		engine_input(e, 1 * SEC + 1000, pkt, len);
+		engine_counters(e, &n);
+		print_message("nat quote: %s: %llu matched, %llu rejected, %llu ignored\n",
+		    row->what, (unsigned long long)n.icmp_errors,
+		    (unsigned long long)n.rejected, (unsigned long long)n.ignored);
+		assert_int_equal(n.icmp_errors, row->matched ? 1 : 0);
+		assert_int_equal(n.rejected, row->rejected ? 1 : 0);
+		if (row->matched) {
+			/* the other variants silent: the path ends with variant
+			 * 2 unreachable from the router, nothing else */
+			uint64_t now = 1 * SEC;
+
+			for (int step = 0; step < 100 && f->nres == 0; step++)
+				engine_run(e, now += SEC);
+			assert_int_equal(f->nres, 1);
+			assert_int_equal(f->res[0].scales[1].reply, REPLY_ICMP_UNREACH);
+			assert_true(addr_equal(&f->res[0].scales[1].icmp_from, &router));
+			assert_int_equal(f->res[0].scales[0].reply, REPLY_NONE);
+			assert_int_equal(f->res[0].scales[2].reply, REPLY_NONE);
+		}
+		engine_free(e);
+		free(f);
+	}
+}
+
+/* A capture that failed while the path was probed: the engine asks about
+ * the path's own capture and hands the reason on with the result, so the
+ * verdict can say why silence means nothing. */
+static void
+test_capture_failure_reported(void **state)
+{
+	struct fake *f = fake_new(2, 0);
+	struct engine *e = engine_for(f, 1000, 0, 1);	/* one path at a time */
+	uint64_t now = 1 * SEC;
+
+	(void)state;
+	f->paths[0].capture = 0;
+	f->paths[1].capture = 1;
+	engine_run(e, now);
+	/* path 0 ends while its capture is fine */
+	for (int step = 0; step < 100 && f->nres == 0; step++)
+		engine_run(e, now += SEC / 10);
+	f->capture_failed = "east: The interface disappeared";
+	for (int step = 0; step < 100 && f->nres < 2; step++)
+		engine_run(e, now += SEC / 10);
+	assert_int_equal(f->nres, 2);
+	assert_string_equal(f->res[0].capture_error, "");
+	assert_string_equal(f->res[1].capture_error, "east: The interface disappeared");
+	assert_int_equal(f->capture_asked, 1);
+	engine_free(e);
+	free(f);
+}
+
 int
 main(void)
 {
@@ -902,6 +1112,9 @@ main(void)
 		cmocka_unit_test(test_window_queue),
 		cmocka_unit_test(test_every_packet_charged),
 		cmocka_unit_test(test_waiting_does_not_spin),
+		cmocka_unit_test(test_trace_auto_table),
+		cmocka_unit_test(test_nat_quotes_table),
+		cmocka_unit_test(test_capture_failure_reported),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
