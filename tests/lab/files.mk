@@ -2,6 +2,8 @@
 LAB_PROGS +=
 LAB_CHECKS +=
 LAB_CHECKS += tests/lab/selftest
+# cases.tsv's expected columns derived from its configuration columns alone
+LAB_CHECKS += tests/lab/cases_truth.py
 
 # mbox: the middlebox emulator (NFQUEUE), run on the lab's routers; MBOX.md.
 LAB_PROGS += mbox
