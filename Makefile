@@ -4,6 +4,8 @@
 #   make check      install what is missing, build, run every test; ends "N passed, N failed"
 #   make demo       install what is missing, build, probe every target of the lab
 #   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each
+#   make coverage   make check's suites on a --coverage build (build/cov), then
+#                   lines and functions reached, per folder (tools/coverage.py)
 #   make lint       the layers: which folder may include which (tools/lint.py)
 #   make deps       install the Debian packages that building and testing need
 #   make fuzz       run every libFuzzer harness for FUZZ_SECONDS seconds each
@@ -75,7 +77,7 @@ include tests/fuzz/files.mk
 include tests/lab/files.mk
 include tests/e2e/files.mk
 
-.PHONY: all check check-run lint deps demo demo-run stress stress-run fuzz install clean unit san fuzzers lab-progs
+.PHONY: coverage all check check-run lint deps demo demo-run stress stress-run fuzz install clean unit san fuzzers lab-progs
 .DEFAULT_GOAL := all
 
 all: $(addprefix $(BUILD)/plain/,$(PROGRAMS)) lab-progs
@@ -165,6 +167,15 @@ check-run: all unit san fuzzers
 	  $(foreach t,$(UNIT_TESTS),"tap:asan+ubsan/$(t):$(BUILD)/san/tests/unit/$(t)") \
 	  $(foreach f,$(FUZZERS),"fuzz:fuzz/$(f):FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/fuzz/run-fuzzers.sh $(BUILD) $(f)") \
 	  $(foreach l,$(LAB_CHECKS),"count:lab/$(notdir $(l)):BUILD=$(BUILD) $(l)")
+
+# --- coverage -------------------------------------------------------------
+
+# The same suites as make check, on a gcc --coverage build of its own; a
+# suite that fails still counts for what it reached, so the report runs
+# whatever the suites say.
+coverage: deps
+	-@$(MAKE) --no-print-directory BUILD=build/cov OPT="-O0 -g --coverage" check-run
+	@python3 tools/coverage.py build/cov
 
 # --- demo -------------------------------------------------------------------
 
