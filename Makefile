@@ -3,6 +3,7 @@
 #   make            build scaleprobe, scaleprobed and the lab's helpers (build/)
 #   make check      install what is missing, build, run every test; ends "N passed, N failed"
 #   make demo       install what is missing, build, probe every target of the lab
+#   make bench      scaleprobe beside zmap and masscan on an AnyIP lab (tests/bench)
 #   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each
 #   make coverage   make check's suites on a --coverage build (build/cov), then
 #                   lines and functions reached, per folder (tools/coverage.py)
@@ -67,6 +68,7 @@ DAEMON_SRCS =   # scaleprobed only
 UNIT_TESTS  =   # names of tests/unit/NAME.c, each a cmocka program
 FUZZERS     =   # names of tests/fuzz/NAME.c, each a libFuzzer harness (and NAME_SRCS)
 LAB_PROGS   =   # programs of the lab, each NAME with NAME_SRCS
+BENCH_PROGS =   # programs of make bench, each NAME with NAME_SRCS
 LAB_CHECKS  =   # lab scripts run by make check, each ending "N passed, N failed"
 MAN_PAGES   =   # mdoc pages beside their programs
 PROGRAMS    =   # installed programs (scaleprobe, scaleprobed)
@@ -76,8 +78,9 @@ include tests/unit/files.mk
 include tests/fuzz/files.mk
 include tests/lab/files.mk
 include tests/e2e/files.mk
+include tests/bench/files.mk
 
-.PHONY: coverage all check check-run lint deps demo demo-run stress stress-run fuzz install clean unit san fuzzers lab-progs
+.PHONY: bench bench-run coverage all check check-run lint deps demo demo-run stress stress-run fuzz install clean unit san fuzzers lab-progs
 .DEFAULT_GOAL := all
 
 all: $(addprefix $(BUILD)/plain/,$(PROGRAMS)) lab-progs
@@ -114,6 +117,13 @@ $(BUILD)/plain/lab/$(1): $(call objs,plain,$($(1)_SRCS))
 	$(call say,LD,$$@)$(CC) $(OPT) -o $$@ $$^ $(NFQ_LIBS) $($(1)_LIBS)
 endef
 $(foreach p,$(LAB_PROGS),$(eval $(call lab_prog_rule,$(p))))
+
+define bench_prog_rule
+$(BUILD)/plain/bench/$(1): $(call objs,plain,$($(1)_SRCS))
+	@mkdir -p $$(@D)
+	$(call say,LD,$$@)$(CC) $(OPT) -o $$@ $$^
+endef
+$(foreach p,$(BENCH_PROGS),$(eval $(call bench_prog_rule,$(p))))
 
 # --- unit tests: plain and sanitized ---------------------------------------
 
@@ -167,6 +177,16 @@ check-run: all unit san fuzzers
 	  $(foreach t,$(UNIT_TESTS),"tap:asan+ubsan/$(t):$(BUILD)/san/tests/unit/$(t)") \
 	  $(foreach f,$(FUZZERS),"fuzz:fuzz/$(f):FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/fuzz/run-fuzzers.sh $(BUILD) $(f)") \
 	  $(foreach l,$(LAB_CHECKS),"count:lab/$(notdir $(l)):BUILD=$(BUILD) $(l)")
+
+# --- bench ------------------------------------------------------------------
+
+# zmap and masscan come from Debian like everything else (tools/deps.sh bench).
+bench: deps
+	@sh tools/deps.sh bench
+	@$(MAKE) --no-print-directory bench-run
+
+bench-run: all $(addprefix $(BUILD)/plain/bench/,$(BENCH_PROGS))
+	@BUILD=$(BUILD) tests/bench/syn-bench
 
 # --- coverage -------------------------------------------------------------
 

@@ -31,6 +31,11 @@ procps
 psmisc
 "
 
+# make bench: the tools it compares with
+if [ "${1:-}" = bench ]; then
+	PKGS="zmap masscan time"
+fi
+
 missing=""
 for p in $PKGS; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
