@@ -40,6 +40,10 @@
 
 #define ENGINE_NS_PER_SEC 1000000000ull
 #define ENGINE_NEVER UINT64_MAX
+/* Packets sent between two reads of the capture within one run: on a fast
+ * link the replies of a burst arrive while it is sent, and must find room
+ * in the capture ring (thousands of frames) */
+#define ENGINE_DRAIN_EVERY 512
 
 enum engine_trace {
 	ENGINE_TRACE_NEVER = 0,
@@ -93,8 +97,9 @@ struct engine_ops {
 	 * --payload): its length, 0 for no window test on this path. */
 	size_t (*request)(void *arg, const struct engine_path *p, uint8_t *buf,
 	    size_t cap);
-	/* Reads replies still pending in the capture before a probe is
-	 * declared unanswered; may call engine_input. */
+	/* Reads replies pending in the capture (may call engine_input):
+	 * before a probe is declared unanswered, and every
+	 * ENGINE_DRAIN_EVERY packets of a long burst. */
 	void (*drain)(void *arg);
 	/* Capture drops so far (pcap_stats), to charge paths in flight. */
 	uint64_t (*capture_drops)(void *arg);
