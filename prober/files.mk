@@ -14,5 +14,6 @@ include prober/net/files.mk
 include prober/engine/files.mk
 include prober/infer/files.mk
 include prober/cli/files.mk
+include prober/daemon/files.mk
 
 DAEMON_SRCS +=

@@ -29,6 +29,9 @@ test_engine_SRCS = \
 	tests/unit/pktbuild.c
 UNIT_TESTS += test_infer
 
+# scaleprobed's scheduler on an injected clock, and its alerts
+UNIT_TESTS += test_schedule
+
 # the packet parsers (prober/wire/wire_*), on captured samples and hand-made cases
 WIRE_TEST_SRCS = \
 	tests/unit/samples.c \
