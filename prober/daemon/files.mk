@@ -1,3 +1,4 @@
 # prober/daemon: scaleprobed -- the scheduler of target groups (pure, tested
 # on an injected clock) and the alerts on a path's change of state.
 PURE_SRCS += prober/daemon/schedule.c
+PURE_SRCS += prober/daemon/alert.c
