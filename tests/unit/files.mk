@@ -32,6 +32,8 @@ UNIT_TESTS += test_infer
 # scaleprobed's scheduler on an injected clock, and its alerts
 UNIT_TESTS += test_schedule
 UNIT_TESTS += test_alert
+UNIT_TESTS += test_notify
+test_notify_SRCS = prober/daemon/notify.c
 
 # the packet parsers (prober/wire/wire_*), on captured samples and hand-made cases
 WIRE_TEST_SRCS = \
