@@ -32,6 +32,7 @@ UNIT_TESTS += test_infer
 # scaleprobed's scheduler on an injected clock, and its alerts
 UNIT_TESTS += test_schedule
 UNIT_TESTS += test_alert
+UNIT_TESTS += test_metrics
 UNIT_TESTS += test_notify
 test_notify_SRCS = prober/daemon/notify.c
 

@@ -1,0 +1,101 @@
+/*
+ * metrics.c -- the text exposition format, written by hand (metrics.h).
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "metrics.h"
+
+static void put(struct metrics_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+put(struct metrics_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->overflow)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= b->cap - b->len) {
+		b->overflow = true;
+		return;
+	}
+	b->len += (size_t)n;
+}
+
+static void
+family(struct metrics_buf *b, const char *name, const char *type, const char *help)
+{
+	put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+const char *
+metrics_verdict_name(enum verdict v)
+{
+	static const char *const names[] = {
+		[VERDICT_NONE] = "none",
+		[VERDICT_OK] = "ok",
+		[VERDICT_UNSUPPORTED] = "unsupported",
+		[VERDICT_REWRITTEN] = "rewritten",
+		[VERDICT_STRIPPED] = "stripped",
+		[VERDICT_SYN_DROPPED] = "syn-dropped",
+		[VERDICT_CLOSED] = "closed",
+		[VERDICT_FILTERED] = "filtered",
+		[VERDICT_UNREACHABLE] = "unreachable",
+		[VERDICT_INCONCLUSIVE] = "inconclusive",
+	};
+
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "none";
+}
+
+int
+metrics_render(const struct metrics_snapshot *s, struct metrics_buf *b)
+{
+	static const char *const reply[METRICS_REPLY_COUNT] = {
+		"syn-ack", "rst", "icmp", "none",
+	};
+
+	b->len = 0;
+	b->overflow = b->cap == 0;
+	if (b->cap > 0)
+		b->p[0] = '\0';
+	family(b, "scaleprobe_probes_total", "counter",
+	    "SYNs sent, by what answered them.");
+	for (int i = 0; i < METRICS_REPLY_COUNT; i++)
+		put(b, "scaleprobe_probes_total{result=\"%s\"} %" PRIu64 "\n", reply[i],
+		    s->probes[i]);
+	family(b, "scaleprobe_paths_total", "counter",
+	    "Path results stored, by verdict.");
+	for (int v = VERDICT_OK; v <= VERDICT_INCONCLUSIVE; v++)
+		put(b, "scaleprobe_paths_total{verdict=\"%s\"} %" PRIu64 "\n",
+		    metrics_verdict_name((enum verdict)v), s->paths[v]);
+	family(b, "scaleprobe_alerts_open", "gauge",
+	    "Paths whose confirmed state is a problem.");
+	put(b, "scaleprobe_alerts_open %" PRIu64 "\n", s->alerts_open);
+	family(b, "scaleprobe_targets", "gauge",
+	    "Targets of this cycle, by where they stand.");
+	put(b, "scaleprobe_targets{state=\"due\"} %" PRIu64 "\n", s->targets_due);
+	put(b, "scaleprobe_targets{state=\"in-flight\"} %" PRIu64 "\n", s->targets_in_flight);
+	put(b, "scaleprobe_targets{state=\"done\"} %" PRIu64 "\n", s->targets_done_cycle);
+	family(b, "scaleprobe_scheduler_lag_seconds", "gauge",
+	    "How late after its due time the latest target started.");
+	put(b, "scaleprobe_scheduler_lag_seconds %.6f\n", s->scheduler_lag_seconds);
+	family(b, "scaleprobe_cycles_missed_total", "counter",
+	    "Target runs skipped because the one before overran its interval.");
+	put(b, "scaleprobe_cycles_missed_total %" PRIu64 "\n", s->cycles_missed);
+	family(b, "scaleprobe_writer_backlog", "gauge",
+	    "Results measured and not yet committed to the database.");
+	put(b, "scaleprobe_writer_backlog %" PRIu64 "\n", s->writer_backlog);
+	family(b, "scaleprobe_packets_rejected_total", "counter",
+	    "Replies that failed validation (never sent by us, or forged).");
+	put(b, "scaleprobe_packets_rejected_total %" PRIu64 "\n", s->packets_rejected);
+	family(b, "scaleprobe_capture_drops_total", "counter",
+	    "Packets the capture ring dropped before scaleprobed read them.");
+	put(b, "scaleprobe_capture_drops_total %" PRIu64 "\n", s->capture_drops);
+	return b->overflow ? -1 : 0;
+}

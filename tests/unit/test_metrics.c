@@ -1,0 +1,121 @@
+/*
+ * test_metrics.c -- the Prometheus text the daemon serves, byte for byte,
+ * and a buffer too small refused rather than cut.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "metrics.h"
+
+static const char want[] =
+    "# HELP scaleprobe_probes_total SYNs sent, by what answered them.\n"
+    "# TYPE scaleprobe_probes_total counter\n"
+    "scaleprobe_probes_total{result=\"syn-ack\"} 120\n"
+    "scaleprobe_probes_total{result=\"rst\"} 4\n"
+    "scaleprobe_probes_total{result=\"icmp\"} 2\n"
+    "scaleprobe_probes_total{result=\"none\"} 9\n"
+    "# HELP scaleprobe_paths_total Path results stored, by verdict.\n"
+    "# TYPE scaleprobe_paths_total counter\n"
+    "scaleprobe_paths_total{verdict=\"ok\"} 30\n"
+    "scaleprobe_paths_total{verdict=\"unsupported\"} 0\n"
+    "scaleprobe_paths_total{verdict=\"rewritten\"} 6\n"
+    "scaleprobe_paths_total{verdict=\"stripped\"} 0\n"
+    "scaleprobe_paths_total{verdict=\"syn-dropped\"} 1\n"
+    "scaleprobe_paths_total{verdict=\"closed\"} 0\n"
+    "scaleprobe_paths_total{verdict=\"filtered\"} 2\n"
+    "scaleprobe_paths_total{verdict=\"unreachable\"} 0\n"
+    "scaleprobe_paths_total{verdict=\"inconclusive\"} 0\n"
+    "# HELP scaleprobe_alerts_open Paths whose confirmed state is a problem.\n"
+    "# TYPE scaleprobe_alerts_open gauge\n"
+    "scaleprobe_alerts_open 3\n"
+    "# HELP scaleprobe_targets Targets of this cycle, by where they stand.\n"
+    "# TYPE scaleprobe_targets gauge\n"
+    "scaleprobe_targets{state=\"due\"} 10\n"
+    "scaleprobe_targets{state=\"in-flight\"} 2\n"
+    "scaleprobe_targets{state=\"done\"} 5\n"
+    "# HELP scaleprobe_scheduler_lag_seconds How late after its due time the latest target started.\n"
+    "# TYPE scaleprobe_scheduler_lag_seconds gauge\n"
+    "scaleprobe_scheduler_lag_seconds 0.012500\n"
+    "# HELP scaleprobe_cycles_missed_total Target runs skipped because the one before overran its interval.\n"
+    "# TYPE scaleprobe_cycles_missed_total counter\n"
+    "scaleprobe_cycles_missed_total 1\n"
+    "# HELP scaleprobe_writer_backlog Results measured and not yet committed to the database.\n"
+    "# TYPE scaleprobe_writer_backlog gauge\n"
+    "scaleprobe_writer_backlog 7\n"
+    "# HELP scaleprobe_packets_rejected_total Replies that failed validation (never sent by us, or forged).\n"
+    "# TYPE scaleprobe_packets_rejected_total counter\n"
+    "scaleprobe_packets_rejected_total 11\n"
+    "# HELP scaleprobe_capture_drops_total Packets the capture ring dropped before scaleprobed read them.\n"
+    "# TYPE scaleprobe_capture_drops_total counter\n"
+    "scaleprobe_capture_drops_total 0\n";
+
+static struct metrics_snapshot
+sample(void)
+{
+	struct metrics_snapshot s;
+
+	memset(&s, 0, sizeof(s));
+	s.probes[METRICS_REPLY_SYNACK] = 120;
+	s.probes[METRICS_REPLY_RST] = 4;
+	s.probes[METRICS_REPLY_ICMP] = 2;
+	s.probes[METRICS_REPLY_NONE] = 9;
+	s.paths[VERDICT_OK] = 30;
+	s.paths[VERDICT_REWRITTEN] = 6;
+	s.paths[VERDICT_SYN_DROPPED] = 1;
+	s.paths[VERDICT_FILTERED] = 2;
+	s.alerts_open = 3;
+	s.targets_due = 10;
+	s.targets_in_flight = 2;
+	s.targets_done_cycle = 5;
+	s.scheduler_lag_seconds = 0.0125;
+	s.cycles_missed = 1;
+	s.writer_backlog = 7;
+	s.packets_rejected = 11;
+	return s;
+}
+
+static void
+test_render_exact(void **state)
+{
+	char buf[8192];
+	struct metrics_buf b = { buf, 0, sizeof(buf), false };
+	struct metrics_snapshot s = sample();
+
+	(void)state;
+	assert_int_equal(metrics_render(&s, &b), 0);
+	assert_int_equal(b.len, strlen(want));
+	assert_string_equal(buf, want);
+}
+
+static void
+test_too_small(void **state)
+{
+	char buf[8192];
+	struct metrics_snapshot s = sample();
+
+	(void)state;
+	for (size_t cap = 0; cap < strlen(want) + 1; cap += 97) {
+		struct metrics_buf b = { buf, 0, cap, false };
+
+		assert_int_equal(metrics_render(&s, &b), -1);
+	}
+	struct metrics_buf exact = { buf, 0, strlen(want) + 1, false };
+	assert_int_equal(metrics_render(&s, &exact), 0);
+	assert_string_equal(metrics_verdict_name((enum verdict)99), "none");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_render_exact),
+		cmocka_unit_test(test_too_small),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
