@@ -129,15 +129,21 @@ def derive(r):
         side.append("ts-stripped@%d" % first_full_from(seen_at))
     if r["natq"] == "leaked":
         side.append("nat@%d" % first_full_from(router(r["nat"]) + 1))
+    if action == "synproxy":
+        # the proxy is the last router before its server (lab README), and
+        # answers the handshake in the server's place: seen only when the
+        # data comes (window 0 until the server's connection is up)
+        side.append("syn-proxy@%d" % (dist - 1))
 
     seen = []
     if any(v in ("closed", "filtered", "unreachable", "unsupported", "stripped",
                  "syn-dropped") for v in verdicts):
         seen.append("synack")
     ws_changed = any(v in ("rewritten", "stripped") for v in verdicts)
-    if (ws_changed and where is not None and where < dist) or side:
+    quoted_side = [x for x in side if not x.startswith("syn-proxy@")]
+    if (ws_changed and where is not None and where < dist) or quoted_side:
         seen.append("quote")
-    if ws_changed and where is not None and where >= dist:
+    if (ws_changed and where is not None and where >= dist) or action == "synproxy":
         seen.append("window")
 
     out = {"v0": verdicts[0], "v7": verdicts[1], "v14": verdicts[2],
