@@ -34,6 +34,10 @@ UNIT_TESTS += test_schedule
 UNIT_TESTS += test_alert
 UNIT_TESTS += test_metrics
 UNIT_TESTS += test_notify
+
+# the evidence files of export --pcap
+UNIT_TESTS += test_pcapng
+test_pcapng_SRCS = tests/unit/pktbuild.c
 test_notify_SRCS = prober/daemon/notify.c
 
 # the packet parsers (prober/wire/wire_*), on captured samples and hand-made cases
