@@ -8,3 +8,4 @@ CLI_SRCS += prober/cli/cmd_probe.c
 PROGRAMS += scaleprobe
 MAN_PAGES += prober/cli/scaleprobe.1
 PURE_SRCS += prober/cli/pcapng.c
+PURE_SRCS += prober/cli/csv.c

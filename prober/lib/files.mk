@@ -7,3 +7,4 @@ PURE_SRCS += prober/lib/targets.c
 PURE_SRCS += prober/lib/blocklist.c
 PURE_SRCS += prober/lib/json.c
 PROBER_SRCS += prober/lib/targets_file.c
+PURE_SRCS += prober/lib/when.c

@@ -21,6 +21,7 @@ test_targets_SRCS = \
 UNIT_TESTS += test_blocklist
 UNIT_TESTS += test_json
 UNIT_TESTS += test_log
+UNIT_TESTS += test_when
 UNIT_TESTS += test_addr_prefix
 
 # the engine driven by a fake wire, and the verdict table
@@ -38,6 +39,7 @@ UNIT_TESTS += test_notify
 # the evidence files of export --pcap
 UNIT_TESTS += test_pcapng
 test_pcapng_SRCS = tests/unit/pktbuild.c
+UNIT_TESTS += test_csv
 test_notify_SRCS = prober/daemon/notify.c
 
 # the packet parsers (prober/wire/wire_*), on captured samples and hand-made cases

@@ -1,0 +1,64 @@
+/*
+ * csv.c -- RFC 4180 fields and records (csv.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+
+static void
+put(struct csv *c, const char *s, size_t n)
+{
+	if (c->failed || n == 0)
+		return;
+	if (n > c->cap - c->len) {
+		size_t cap = c->cap ? c->cap : 256;
+		char *p;
+
+		while (cap - c->len < n)
+			cap *= 2;
+		if ((p = realloc(c->p, cap)) == NULL) {
+			c->failed = true;
+			return;
+		}
+		c->p = p;
+		c->cap = cap;
+	}
+	memcpy(c->p + c->len, s, n);
+	c->len += n;
+}
+
+void
+csv_field(struct csv *c, const char *s)
+{
+	if (c->row_open)
+		put(c, ",", 1);
+	c->row_open = true;
+	if (s == NULL)
+		return;
+	if (strpbrk(s, ",\"\r\n") == NULL) {
+		put(c, s, strlen(s));
+		return;
+	}
+	put(c, "\"", 1);
+	for (const char *q; (q = strchr(s, '"')) != NULL; s = q + 1) {
+		put(c, s, (size_t)(q - s));
+		put(c, "\"\"", 2);
+	}
+	put(c, s, strlen(s));
+	put(c, "\"", 1);
+}
+
+void
+csv_end_row(struct csv *c)
+{
+	put(c, "\r\n", 2);
+	c->row_open = false;
+}
+
+void
+csv_free(struct csv *c)
+{
+	free(c->p);
+	memset(c, 0, sizeof(*c));
+}
