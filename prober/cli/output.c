@@ -74,6 +74,7 @@ finding_name(enum finding_kind k)
 	case FINDING_NAT:		return "nat";
 	case FINDING_ISN_REWRITTEN:	return "isn-rewritten";
 	case FINDING_OPTIONS_CHANGED:	return "options-changed";
+	case FINDING_SYN_PROXY:		return "syn-proxy";
 	}
 	return "options-changed";
 }

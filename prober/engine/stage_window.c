@@ -120,6 +120,10 @@ copy_result(struct slot *s, int v)
 	o->flight_bytes = wr.flight_bytes;
 	o->w = wr.w;
 	o->rounds = wr.rounds;
+	o->syn_proxy = wr.syn_proxy;
+	o->synack_ttl = wr.synack_ttl;
+	o->data_ttl = wr.data_ttl;
+	o->synack_window = wr.synack_window;
 	snprintf(o->reason, sizeof(o->reason), "%s", wr.reason);
 }
 
@@ -214,6 +218,8 @@ win_input(struct engine *e, struct slot *s, const struct match *m,
 	seg.mss = r->opts.mss;
 	seg.ts = r->opts.ts;
 	seg.tsval = r->tsval;
+	seg.wscale = r->opts.wscale;
+	seg.ttl = r->ttl;
 	window_input(w, &seg, now);
 	/* what it asks for leaves at the next run, which input asks for */
 	e->wants_run = true;

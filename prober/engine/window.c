@@ -24,6 +24,26 @@
  *   timer, 200 ms or more after our ACK.  Data resent from before our
  *   last ACK means the ACK was lost: it is sent again (a few per round).
  *
+ * A SYN-ACK whose window cannot take the request (a SYN proxy's has 0: it
+ *   answers the SYN itself and opens the window only once its own
+ *   connection to the server stands) is acknowledged, and the request
+ *   waits for a segment that opens the window (end_wait per try; the ACK
+ *   is resent request_retries times, for a proxy never opens without
+ *   it).  Sent at once, the request reached the proxy before the server
+ *   connection and was lost, and the test ended refused.  A SYN-ACK with
+ *   window 0 followed by such an update, or a SYN-ACK whose TTL differs
+ *   from the data's, is a proxy's: the result says so, so that nobody
+ *   reads its options as the server's.
+ *
+ * A second connection.  When the connection ends with a flight larger
+ *   than W<<s allows (a box raised the shift) but no plateau (the
+ *   congestion window capped the flights long before W<<s''), a second
+ *   connection on the same 4-tuple and ISN (after a pause for the first
+ *   one's stragglers) measures again with W = 1: every shift up to 14 then
+ *   fits under the flight a server can send at once, so the shift comes
+ *   out exact.  (Lowering W within the first connection would shrink its
+ *   right edge, which TCP discourages.)  Each connection has max_ns.
+ *
  * Hostile input.  Sequence numbers are offsets from the server's ISN + 1
  *   in 32-bit arithmetic (wrap-around is free); data before it, beyond
  *   our ACK + W<<14 + 1 MiB, or with an ack outside what we sent is
@@ -31,6 +51,7 @@
  *   Rounds, bytes and time are capped; after the end, stragglers draw at
  *   most two more RSTs.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,8 +78,10 @@
 #define WINDOW_DUP_SYNACKS 3
 #define WINDOW_STRAGGLER_RSTS 2
 #define WINDOW_DUPACKS 4		/* per round */
+#define WINDOW_PAUSE MS(100)		/* between the connections, at least */
+#define WINDOW_TTL_INIT(t) ((t) <= 64 ? 64 : (t) <= 128 ? 128 : 255)
 
-enum wstate { ST_SYN, ST_OPEN, ST_DONE };
+enum wstate { ST_SYN, ST_OPEN, ST_PAUSE, ST_DONE };
 
 struct window {
 	struct window_config cfg;
@@ -81,6 +104,13 @@ struct window {
 	int dup_synacks;
 	uint64_t req_at;
 	int req_sends;
+	int peer_ws;			/* the server's shift for its windows */
+	bool req_held;			/* the request waits for the window */
+	uint64_t held_at;
+	int held_acks;			/* ACKs resent while it waits */
+	uint16_t synack_window;
+	uint8_t synack_ttl, data_ttl;
+	bool win_update;		/* a segment opened a closed window */
 
 	/* the answer: offsets from the server's ISN + 1 */
 	uint64_t highest;		/* highest end received */
@@ -99,6 +129,14 @@ struct window {
 	enum window_end end;
 	int rst_left;
 	uint32_t ignored, retrans;
+
+	/* the first connection, when a second one measures again */
+	bool second;
+	uint64_t pause_until;
+	struct window_result first;
+	bool proxy;			/* a proxy's evidence, either connection */
+	uint16_t proxy_window;
+	uint8_t proxy_ttl, proxy_data_ttl;
 
 	struct window_act q[WINDOW_QLEN];
 	int qhead, qlen;
@@ -332,15 +370,97 @@ window_done(const struct window *w)
 	return w->st == ST_DONE;
 }
 
+static void window_result_one(const struct window *w, bool done,
+    struct window_result *res);
+
+/* Keeps the evidence of a SYN proxy, from whichever connection shows it
+ * first.  A TTL of 0 is unknown (no packet arrives with it). */
+static void
+window_note_proxy(struct window *w)
+{
+	if (!w->established || w->proxy)
+		return;
+	if ((w->synack_window == 0 && w->win_update) ||
+	    (w->synack_ttl != 0 && w->data_ttl != 0 && w->synack_ttl != w->data_ttl)) {
+		w->proxy = true;
+		w->proxy_window = w->synack_window;
+		w->proxy_ttl = w->synack_ttl;
+		w->proxy_data_ttl = w->data_ttl;
+	}
+}
+
+/* Whether the connection that just ended calls for a second one with
+ * W = 1: its flights prove a larger shift than the one sent, and none
+ * plateaued (the congestion window, not ours, was the limit). */
+static bool
+window_wants_second(const struct window *w)
+{
+	struct window_result r;
+	int sent = w->cfg.scale_sent < 0 ? 0 : w->cfg.scale_sent > WINDOW_MAX_SCALE ?
+	    WINDOW_MAX_SCALE : w->cfg.scale_sent;
+
+	if (w->second || w->w <= 1 || !w->established || w->fl.overrun)
+		return false;
+	window_result_one(w, true, &r);
+	return !r.inconclusive && r.scale_effective < 0 && r.scale_effective_min > sent;
+}
+
 static void
 window_finish(struct window *w, enum window_end end)
 {
-	if (w->st == ST_DONE)
+	if (w->st == ST_DONE || w->st == ST_PAUSE)
 		return;
 	if (w->established && !w->rst_in)
 		window_push_rst(w);
-	w->st = ST_DONE;
 	w->end = end;
+	window_note_proxy(w);
+	if (window_wants_second(w)) {
+		window_result_one(w, true, &w->first);
+		w->st = ST_PAUSE;
+		/* the first connection's stragglers die out meanwhile */
+		w->pause_until = add_sat(w->now, max64(WINDOW_PAUSE, 4 * w->rtt));
+		return;
+	}
+	w->st = ST_DONE;
+}
+
+/* The second connection: same 4-tuple and ISN, W = 1, a fresh budget. */
+static void
+window_restart(struct window *w)
+{
+	w->second = true;
+	w->w = window_choose_w(WINDOW_MAX_SCALE);
+	w->st = ST_SYN;
+	w->t0 = w->syn_at = w->now;
+	w->syns = 1;
+	w->established = false;
+	w->irs = 0;
+	w->rtt = 0;
+	w->ts = false;
+	w->ts_recent = 0;
+	w->seg_out = 0;
+	w->peer_ack = 0;
+	w->dup_synacks = 0;
+	w->req_at = 0;
+	w->req_sends = 0;
+	w->peer_ws = 0;
+	w->req_held = false;
+	w->held_at = 0;
+	w->held_acks = 0;
+	w->synack_window = 0;
+	w->synack_ttl = w->data_ttl = 0;
+	w->win_update = false;
+	w->highest = w->acked = 0;
+	w->round_at = w->last_new_at = w->left_at = 0;
+	w->round_m = 0;
+	w->round_retrans = w->round_cut = false;
+	w->dupacks_left = 0;
+	w->fin = w->rst_in = false;
+	window_ranges_clear(&w->got);
+	wj_init(&w->fl, w->w);
+	w->end = WINDOW_END_NONE;
+	w->rst_left = WINDOW_STRAGGLER_RSTS;
+	window_push(w, WINDOW_ACT_SYN, w->isn, TCP_SYN, NULL, 0);
 }
 
 /* --- rounds ----------------------------------------------------------------- */
@@ -411,6 +531,10 @@ window_on_synack(struct window *w, const struct window_seg *s)
 	w->rtt = min64(w->now - w->syn_at, WINDOW_RTT_MAX);
 	w->ts = w->cfg.ts && s->ts;
 	w->ts_recent = s->tsval;
+	w->peer_ws = s->wscale < 0 ? 0 : s->wscale > WINDOW_MAX_SCALE ? WINDOW_MAX_SCALE :
+	    s->wscale;
+	w->synack_window = s->window;
+	w->synack_ttl = s->ttl;
 	if (mss > w->cfg.mss_ours)
 		mss = w->cfg.mss_ours;
 	if (w->ts)
@@ -427,9 +551,24 @@ window_on_synack(struct window *w, const struct window_seg *s)
 	w->dupacks_left = WINDOW_DUPACKS;
 	window_push_ack(w);
 	if (len > s->window) {
-		window_finish(w, WINDOW_END_REFUSED);
+		/* a SYN proxy's window 0: our ACK makes it open the server
+		 * connection, and a window update follows */
+		w->req_held = true;
+		w->held_at = w->now;
 		return;
 	}
+	window_push_request(w);
+}
+
+/* A segment while the request waits: a window that takes it lets it go. */
+static void
+window_on_held(struct window *w, const struct window_seg *s)
+{
+	if (((uint64_t)s->window << w->peer_ws) < w->cfg.request_len)
+		return;
+	w->req_held = false;
+	w->win_update = true;
+	w->round_at = w->now;
 	window_push_request(w);
 }
 
@@ -508,6 +647,10 @@ window_on_open(struct window *w, const struct window_seg *s)
 	}
 	if (ackrel > w->peer_ack)
 		w->peer_ack = ackrel;
+	if (w->req_held)
+		window_on_held(w, s);
+	if (s->payload_len > 0 && w->data_ttl == 0)
+		w->data_ttl = s->ttl;
 	if (w->ts && s->ts && (int32_t)(s->tsval - w->ts_recent) >= 0)
 		w->ts_recent = s->tsval;
 	if (s->payload_len > 0)
@@ -535,6 +678,7 @@ window_input(struct window *w, const struct window_seg *s, uint64_t now)
 	case ST_OPEN:
 		window_on_open(w, s);
 		break;
+	case ST_PAUSE:
 	case ST_DONE:
 		/* a straggler: our RST may have been lost */
 		w->ignored++;
@@ -589,7 +733,7 @@ window_round_due(const struct window *w)
 static uint64_t
 window_request_due(const struct window *w)
 {
-	if (w->cfg.request_len == 0 || w->highest > 0 ||
+	if (w->cfg.request_len == 0 || w->highest > 0 || w->req_held ||
 	    w->peer_ack >= w->cfg.request_len ||
 	    w->req_sends > w->cfg.request_retries)
 		return WINDOW_NEVER;
@@ -605,7 +749,11 @@ window_next_wake(const struct window *w)
 	case ST_SYN:
 		return min64(deadline, add_sat(w->syn_at, w->cfg.synack_timeout_ns));
 	case ST_OPEN:
+		if (w->req_held)
+			return min64(deadline, add_sat(w->held_at, window_end_wait(w)));
 		return min64(deadline, min64(window_round_due(w), window_request_due(w)));
+	case ST_PAUSE:
+		return w->pause_until;
 	default:
 		return WINDOW_NEVER;
 	}
@@ -632,11 +780,29 @@ window_on_timer(struct window *w, uint64_t now)
 		}
 		return;
 	}
+	if (w->st == ST_PAUSE) {
+		if (now >= w->pause_until)
+			window_restart(w);
+		return;
+	}
 	if (w->st != ST_OPEN)
 		return;
 	if (now >= deadline) {
 		w->round_cut = true;
 		window_round_end(w, WINDOW_END_TIMEOUT);
+		return;
+	}
+	if (w->req_held) {
+		/* the window never opened: our ACK may be lost, try again */
+		if (now < add_sat(w->held_at, window_end_wait(w)))
+			return;
+		if (w->held_acks >= w->cfg.request_retries) {
+			window_finish(w, WINDOW_END_REFUSED);
+			return;
+		}
+		w->held_acks++;
+		w->held_at = now;
+		window_push_ack(w);
 		return;
 	}
 	if (now >= window_request_due(w))
@@ -650,8 +816,8 @@ window_on_timer(struct window *w, uint64_t now)
 
 /* --- the result --------------------------------------------------------- */
 
-void
-window_result(const struct window *w, struct window_result *res)
+static void
+window_result_one(const struct window *w, bool done, struct window_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	res->scale_sent = w->cfg.scale_sent;
@@ -665,5 +831,60 @@ window_result(const struct window *w, struct window_result *res)
 	res->rtt_us = (uint32_t)(w->rtt / 1000u);
 	res->ignored = w->ignored;
 	res->retransmissions = w->retrans;
-	wj_result(&w->fl, w->st == ST_DONE, w->established, w->end, res);
+	res->synack_window = w->synack_window;
+	res->synack_ttl = w->synack_ttl;
+	res->data_ttl = w->data_ttl;
+	wj_result(&w->fl, done, w->established, w->end, res);
+}
+
+/* res->reason := prefix + res->reason, cut to fit. */
+static void
+reason_prefix(struct window_result *res, const char *prefix)
+{
+	size_t cap = sizeof(res->reason) - 1, p = strlen(prefix), n = strlen(res->reason);
+
+	if (p > cap)
+		p = cap;
+	if (n > cap - p)
+		n = cap - p;
+	memmove(res->reason + p, res->reason, n);
+	memcpy(res->reason, prefix, p);
+	res->reason[p + n] = '\0';
+}
+
+void
+window_result(const struct window *w, struct window_result *res)
+{
+	struct window_result r2;
+	int kmin1;
+
+	window_result_one(w, w->st == ST_DONE, res);
+	if (w->second) {
+		r2 = *res;
+		*res = w->first;
+		kmin1 = w->first.scale_effective_min;
+		if (r2.scale_effective >= 0 && r2.scale_effective >= kmin1) {
+			*res = r2;
+			reason_prefix(res, "a second connection with W = 1: ");
+		} else if (r2.scale_effective >= 0) {
+			res->inconclusive = true;
+			res->scale_effective = res->scale_effective_min = -1;
+			snprintf(res->reason, sizeof(res->reason), "the connections disagree: "
+			    "the first needed shift %d or more, the second (W = 1) plateaued "
+			    "at shift %d", kmin1, r2.scale_effective);
+		} else if (!r2.inconclusive && r2.scale_effective_min > kmin1) {
+			*res = r2;
+			reason_prefix(res, "a second connection with W = 1: ");
+		}
+		res->remeasured = true;
+		res->synack = true;
+		res->ignored = w->ignored;
+		res->retransmissions = w->retrans;
+	}
+	res->syn_proxy = w->proxy;
+	if (w->proxy) {
+		res->synack_window = w->proxy_window;
+		res->synack_ttl = w->proxy_ttl;
+		res->data_ttl = w->proxy_data_ttl;
+	}
 }

@@ -83,6 +83,10 @@ struct window_seg {
 	int mss;			/* SYN-ACK: its MSS option; -1 none */
 	bool ts;			/* carries the timestamps option */
 	uint32_t tsval;			/* its TSval when ts */
+	int wscale;			/* SYN-ACK: its window scale; -1 none
+					   (0 too: then the windows that follow
+					   are read unscaled) */
+	uint8_t ttl;			/* IP TTL / hop limit it arrived with */
 };
 
 enum window_act_kind {
@@ -103,7 +107,9 @@ struct window_act {
 	uint32_t tsval, tsecr;
 };
 
-/* Why the test stopped. */
+/* Why the test stopped.  WINDOW_END_REFUSED: the request never fit the
+ * server's window (a SYN-ACK with a small window is waited on: a SYN
+ * proxy opens it once it reached the server). */
 enum window_end {
 	WINDOW_END_NONE = 0,		/* still running */
 	WINDOW_END_EXACT,		/* the flight plateaued: window-limited */
@@ -139,6 +145,15 @@ struct window_result {
 	uint32_t ignored;		/* segments refused (out of window, bad
 					   ack, before the handshake, ...) */
 	uint32_t retransmissions;	/* segments resending data seen */
+	bool remeasured;		/* a second connection with W = 1 ran
+					   (the first showed a larger shift than
+					   sent, capped by the congestion window) */
+	/* A SYN proxy answered the handshake: its SYN-ACK had window 0 and
+	 * a window update followed, or its TTL differs from the data's. */
+	bool syn_proxy;
+	uint16_t synack_window;		/* the SYN-ACK's window field */
+	uint8_t synack_ttl;		/* its TTL as it arrived */
+	uint8_t data_ttl;		/* the first data segment's; 0 none */
 	char reason[160];		/* one plain sentence */
 };
 

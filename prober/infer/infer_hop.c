@@ -198,8 +198,43 @@ shows(const struct hop_quote *h, enum finding_kind kind, int *mss)
 	case FINDING_OPTIONS_CHANGED:
 		return h->quote != QUOTE_NONE &&
 		    (h->other_changed || h->ws == WS_ADDED);
+	case FINDING_SYN_PROXY:
+		return false;	/* the window test's, not a quote's */
 	}
 	return false;
+}
+
+/* The window test's handshake was answered by a SYN proxy: where it sits
+ * is told by its SYN-ACK's TTL (initial 64, 128 or 255), its address by a
+ * trace that reached that far.  The detail is the evidence. */
+static void
+syn_proxy_finding(const struct infer_input *in, const struct infer_q *q,
+    struct scale_verdict *out)
+{
+	const struct window_obs *t = in->t;
+	struct addr a;
+	char detail[48];
+	unsigned init;
+	int k = -1;
+
+	if (t == NULL || !t->syn_proxy)
+		return;
+	memset(&a, 0, sizeof(a));
+	if (t->synack_ttl > 0) {
+		init = t->synack_ttl <= 64 ? 64 : t->synack_ttl <= 128 ? 128 : 255;
+		k = (int)(init - t->synack_ttl) + 1;
+		if (k > RESULT_MAX_HOPS)
+			k = -1;
+		else if (k < q->dest)
+			a = infer_hop_addr(in, q, k);
+	}
+	if (t->data_ttl > 0 && t->data_ttl != t->synack_ttl)
+		snprintf(detail, sizeof(detail), "syn-ack window %u, ttl %u, data ttl %u",
+		    t->synack_window, t->synack_ttl, t->data_ttl);
+	else
+		snprintf(detail, sizeof(detail), "syn-ack window %u, then opened",
+		    t->synack_window);
+	add_finding(out, FINDING_SYN_PROXY, k, &a, detail);
 }
 
 void
@@ -230,6 +265,7 @@ infer_hop_findings(const struct infer_input *in, const struct infer_q *q,
 			break;
 		}
 	}
+	syn_proxy_finding(in, q, out);
 }
 
 const char *

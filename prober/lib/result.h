@@ -106,6 +106,9 @@ struct window_obs {
 	int64_t flight_bytes;		/* -1: none measured */
 	uint16_t w;			/* window field used */
 	int rounds;
+	bool syn_proxy;			/* a SYN proxy answered its handshake */
+	uint16_t synack_window;		/* that SYN-ACK's window field */
+	uint8_t synack_ttl, data_ttl;	/* its TTL, the first data's (0: none) */
 	char reason[160];
 };
 
@@ -141,6 +144,8 @@ enum finding_kind {
 	FINDING_NAT,
 	FINDING_ISN_REWRITTEN,
 	FINDING_OPTIONS_CHANGED,	/* any other option or field */
+	FINDING_SYN_PROXY,		/* a SYN proxy answered the window
+					   test's handshake; hop from its TTL */
 };
 
 #define RESULT_MAX_FINDINGS 8

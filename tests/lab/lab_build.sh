@@ -53,6 +53,8 @@ topology() {
 	link r5:srv srv:west 6
 	link r5:nows srv-nows:west 7
 	link r5:cookie srv-cookie:west 8
+	link r5:synp synp:west $SYNP_LINK
+	link synp:srv srv-synp:west "${SRV_LINK[srv-synp]}"
 	link prober:any anyip:west $ANY_LINK
 	ip -n "$PFX"r1 addr add 198.18.2.100/24 dev east
 	# deprecated (preferred_lft 0): masquerade must pick ::1, as it picks
@@ -78,6 +80,15 @@ topology() {
 		    net.ipv4.icmp_msgs_per_sec=100000 net.ipv4.icmp_msgs_burst=100000 \
 		    net.ipv4.conf.all.send_redirects=0 net.ipv4.conf.default.send_redirects=0
 	done
+	# synp: the SYN-proxy router after r5 (hop 6); its server srv-synp is at
+	# D = 7.  Its own conntrack (SYNPROXY needs it) lives here alone: the
+	# routers that queue to mbox must never track connections (README.md).
+	ip -n "$PFX"synp route add 198.18.0.0/15 via "198.18.$SYNP_LINK.1"
+	ip -n "$PFX"synp -6 route add fd00::/8 via "fd00:5ca1:$SYNP_LINK::1"
+	nx synp sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
+	    net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0 \
+	    net.ipv4.icmp_msgs_per_sec=100000 net.ipv4.icmp_msgs_burst=100000 \
+	    net.ipv4.conf.all.send_redirects=0 net.ipv4.conf.default.send_redirects=0
 	for n in "${!SRV_LINK[@]}"; do
 		k=${SRV_LINK[$n]}
 		ip -n "$PFX$n" route add 198.18.0.0/15 via "198.18.$k.1"
@@ -86,7 +97,7 @@ topology() {
 	ip -n "$PFX"anyip route add 198.18.0.0/15 via "198.18.$ANY_LINK.1"
 	ip -n "$PFX"anyip -6 route add fd00::/8 via "fd00:5ca1:$ANY_LINK::1"
 	# checksums and segments as on a wire wherever kernels originate TCP
-	for n in srv srv-nows srv-cookie anyip; do nx "$n" "$PY" "$LAB_DIR/txcsum.py" west; done
+	for n in srv srv-nows srv-cookie srv-synp anyip; do nx "$n" "$PY" "$LAB_DIR/txcsum.py" west; done
 	nx prober "$PY" "$LAB_DIR/txcsum.py" east any
 	nx srv-nows sysctl -qw net.ipv4.tcp_window_scaling=0
 	nx srv-cookie sysctl -qw net.ipv4.tcp_syncookies=2
@@ -99,7 +110,7 @@ topology() {
 targets() {
 	local name kind v4 v6 port server dist box hook action arg quote8 silent
 	local nat natq v0 v7 v14 q0 q7 q14 hop clean side seen_by desc r q f
-	declare -A QUOTERS=() SRVBATCH=() IPT4=() IPT6=() NFT=()
+	declare -A QUOTERS=() SRVBATCH=() IPT4=() IPT6=() NFT=() VIABATCH=()
 	local r5batch="" natrules="" leak=0
 
 	while read_row; do
@@ -112,8 +123,16 @@ targets() {
 		fi
 		[ -n "${SRV_LINK[$server]:-}" ] || die "cases.tsv: $name: unknown server $server"
 		SRVBATCH[$server]+="addr add $v4/32 dev lo"$'\n'"addr add $v6/128 dev lo nodad"$'\n'
-		r5batch+="route add $v4/32 via 198.18.${SRV_LINK[$server]}.2"$'\n'
-		r5batch+="route add $v6/128 via fd00:5ca1:${SRV_LINK[$server]}::2"$'\n'
+		if [ -n "${SRV_VIA[$server]:-}" ]; then
+			# behind a router of its own: r5 -> that router -> the server
+			r5batch+="route add $v4/32 via 198.18.$SYNP_LINK.2"$'\n'
+			r5batch+="route add $v6/128 via fd00:5ca1:$SYNP_LINK::2"$'\n'
+			VIABATCH[${SRV_VIA[$server]}]+="route add $v4/32 via 198.18.${SRV_LINK[$server]}.2"$'\n'
+			VIABATCH[${SRV_VIA[$server]}]+="route add $v6/128 via fd00:5ca1:${SRV_LINK[$server]}::2"$'\n'
+		else
+			r5batch+="route add $v4/32 via 198.18.${SRV_LINK[$server]}.2"$'\n'
+			r5batch+="route add $v6/128 via fd00:5ca1:${SRV_LINK[$server]}::2"$'\n'
+		fi
 		case "$action" in
 		-) ;;
 		drop)
@@ -121,6 +140,10 @@ targets() {
 		reject-admin)
 			NFT[$box]+="ip daddr $v4 reject with icmp type admin-prohibited"$'\n'
 			NFT[$box]+="ip6 daddr $v6 reject with icmpv6 type admin-prohibited"$'\n' ;;
+		synproxy)
+			[ "$box" = synp ] && [ "$hook" = forward ] ||
+			    die "cases.tsv: $name: synproxy runs on synp, hook forward"
+			synproxy_rules "$v4" "$v6" ;;
 		*)
 			[[ $box =~ ^r[1-5]$ ]] || die "cases.tsv: $name: box $box is not a router"
 			q=${box#r}
@@ -165,6 +188,7 @@ targets() {
 
 	for n in "${!SRVBATCH[@]}"; do printf '%s' "${SRVBATCH[$n]}" | ip -n "$PFX$n" -batch -; done
 	printf '%s' "$r5batch" | ip -n "$PFX"r5 -batch -
+	for n in "${!VIABATCH[@]}"; do printf '%s' "${VIABATCH[$n]}" | ip -n "$PFX$n" -batch -; done
 
 	# Quotes: every time-exceeded a quoting router sends goes through its
 	# mbox, which changes only those whose quoted destination it names.
@@ -219,6 +243,25 @@ targets() {
 	    }
 	}
 	EOF
+}
+
+# synproxy_rules V4 V6: netfilter's SYNPROXY on synp in front of the server
+# at V4 / V6, as DDoS filters deploy it: the client's SYN bypasses conntrack
+# (notrack) and is answered by the proxy itself (its own options, window 0,
+# a syncookie); the ACK that completes that handshake is INVALID to
+# conntrack (tcp_loose=0: no pick-up of connections seen mid-way), reaches
+# SYNPROXY, which checks the cookie and only then opens the connection to
+# the server; whatever else conntrack cannot place is dropped.
+synproxy_rules() {
+	local v4=$1 v6=$2 cmd a
+	for cmd in iptables ip6tables; do
+		if [ $cmd = iptables ]; then a=$v4/32; else a=$v6/128; fi
+		nx synp "$cmd" -t raw -A PREROUTING -d "$a" -p tcp --syn -j CT --notrack
+		nx synp "$cmd" -A FORWARD -d "$a" -p tcp -m conntrack --ctstate INVALID,UNTRACKED \
+		    -j SYNPROXY --sack-perm --timestamp --wscale 5 --mss 1400
+		nx synp "$cmd" -A FORWARD -d "$a" -p tcp -m conntrack --ctstate INVALID -j DROP
+	done
+	nx synp sysctl -qw net.netfilter.nf_conntrack_tcp_loose=0
 }
 
 # ipt_restore ROUTER iptables-restore|ip6tables-restore RULES: "-t TABLE -A ..."
@@ -288,7 +331,7 @@ daemons() {
 	    -keyout "$ST/key.pem" -out "$ST/cert.pem" -subj /CN=tls.lab \
 	    -addext "subjectAltName=DNS:tls.lab,DNS:*.lab,IP:198.18.100.2,IP:fd00:5ca1:100::2" \
 	    >/dev/null 2>&1 || die "openssl could not make the certificate"
-	for n in srv srv-nows srv-cookie anyip; do
+	for n in srv srv-nows srv-cookie srv-synp anyip; do
 		start "httpd-$n" "$n" "$PY" "$LAB_DIR/httpd.py" --ready "$ST/httpd-$n.ready" \
 		    --http 80 --https 443 --cert "$ST/cert.pem" --key "$ST/key.pem"
 	done
@@ -301,7 +344,7 @@ daemons() {
 			start "mbox-$r" "$r" "$MBOX" -q "${r#r}" -f "$ST/mbox-$r.rules" -r "$ST/mbox-$r.ready"
 		done
 	fi
-	for n in srv srv-nows srv-cookie anyip; do await "$ST/httpd-$n.ready" "httpd-$n"; done
+	for n in srv srv-nows srv-cookie srv-synp anyip; do await "$ST/httpd-$n.ready" "httpd-$n"; done
 	for r in r1 r2 r3 r4 r5; do
 		[ -e "$ST/mbox-$r.rules" ] && [ "${LAB_NO_MBOX:-0}" != 1 ] || continue
 		await "$ST/mbox-$r.ready" "mbox-$r"

@@ -37,6 +37,7 @@ finding_kind_name(enum finding_kind k)
 	case FINDING_NAT:		return "nat";
 	case FINDING_ISN_REWRITTEN:	return "isn-rewritten";
 	case FINDING_OPTIONS_CHANGED:	return "options-changed";
+	case FINDING_SYN_PROXY:		return "syn-proxy";
 	}
 	return "?";
 }
