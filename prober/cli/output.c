@@ -336,6 +336,25 @@ text_segment(FILE *f, const struct path_result *res, int i)
 	}
 }
 
+/* A SYN proxy answered: the options in the table are its own, said once. */
+static void
+text_syn_proxy(FILE *f, const struct path_result *res)
+{
+	for (int i = 0; i < res->nscales; i++)
+		for (int k = 0; k < res->verdicts[i].nfindings && k < RESULT_MAX_FINDINGS; k++) {
+			const struct side_finding *sf = &res->verdicts[i].findings[k];
+
+			if (sf->kind != FINDING_SYN_PROXY)
+				continue;
+			fprintf(f, "  syn-proxy: a SYN proxy");
+			if (sf->hop_index >= 0)
+				fprintf(f, " at hop %d", sf->hop_index);
+			fprintf(f, " answered the handshake (%s): the SYN-ACK options "
+			    "are its own, not the server's\n", sf->detail);
+			return;
+		}
+}
+
 void
 output_text(FILE *f, const struct path_result *res)
 {
@@ -388,6 +407,7 @@ output_text(FILE *f, const struct path_result *res)
 		if (!seen)
 			fprintf(f, "  %s: %s\n", verdict_name(sv->verdict), sv->reason);
 	}
+	text_syn_proxy(f, res);
 	for (int i = 0; i < res->nscales; i++)
 		text_segment(f, res, i);
 }

@@ -110,12 +110,19 @@ lc_row(const struct lc_cols *h, const struct lc_cols *c, struct lc_row *r,
 		p->server = LP_SRV;
 	else if (strcmp(f[5], "srv-nows") == 0)
 		p->server = LP_SRV_NOWS;
+	else if (strcmp(f[5], "srv-synp") == 0)
+		p->server = LP_SRV;		/* a default Linux server */
 	else if (strcmp(f[5], "srv-cookie") == 0 || strcmp(f[5], "anyip") == 0)
 		p->server = LP_SRV_COOKIE;	/* anyip: tcp_syncookies=2 too */
 	else
 		goto unknown;
 	if (strcmp(f[9], "drop") == 0 && strcmp(f[7], "srv") == 0) {
 		p->filtered = true;
+	} else if (strcmp(f[9], "synproxy") == 0 && strcmp(f[7], "synp") == 0) {
+		/* netfilter SYNPROXY on router synp: it answers the SYN with
+		 * its own SYN-ACK, which the model does not build; the quotes
+		 * see a clean path, and only the window test (not modelled)
+		 * tells the proxy */
 	} else if (strcmp(f[9], "reject-admin") == 0) {
 		if ((p->reject_at = lc_router(f[7])) <= 0 || strcmp(f[8], "egress") != 0)
 			goto unknown;

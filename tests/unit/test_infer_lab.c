@@ -318,10 +318,23 @@ test_case_row(void **state)
 	    { row->quoted[0], row->quoted[1], row->quoted[2] }, row->hop, row->clean,
 	    row->side };
 
+	char side[sizeof(row->side)] = "";
+
 	/* an AnyIP range sits on the prober's own link: no router quotes,
 	 * whatever the table's column says (cases_check.py skips it too) */
 	if (strcmp(row->kind, "range") == 0)
 		w.q[0] = w.q[1] = w.q[2] = -2;
+	/* a syn-proxy finding is the window test's, which the model lacks */
+	if (window_only) {
+		char buf[sizeof(row->side)], *save = NULL;
+
+		snprintf(buf, sizeof(buf), "%s", row->side);
+		for (char *t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save))
+			if (strncmp(t, "syn-proxy", 9) != 0 && strcmp(t, "-") != 0)
+				snprintf(side + strlen(side), sizeof(side) - strlen(side), "%s%s",
+				    side[0] ? "," : "", t);
+		w.side = side[0] ? side : "-";
+	}
 	for (int family = ADDR_V4; family <= ADDR_V6; family += 2) {
 		struct lp_path p;
 

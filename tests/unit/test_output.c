@@ -2,8 +2,8 @@
  * test_output.c -- the two forms of a result against expected text, byte
  * for byte: the NDJSON contract (every field present, null where nothing
  * was measured, the order fixed) and the readable table, for a clean path
- * with its window tests, a closed IPv6 port, and a silent path whose
- * capture failed.
+ * with its window tests, a closed IPv6 port, a silent path whose capture
+ * failed, and a path through a SYN proxy (the syn-proxy side finding).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -145,7 +145,36 @@ capture_failed(struct path_result *r)
 	infer_path(r);
 }
 
-static void (*const cases[])(struct path_result *) = { clean, closed6, capture_failed };
+/* Through a SYN proxy (hop 6): its SYN-ACKs (window 0, wscale 5, MSS
+ * 1400, TTL 59) and the server's data (TTL 58); the shift sent applied. */
+static void
+proxied(struct path_result *r)
+{
+	make(r, "synproxy.lab", "198.18.103.1", "198.18.1.1", 80, REPLY_SYNACK);
+	r->control.sa.mss = 1400;
+	r->control.sa.window = 0;
+	for (int i = 0; i < 3; i++) {
+		int s = r->scales[i].scale;
+
+		r->scales[i].sa.wscale = 5;
+		r->scales[i].sa.mss = 1400;
+		r->scales[i].sa.window = 0;
+		r->window[i].ran = true;
+		r->window[i].synack = true;
+		r->window[i].scale_effective = s;
+		r->window[i].scale_effective_min = s;
+		r->window[i].flight_bytes = s == 14 ? 16384 : 8192;
+		r->window[i].w = (uint16_t)(s == 0 ? 8192 : s == 7 ? 64 : 1);
+		r->window[i].rounds = 3;
+		r->window[i].syn_proxy = true;
+		r->window[i].synack_window = 0;
+		r->window[i].synack_ttl = 59;
+		r->window[i].data_ttl = 58;
+	}
+	infer_path(r);
+}
+
+static void (*const cases[])(struct path_result *) = { clean, closed6, capture_failed, proxied };
 static const char *const want_json[] = {
 	/* clean */
 	    "{\"target\":\"clean.lab\",\"address\":\"198.18.100.1\",\"port\":80,\"family"
@@ -209,6 +238,28 @@ static const char *const want_json[] = {
 	    "path was probed (east: The interface disappeared): replies may have been mis"
 	    "sed\",\"hop\":null,\"side_findings\":[]}],\"hops\":null,\"capture_drops\":0,"
 	    "\"send_failures\":2,\"capture_error\":\"east: The interface disappeared\"}",
+	/* proxied */
+	    "{\"target\":\"synproxy.lab\",\"address\":\"198.18.103.1\",\"port\":80,\"family\":\"ipv4\","
+	    "\"vantage\":\"lab\",\"time\":\"2025-12-03T12:00:00.123Z\",\"control\":{\"reply\":\"syn-ac"
+	    "k\",\"syn_ack\":{\"present\":true,\"wscale\":null,\"mss\":1400,\"sack\":true,\"ts\":true}"
+	    "},\"scales\":[{\"scale_sent\":0,\"reply\":\"syn-ack\",\"icmp\":null,\"syn_ack\":{\"presen"
+	    "t\":true,\"wscale\":5,\"mss\":1400,\"sack\":true,\"ts\":true},\"scale_quoted\":null,\"sc"
+	    "ale_effective\":0,\"scale_effective_min\":0,\"flight_bytes\":8192,\"verdict\":\"ok\","
+	    "\"reason\":\"the SYN-ACK carries window scale and the server applied 0\",\"hop\":n"
+	    "ull,\"side_findings\":[{\"kind\":\"syn-proxy\",\"detail\":\"syn-ack window 0, ttl 59,"
+	    " data ttl 58\",\"hop_index\":6,\"hop_address\":null}]},{\"scale_sent\":7,\"reply\":\"s"
+	    "yn-ack\",\"icmp\":null,\"syn_ack\":{\"present\":true,\"wscale\":5,\"mss\":1400,\"sack\":t"
+	    "rue,\"ts\":true},\"scale_quoted\":null,\"scale_effective\":7,\"scale_effective_min\""
+	    ":7,\"flight_bytes\":8192,\"verdict\":\"ok\",\"reason\":\"the SYN-ACK carries window s"
+	    "cale and the server applied 7\",\"hop\":null,\"side_findings\":[{\"kind\":\"syn-prox"
+	    "y\",\"detail\":\"syn-ack window 0, ttl 59, data ttl 58\",\"hop_index\":6,\"hop_addre"
+	    "ss\":null}]},{\"scale_sent\":14,\"reply\":\"syn-ack\",\"icmp\":null,\"syn_ack\":{\"prese"
+	    "nt\":true,\"wscale\":5,\"mss\":1400,\"sack\":true,\"ts\":true},\"scale_quoted\":null,\"s"
+	    "cale_effective\":14,\"scale_effective_min\":14,\"flight_bytes\":16384,\"verdict\":\""
+	    "ok\",\"reason\":\"the SYN-ACK carries window scale and the server applied 14\",\"h"
+	    "op\":null,\"side_findings\":[{\"kind\":\"syn-proxy\",\"detail\":\"syn-ack window 0, tt"
+	    "l 59, data ttl 58\",\"hop_index\":6,\"hop_address\":null}]}],\"hops\":null,\"capture"
+	    "_drops\":0,\"send_failures\":0,\"capture_error\":null}",
 };
 
 static const char *const want_text[] = {
@@ -237,6 +288,15 @@ static const char *const want_text[] = {
 	    "  14      none                                -       -       inconclusive\n"
 	    "  inconclusive: the capture failed while the path was probed (east: The inte"
 	    "rface disappeared): replies may have been missed\n",
+	/* proxied */
+	    "198.18.103.1:80 (synproxy.lab)\n"
+	    "  scale   reply        wscale mss   sack ts   quoted  applied verdict\n"
+	    "  control syn-ack      -      1400  yes  yes\n"
+	    "  0       syn-ack      5      1400  yes  yes  -       0       ok\n"
+	    "  7       syn-ack      5      1400  yes  yes  -       7       ok\n"
+	    "  14      syn-ack      5      1400  yes  yes  -       14      ok\n"
+	    "  syn-proxy: a SYN proxy at hop 6 answered the handshake (syn-ack window 0, "
+	    "ttl 59, data ttl 58): the SYN-ACK options are its own, not the server's\n",
 };
 
 static void

@@ -39,11 +39,13 @@ struct row {
  *   plateau.  s'' = 5: 256 KiB; slow start 10, 20, ... 160 segments, then
  *   181 twice (262,088 bytes): plateau, 973 KB in all.  s'' = 7 or 14:
  *   never window-limited within 1 MiB; the largest whole flight, 320
- *   segments = 463,360 bytes, needs 8192<<6.  Short: 1,500 <= W: no shift
- *   excluded.
+ *   segments = 463,360 bytes, needs 8192<<6 > W<<0: a second connection
+ *   with W = 1 gives 7 (128-byte windows) or 14 (a first flight of 14,480
+ *   bytes).  Short: 1,500 <= W: no shift excluded.
  * s = 7, W = 64.  s'' = 0: 64-byte windows, 64-byte segments: plateau.
  *   s'' = 5: 2,048, two 1,024-byte segments.  s'' = 7: 8,192.  s'' = 14:
- *   1 MiB, cwnd-limited: 463,360 needs 64<<13.  Short: 1,500 needs 64<<5,
+ *   1 MiB, cwnd-limited: 463,360 needs 64<<13; the second connection
+ *   (W = 1) gives 14.  Short: 1,500 needs 64<<5,
  *   sent whole (a bound, never a contradiction) -- except at s'' = 0, where
  *   the answer fills 64-byte windows for 23 rounds.
  * s = 14 (and 20, taken as 14), W = 1.  s'' = 0 and 5: windows of 1 and 32
@@ -55,14 +57,14 @@ struct row {
  */
 static const struct row rows[] = {
 	{ 0, 0, A_LONG, X_EXACT, 0 },	{ 0, 5, A_LONG, X_EXACT, 5 },
-	{ 0, 7, A_LONG, X_MIN, 6 },	{ 0, 14, A_LONG, X_MIN, 6 },
+	{ 0, 7, A_LONG, X_EXACT, 7 },	{ 0, 14, A_LONG, X_EXACT, 14 },
 	{ 0, 0, A_SHORT, X_INC, 0 },	{ 0, 5, A_SHORT, X_INC, 0 },
 	{ 0, 7, A_SHORT, X_INC, 0 },	{ 0, 14, A_SHORT, X_INC, 0 },
 	{ 0, 0, A_EMPTY, X_INC, 0 },	{ 0, 5, A_EMPTY, X_INC, 0 },
 	{ 0, 7, A_EMPTY, X_INC, 0 },	{ 0, 14, A_EMPTY, X_INC, 0 },
 
 	{ 7, 0, A_LONG, X_EXACT, 0 },	{ 7, 5, A_LONG, X_EXACT, 5 },
-	{ 7, 7, A_LONG, X_EXACT, 7 },	{ 7, 14, A_LONG, X_MIN, 13 },
+	{ 7, 7, A_LONG, X_EXACT, 7 },	{ 7, 14, A_LONG, X_EXACT, 14 },
 	{ 7, 0, A_SHORT, X_EXACT, 0 },	{ 7, 5, A_SHORT, X_MIN, 5 },
 	{ 7, 7, A_SHORT, X_MIN, 5 },	{ 7, 14, A_SHORT, X_MIN, 5 },
 	{ 7, 0, A_EMPTY, X_INC, 0 },	{ 7, 5, A_EMPTY, X_INC, 0 },
@@ -193,7 +195,17 @@ test_grid(void **state)
 		    window_end_name(o.res.end));
 	check_invariants(&wc, &o);
 	check_expect(&o, row->x, row->val);
-	assert_int_equal(o.res.w, window_choose_w(row->s));
+	/* a second connection exactly when the first proved more than sent
+	 * without a plateau */
+	{
+		bool second = row->answer == A_LONG &&
+		    ((row->s == 0 && row->shift >= 7) || (row->s == 7 && row->shift == 14));
+
+		assert_int_equal(o.res.remeasured, second);
+		assert_int_equal(o.connections, second ? 2 : 1);
+		assert_int_equal(o.res.w, second ? 1 : window_choose_w(row->s));
+		assert_false(o.res.syn_proxy);
+	}
 }
 
 /* --- single scenarios through the model --------------------------------- */
@@ -466,6 +478,122 @@ test_empty_request(void **state)
 	check_expect(&o, X_EXACT, 7);
 }
 
+/* A box set 14, we sent 0: the first connection's flights (W = 8192) are
+ * capped by the congestion window long before 8192<<14; the second, with
+ * W = 1, has a first flight of 14,480 bytes, more than 1<<13: exactly 14.
+ * The server saw two SYNs and two RSTs, each at its rcv_nxt. */
+static void
+test_second_connection(void **state)
+{
+	struct window_config wc;
+	struct sim_cfg c;
+	struct sim_out o;
+
+	(void)state;
+	base_config(&wc, 0);
+	base_sim(&c, 0, 14);
+	c.resp = LONG_ANSWER;
+	assert_true(sim_run(&c, &wc, &o));
+	check_invariants(&wc, &o);
+	check_expect(&o, X_EXACT, 14);
+	assert_true(o.res.remeasured);
+	assert_int_equal(o.res.w, 1);
+	assert_int_equal(o.syns_seen, 2);
+	assert_int_equal(o.connections, 2);
+	assert_true(o.rsts >= 2);
+	assert_true(o.res.flight_bytes > 8192 && o.res.flight_bytes <= 16384);
+	assert_non_null(strstr(o.res.reason, "second connection"));
+	/* a plateau on the first connection needs no second (s'' = 1:
+	 * 16,384 bytes, reached by slow start) */
+	base_sim(&c, 0, 1);
+	c.resp = LONG_ANSWER;
+	assert_true(sim_run(&c, &wc, &o));
+	check_expect(&o, X_EXACT, 1);
+	assert_false(o.res.remeasured);
+	assert_int_equal(o.syns_seen, 1);
+	/* a lower bound at or below the shift sent never draws one */
+	base_config(&wc, 7);
+	base_sim(&c, 7, 14);
+	c.resp = SHORT_ANSWER;
+	assert_true(sim_run(&c, &wc, &o));
+	check_expect(&o, X_MIN, 5);
+	assert_false(o.res.remeasured);
+}
+
+/* A SYN proxy in front of the server (netfilter SYNPROXY): its SYN-ACK
+ * has window 0 and TTL 59, our ACK opens its connection to the server, 5 ms
+ * later a window update; the server's data come with TTL 58.  The request
+ * waits for the window and the shift sent is measured exactly; the result
+ * names the proxy with its evidence.  Without the wait, the request was
+ * refused (the old behaviour) or lost at the proxy. */
+static void
+test_syn_proxy(void **state)
+{
+	static const int ss[] = { 0, 7, 14 };
+	struct window_config wc;
+	struct sim_cfg c;
+	struct sim_out o;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ss) / sizeof(ss[0]); i++) {
+		base_config(&wc, ss[i]);
+		base_sim(&c, ss[i], ss[i]);
+		c.resp = LONG_ANSWER;
+		c.proxy = true;
+		c.proxy_ns = 5 * MS;
+		assert_true(sim_run(&c, &wc, &o));
+		check_invariants(&wc, &o);
+		check_expect(&o, X_EXACT, ss[i]);
+		assert_true(o.res.syn_proxy);
+		assert_int_equal(o.res.synack_window, 0);
+		assert_int_equal(o.res.synack_ttl, 59);
+		assert_int_equal(o.res.data_ttl, 58);
+		assert_false(o.res.remeasured);
+	}
+	/* and a box that raised the shift behind it: both at once */
+	base_config(&wc, 0);
+	base_sim(&c, 0, 14);
+	c.resp = LONG_ANSWER;
+	c.proxy = true;
+	c.proxy_ns = 5 * MS;
+	assert_true(sim_run(&c, &wc, &o));
+	check_expect(&o, X_EXACT, 14);
+	assert_true(o.res.remeasured);
+	assert_true(o.res.syn_proxy);
+	/* no proxy: the same TTL throughout, a window at once */
+	base_sim(&c, 7, 7);
+	c.resp = LONG_ANSWER;
+	base_config(&wc, 7);
+	assert_true(sim_run(&c, &wc, &o));
+	assert_false(o.res.syn_proxy);
+	assert_int_equal(o.res.synack_ttl, o.res.data_ttl);
+}
+
+/* A window that never opens: the ACK is resent request_retries times, one
+ * end_wait apart, then the test ends refused, with the RST owed. */
+static void
+test_window_never_opens(void **state)
+{
+	struct window_config wc;
+	struct sim_cfg c;
+	struct sim_out o;
+
+	(void)state;
+	base_config(&wc, 7);
+	base_sim(&c, 7, 7);
+	c.resp = LONG_ANSWER;
+	c.proxy = true;
+	c.proxy_ns = UINT64_MAX;
+	assert_true(sim_run(&c, &wc, &o));
+	assert_int_equal(o.res.end, WINDOW_END_REFUSED);
+	assert_true(o.res.inconclusive);
+	assert_int_equal(o.res.flight_bytes, -1);
+	assert_false(o.res.syn_proxy);	/* no update, no data: no evidence */
+	assert_int_equal(o.rsts, 1);
+	assert_true(o.end_ns >= 1000 * MS + (uint64_t)(1 + wc.request_retries) *
+	    wc.end_wait_ns);
+}
+
 int
 main(void)
 {
@@ -483,6 +611,9 @@ main(void)
 		cmocka_unit_test(test_no_answer),
 		cmocka_unit_test(test_no_timestamps),
 		cmocka_unit_test(test_empty_request),
+		cmocka_unit_test(test_second_connection),
+		cmocka_unit_test(test_syn_proxy),
+		cmocka_unit_test(test_window_never_opens),
 	};
 	const size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
 	static const char *aname[] = { "long", "short", "empty" };

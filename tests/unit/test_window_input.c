@@ -249,12 +249,26 @@ test_huge_length(void **state)
 		assert_true(r.total_bytes <= WINDOW_MAX_BYTES);
 		window_free(d.w);
 	}
-	/* 2 MiB at W = 8192: within 8192<<14, so clipped at max_bytes */
+	/* 2 MiB at W = 8192: within 8192<<14, so clipped at max_bytes.  The
+	 * bound, 7, exceeds the shift sent without a plateau: after a pause a
+	 * second connection (same ISN) measures again with W = 1; it draws no
+	 * SYN-ACK, so the first connection's result stands */
 	established(&d, 0);
 	data(&d, 0, 2u << 20, MS);
+	assert_false(window_done(d.w));
+	assert_true(d.nact >= 1 && d.act[0].kind == WINDOW_ACT_RST);
+	assert_int_equal(window_next_wake(d.w), d.now + 100 * MS);
+	timer(&d, window_next_wake(d.w));
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_SYN);
+	assert_int_equal(d.act[0].seq, ISN);
+	for (int i = 0; i < 10 && !window_done(d.w); i++)
+		timer(&d, window_next_wake(d.w));
 	assert_true(window_done(d.w));
 	window_result(d.w, &r);
+	assert_true(r.remeasured);
 	assert_int_equal(r.end, WINDOW_END_MAX_BYTES);
+	assert_int_equal(r.w, 8192);
 	assert_int_equal(r.total_bytes, WINDOW_MAX_BYTES);
 	assert_int_equal(r.flight_bytes, WINDOW_MAX_BYTES);
 	assert_int_equal(r.scale_effective_min, 7);	/* 8192<<7 = 1 MiB */
@@ -393,16 +407,79 @@ test_request_too_big(void **state)
 	g.flags = F_SYN | F_ACK;
 	g.window = 10;
 	g.mss = 1460;
+	d.now += MS;
+	window_input(d.w, &g, d.now);
+	drain(&d);
+	/* acknowledged; the request waits for a window (a SYN proxy opens
+	 * it later), the ACK is resent twice, one end_wait apart */
+	assert_false(window_done(d.w));
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_ACK);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(window_next_wake(d.w), d.now + 1000 * MS);
+		timer(&d, window_next_wake(d.w));
+		assert_int_equal(d.nact, 1);
+		assert_int_equal(d.act[0].kind, WINDOW_ACT_ACK);
+	}
+	/* a segment whose window still cannot take it changes nothing */
+	g.flags = F_ACK;
+	g.seq = IRS + 1;
+	g.window = 10;
 	window_input(d.w, &g, d.now + MS);
 	drain(&d);
+	assert_int_equal(d.nact, 0);
+	timer(&d, window_next_wake(d.w));
 	assert_true(window_done(d.w));
-	assert_int_equal(d.nact, 2);
-	assert_int_equal(d.act[0].kind, WINDOW_ACT_ACK);
-	assert_int_equal(d.act[1].kind, WINDOW_ACT_RST);
-	assert_int_equal(d.act[1].seq, ISN + 1);
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_RST);
+	assert_int_equal(d.act[0].seq, ISN + 1);
 	window_result(d.w, &r);
 	assert_int_equal(r.end, WINDOW_END_REFUSED);
 	assert_true(r.inconclusive);
+	window_free(d.w);
+}
+
+/* A SYN-ACK with window 0 (a SYN proxy's), then a window update: the
+ * request leaves with the update, and data follow as usual. */
+static void
+test_window_update(void **state)
+{
+	struct drv d;
+	struct window_seg g;
+
+	(void)state;
+	start(&d, 7);
+	memset(&g, 0, sizeof(g));
+	g.seq = IRS;
+	g.ack = ISN + 1;
+	g.flags = F_SYN | F_ACK;
+	g.window = 0;
+	g.mss = 1400;
+	g.wscale = 5;
+	g.ttl = 59;
+	d.now += MS;
+	window_input(d.w, &g, d.now);
+	drain(&d);
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_ACK);
+	assert_int_equal(d.act[0].seq, ISN + 1);
+	/* still 0: nothing; then a field of 1, scaled by the SYN-ACK's shift
+	 * (1 << 5 = 32 bytes) takes the 27-byte request */
+	memset(&g, 0, sizeof(g));
+	g.seq = IRS + 1;
+	g.ack = ISN + 1;
+	g.flags = F_ACK;
+	g.window = 0;
+	g.ttl = 59;
+	window_input(d.w, &g, d.now);
+	drain(&d);
+	assert_int_equal(d.nact, 0);
+	g.window = 1;
+	window_input(d.w, &g, d.now);
+	drain(&d);
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_DATA);
+	assert_int_equal(d.act[0].payload_len, REQ_LEN);
 	window_free(d.w);
 }
 
@@ -619,6 +696,7 @@ main(void)
 		cmocka_unit_test(test_dup_synack),
 		cmocka_unit_test(test_request_resent),
 		cmocka_unit_test(test_request_too_big),
+		cmocka_unit_test(test_window_update),
 		cmocka_unit_test(test_reorder_and_duplicates),
 		cmocka_unit_test(test_many_holes),
 		cmocka_unit_test(test_fin_and_rst),

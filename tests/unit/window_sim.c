@@ -14,6 +14,7 @@
 #define SIM_MSS 1448			/* 1460 minus timestamps */
 #define SIM_RTO (200 * SIM_MS)		/* Linux's TCP_RTO_MIN */
 #define SIM_END (60000 * SIM_MS)
+#define SIM_TTL 59			/* as the first packets arrive */
 
 #define F_FIN 0x01
 #define F_SYN 0x02
@@ -28,6 +29,7 @@ struct pkt {
 	int mss;
 	bool ts;
 	uint32_t tsval, tsecr;
+	uint8_t ttl;
 };
 
 struct fifo {
@@ -48,7 +50,11 @@ struct sim {
 	struct fifo to_srv, to_cli;
 
 	/* the server */
-	int state;			/* 0 listen, 1 SYN received, 2 open, 3 reset */
+	int state;			/* 0 listen, 1 SYN received, 2 open, 3 reset,
+					   4 a proxy opening the connection */
+	uint32_t irs;			/* this connection's ISN */
+	uint64_t open_at;		/* state 4: when the proxy's update leaves */
+	uint16_t last_window;
 	uint32_t rcv_nxt, peer_tsval;
 	uint64_t una, nxt, wnd, max_window;
 	uint32_t cwnd, ssthresh, max_out;
@@ -98,7 +104,7 @@ srv_emit(struct sim *s, uint64_t off, uint32_t len, uint8_t flags)
 
 	memset(&p, 0, sizeof(p));
 	p.at = s->now + s->owd;
-	p.seq = s->c->irs + 1 + (uint32_t)off;
+	p.seq = s->irs + 1 + (uint32_t)off;
 	p.ack = s->rcv_nxt;
 	p.len = len;
 	p.flags = flags;
@@ -107,6 +113,7 @@ srv_emit(struct sim *s, uint64_t off, uint32_t len, uint8_t flags)
 	p.ts = !s->c->no_ts;
 	p.tsval = 5000 + (uint32_t)(s->now / SIM_MS);
 	p.tsecr = s->peer_tsval;
+	p.ttl = s->c->proxy ? SIM_TTL - 1 : SIM_TTL;	/* the server is one hop further */
 	if (len > 0 && s->c->swap && (s->ndata++ % 4) == 1 && !s->holding) {
 		s->held = p;
 		s->holding = true;
@@ -232,13 +239,38 @@ srv_ack(struct sim *s, uint64_t a)
 	s->persist_at = 0;
 }
 
+/* A new connection on the same 4-tuple, after our RST closed the last. */
+static void
+srv_reset(struct sim *s)
+{
+	s->state = 0;
+	s->irs += 0x10000000u;		/* a new ISN, as a server picks */
+	s->una = s->nxt = s->wnd = s->max_window = 0;
+	s->cwnd = s->c->iw ? s->c->iw : 10;
+	s->ssthresh = UINT32_MAX;
+	s->max_out = 0;
+	s->cwnd_limited = s->app_wrote = s->fin_sent = s->tlp_done = false;
+	s->persist_at = s->tlp_at = s->rto_at = s->dribble_at = 0;
+	s->rto = SIM_RTO;
+	s->shead = s->sn = 0;
+	s->holding = false;
+	s->out->reset = false;
+	s->out->connections++;
+}
+
 static void
 srv_input(struct sim *s, const struct pkt *p)
 {
 	uint32_t req = (uint32_t)s->wc->request_len;
 
+	if (s->state == 3 && (p->flags & (F_SYN | F_ACK)) == F_SYN)
+		srv_reset(s);
 	if (s->state == 3)
 		return;
+	if (s->state == 4) {
+		s->last_window = p->window;
+		return;		/* the proxy: nothing reaches the server yet */
+	}
 	if (p->flags & F_RST) {
 		if (s->state >= 1 && p->seq == s->rcv_nxt) {
 			s->state = 3;
@@ -257,10 +289,11 @@ srv_input(struct sim *s, const struct pkt *p)
 		s->peer_tsval = p->tsval;
 		memset(&r, 0, sizeof(r));
 		r.at = s->now + s->owd;
-		r.seq = s->c->irs;
+		r.seq = s->irs;
 		r.ack = s->rcv_nxt;
 		r.flags = F_SYN | F_ACK;
-		r.window = 65160;
+		r.window = s->c->proxy ? 0 : 65160;
+		r.ttl = SIM_TTL;
 		r.mss = 1460;
 		r.ts = !s->c->no_ts;
 		r.tsval = 5000 + (uint32_t)(s->now / SIM_MS);
@@ -276,13 +309,22 @@ srv_input(struct sim *s, const struct pkt *p)
 	if (p->ts)
 		s->peer_tsval = p->tsval;
 	if (s->state == 1) {
-		if (p->ack != s->c->irs + 1)
+		if (p->ack != s->irs + 1)
 			return;
+		if (s->c->proxy) {
+			/* the proxy checks its cookie, opens its own connection
+			 * to the server, and only then opens our window */
+			s->state = 4;
+			s->open_at = s->c->proxy_ns == SIM_NEVER ? SIM_NEVER :
+			    s->now + s->c->proxy_ns;
+			s->last_window = p->window;
+			return;
+		}
 		s->state = 2;
 		s->wnd = s->max_window = (uint64_t)p->window << s->c->shift;
 	}
 	{
-		uint64_t a = (uint32_t)(p->ack - (s->c->irs + 1));
+		uint64_t a = (uint32_t)(p->ack - (s->irs + 1));
 
 		if (a > s->una && a <= s->nxt)
 			srv_ack(s, a);
@@ -318,6 +360,25 @@ srv_input(struct sim *s, const struct pkt *p)
 static void
 srv_timers(struct sim *s)
 {
+	if (s->state == 4 && s->now >= s->open_at) {
+		struct pkt u;
+
+		s->state = 2;
+		s->wnd = s->max_window = (uint64_t)s->last_window << s->c->shift;
+		memset(&u, 0, sizeof(u));	/* the window update, from the proxy */
+		u.at = s->now + s->owd;
+		u.seq = s->irs + 1;
+		u.ack = s->rcv_nxt;
+		u.flags = F_ACK;
+		u.window = 65160 >> 7;
+		u.mss = -1;
+		u.ts = !s->c->no_ts;
+		u.tsval = 5000 + (uint32_t)(s->now / SIM_MS);
+		u.tsecr = s->peer_tsval;
+		u.ttl = SIM_TTL;
+		fifo_push(&s->to_cli, &u);
+		return;
+	}
 	if (s->state != 2)
 		return;
 	if (s->c->dribble_ns && s->app_wrote && s->now >= s->dribble_at) {
@@ -370,6 +431,8 @@ srv_next(const struct sim *s)
 {
 	uint64_t t = SIM_NEVER;
 
+	if (s->state == 4)
+		return s->open_at;
 	if (s->state != 2)
 		return t;
 	if (s->c->dribble_ns && s->app_wrote)
@@ -449,6 +512,8 @@ cli_deliver(struct sim *s)
 	g.mss = p.mss;
 	g.ts = p.ts;
 	g.tsval = p.tsval;
+	g.wscale = (p.flags & F_SYN) ? 7 : -1;
+	g.ttl = p.ttl;
 	window_input(s->w, &g, s->now);
 }
 
@@ -469,6 +534,8 @@ sim_run(const struct sim_cfg *c, const struct window_config *wc, struct sim_out 
 	s->ssthresh = UINT32_MAX;
 	s->rto = SIM_RTO;
 	s->now = 1000 * SIM_MS;		/* not zero: a clock is not */
+	s->irs = c->irs;
+	out->connections = 1;
 	s->w = window_start(wc, c->isn, s->now);
 	if (s->w == NULL)
 		abort();

@@ -18,6 +18,7 @@
  *     unacknowledged segment; optionally a header written as its own
  *     first skb; optionally FIN after the answer;
  *   - a RST is taken only at rcv_nxt (RFC 5961).
+ * A SYN after our RST opens a new connection (another ISN).
  * The wire delivers in order after a fixed one-way delay; with gro set,
  * segments arriving together reach the prober glued into one (as a
  * capture after GRO sees them); with swap set, every second pair of data
@@ -50,6 +51,13 @@ struct sim_cfg {
 					   handshake's); 0 none */
 	uint32_t seg;			/* the server's segment size; 0: 1448 */
 	uint32_t cwnd_max;		/* a locked congestion window; 0 none */
+	bool proxy;			/* a SYN proxy in front: its SYN-ACK has
+					   window 0, our ACK makes it open the
+					   connection to the server, proxy_ns later
+					   a window update (UINT64_MAX: never);
+					   what we send meanwhile is lost; the
+					   server's data arrive one TTL lower */
+	uint64_t proxy_ns;
 };
 
 struct sim_out {
@@ -61,6 +69,7 @@ struct sim_out {
 	uint64_t end_ns;		/* when the machine finished */
 	bool bad_ts;			/* a segment of ours without timestamps */
 	bool bad_seq;			/* one of our segments out of order */
+	int connections;		/* SYNs after a RST open new ones */
 };
 
 /* Runs one window test against the model; false if the run did not end
