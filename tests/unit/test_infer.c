@@ -483,6 +483,58 @@ test_findings(void **state)
 	assert_int_equal(v.nfindings, 0);
 }
 
+/* A SYN proxy answered the window test's handshake: the finding, located
+ * by its SYN-ACK's TTL (59 from an initial 64: hop 6), its address from a
+ * trace that reached there (none without), the evidence in the detail;
+ * the verdict stays the window test's. */
+static void
+test_syn_proxy(void **state)
+{
+	struct variant_obs r, c;
+	struct trace_obs qr, qc;
+	struct scale_verdict v;
+	struct window_obs t;
+	struct infer_input in = { .c = &c, .r = &r, .t = &t };
+	struct addr a6 = lp_hop_addr(ADDR_V4, 6);
+
+	(void)state;
+	fill(&r, SA_WS, 7);
+	fill(&c, SA_WS, -1);
+	memset(&t, 0, sizeof(t));
+	t.ran = t.synack = true;
+	t.scale_effective = t.scale_effective_min = 7;
+	t.flight_bytes = 8192;
+	t.w = 64;
+	t.syn_proxy = true;
+	t.synack_ttl = 59;
+	t.data_ttl = 58;
+	infer_scale(&in, &v);
+	assert_int_equal(v.verdict, VERDICT_OK);
+	assert_int_equal(v.nfindings, 1);
+	assert_int_equal(v.findings[0].kind, FINDING_SYN_PROXY);
+	assert_int_equal(v.findings[0].hop_index, 6);
+	assert_int_equal(v.findings[0].hop_address.family, 0);
+	assert_string_equal(v.findings[0].detail, "syn-ack window 0, ttl 59, data ttl 58");
+	/* with a trace to D = 7: hop 6's address */
+	mk_trace(&qr, 7, "F7 F7 F7 F7 F7 F7", 7);
+	mk_trace(&qc, -1, "C C C C C C", 7);
+	in.qr = &qr;
+	in.qc = &qc;
+	infer_scale(&in, &v);
+	assert_int_equal(v.nfindings, 1);
+	assert_true(addr_equal(&v.findings[0].hop_address, &a6));
+	/* the proxy on the server's own host: same TTL, window 0 then opened */
+	t.synack_ttl = t.data_ttl = 58;
+	infer_scale(&in, &v);
+	assert_int_equal(v.findings[0].hop_index, 7);
+	assert_int_equal(v.findings[0].hop_address.family, 0);
+	assert_string_equal(v.findings[0].detail, "syn-ack window 0, then opened");
+	/* no proxy, no finding */
+	t.syn_proxy = false;
+	infer_scale(&in, &v);
+	assert_int_equal(v.nfindings, 0);
+}
+
 /* The traces as infer_path hands them over; NULL means none ran. */
 static void
 test_path(void **state)
@@ -545,6 +597,7 @@ main(void)
 		cmocka_unit_test(test_reset_box),
 		cmocka_unit_test(test_syncookie),
 		cmocka_unit_test(test_findings),
+		cmocka_unit_test(test_syn_proxy),
 		cmocka_unit_test(test_path),
 	};
 
