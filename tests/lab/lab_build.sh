@@ -99,6 +99,8 @@ topology() {
 	# checksums and segments as on a wire wherever kernels originate TCP
 	for n in srv srv-nows srv-cookie srv-synp anyip; do nx "$n" "$PY" "$LAB_DIR/txcsum.py" west; done
 	nx prober "$PY" "$LAB_DIR/txcsum.py" east any
+	# the SYN proxy originates TCP too (its SYN-ACKs, window updates)
+	nx synp "$PY" "$LAB_DIR/txcsum.py" west srv
 	nx srv-nows sysctl -qw net.ipv4.tcp_window_scaling=0
 	nx srv-cookie sysctl -qw net.ipv4.tcp_syncookies=2
 	nx anyip sysctl -qw net.ipv4.tcp_syncookies=2 net.core.somaxconn=65535

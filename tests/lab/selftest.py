@@ -38,7 +38,7 @@ from scapy.layers.inet6 import IPv6                     # noqa: E402
 
 MSS = {4: 1460, 6: 1440}
 PORT_LO, PORT_HI = 62000, 63999         # outside ip_local_port_range
-SERVERS = ("srv", "srv-nows", "srv-cookie")
+SERVERS = ("srv", "srv-nows", "srv-cookie", "srv-synp")
 SETTLE = 1.5                            # seconds of quiet after the burst
 ANYIP_N = 20                            # random AnyIP targets per family
 WINDOW = 16                             # the window field of the window test
@@ -192,9 +192,12 @@ def anyip_addr(row, fam):
 
 # ---- the window test -----------------------------------------------------------
 
-def window_test(cap, snd, fam, dst, scale):
-    """Handshake with scale, then GET with window field WINDOW and no further
-    ACK: the bytes of the server's first flight, highest end - (ISN + 1)."""
+def window_test(cap, snd, fam, dst, scale, win=WINDOW, proxy=False):
+    """Handshake with scale, then GET with window field win and no further
+    ACK: the bytes of the server's first flight, highest end - (ISN + 1).
+    proxy: the SYN-ACK comes from a SYN proxy with window 0, and the GET
+    waits for its window update.  Returns (flight, note, info): info holds
+    the SYN-ACK, whether an update came first, and the first data's TTL."""
     sport, isn, ts = new_port(), new_seq(), random.getrandbits(31)
     q = queue.Queue()
     cap.listeners[sport] = q
@@ -209,17 +212,36 @@ def window_test(cap, snd, fam, dst, scale):
             continue
         if p.flags & (W.TCP_SYN | W.TCP_ACK) == W.TCP_SYN | W.TCP_ACK and p.ack == isn + 1:
             sa = p
+    info = {"synack": sa, "update": None, "data_ttl": None}
     if sa is None:
-        return None, "no SYN-ACK"
+        del cap.listeners[sport]
+        return None, "no SYN-ACK", info
     tsopt = W.opt_find(sa.opts, W.OPT_TS)
     ecr = struct.unpack("!I", tsopt[2:6])[0] if tsopt else 0     # echo its TSval
     ackopts = [("NOP", None), ("NOP", None), ("Timestamp", (ts + 1, ecr))]
     base = (sa.seq + 1) & 0xFFFFFFFF
     req = b"GET / HTTP/1.0\r\nHost: lab\r\nUser-Agent: scaleprobe-lab-selftest\r\n\r\n"
     snd.send(fam, dst, tcp_packet(fam, src, dst, 64, sport, 80, isn + 1, "A", ackopts,
-                                  ack=base, win=WINDOW))
+                                  ack=base, win=win))
+    if proxy:
+        # the proxy checks the cookie in our TSecr, opens its connection to
+        # the server, then opens our window: only then may the GET go
+        end = time.monotonic() + 2
+        while info["update"] is None and time.monotonic() < end:
+            try:
+                _, p = q.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            if p.flags & (W.TCP_SYN | W.TCP_RST) == 0 and p.win and not p.payload:
+                info["update"] = p
+        if info["update"] is None:
+            del cap.listeners[sport]
+            return None, "no window update", info
+        tsopt = W.opt_find(info["update"].opts, W.OPT_TS)
+        ecr = struct.unpack("!I", tsopt[2:6])[0] if tsopt else ecr
+        ackopts = [("NOP", None), ("NOP", None), ("Timestamp", (ts + 2, ecr))]
     snd.send(fam, dst, tcp_packet(fam, src, dst, 64, sport, 80, isn + 1, "PA", ackopts,
-                                  ack=base, win=WINDOW, data=req))
+                                  ack=base, win=win, data=req))
     hi, note = 0, "flight stopped"
     last, end = time.monotonic(), time.monotonic() + 4
     while time.monotonic() < end:
@@ -231,6 +253,8 @@ def window_test(cap, snd, fam, dst, scale):
             continue
         if not p.payload:
             continue
+        if info["data_ttl"] is None:
+            info["data_ttl"] = p.ttl
         e = (p.seq + len(p.payload) - base) & 0xFFFFFFFF
         if e > 1 << 31:
             continue
@@ -241,7 +265,33 @@ def window_test(cap, snd, fam, dst, scale):
     snd.send(fam, dst, tcp_packet(fam, src, dst, 64, sport, 80, isn + 1 + len(req), "R", [],
                                   win=0))
     del cap.listeners[sport]
-    return hi, note
+    return hi, note, info
+
+
+def window_synproxy(fam, s, flight, note, info):
+    """The claims of one handshake through synp's SYNPROXY at scale s."""
+    w = max(1, 8192 >> s)
+    sa, bad = info["synack"], []
+    if sa is None:
+        bad.append("no SYN-ACK")
+    else:
+        bad += C.synproxy_synack(sa, "SYN-ACK")
+    if info["update"] is None:
+        bad.append("no window update before the request")
+    if flight is None:
+        bad.append("no flight (%s)" % note)
+    elif s < 14 and flight != w << s:
+        bad.append("first flight %d, want %d" % (flight, w << s))
+    elif s == 14 and not 8192 < flight <= 16384:
+        bad.append("first flight %d, want more than 1<<13, at most 1<<14" % flight)
+    if info["data_ttl"] is not None and info["data_ttl"] != C.SYNP_TTL - 1:
+        bad.append("data TTL %d, want %d (the server, one hop behind the proxy)"
+                   % (info["data_ttl"], C.SYNP_TTL - 1))
+    R.claim(not bad, "synproxy v%d scale %d, window field %d: %s" % (
+        fam, s, w, "; ".join(bad) if bad else
+        "SYN-ACK window 0 ws5 mss1400 TTL %d, window update %d, first flight %d bytes "
+        "(TTL %d): the server applied %d" % (sa.ttl, info["update"].win, flight,
+                                             info["data_ttl"], s)))
 
 
 def syncookies_sent():
@@ -302,16 +352,24 @@ def main():
     wt = {}
     clean = next(r for r in rows if r["name"] == "clean")
     r5 = next(r for r in rows if r["name"] == "ws0-r5eg")
-    jobs = [(clean, f, s) for f in (4, 6) for s in (0, 7)]
-    jobs += [(r5, f, 7) for f in (4, 6)]
+    ws14 = next(r for r in rows if r["name"] == "ws14-r5eg")
+    synp = next(r for r in rows if r["name"] == "synproxy")
+    # (row, family, scale, window field, through a SYN proxy)
+    jobs = [(clean, f, s, WINDOW, False) for f in (4, 6) for s in (0, 7)]
+    jobs += [(r5, f, 7, WINDOW, False) for f in (4, 6)]
+    # the box sets 14: window field 1, whatever was sent
+    jobs += [(ws14, f, s, 1, False) for f in (4, 6) for s in (0, 7)]
+    # through the SYN proxy: scaleprobe's window field for each scale
+    jobs += [(synp, f, s, max(1, 8192 >> s), True) for f in (4, 6) for s in (0, 7, 14)]
 
     # A job that raises still leaves its verdict; the claims below are made
     # from the job list, so a lost thread is a FAIL, never a missing line.
     def job(j):
         try:
-            r = window_test(cap, snd, j[1], j[0]["v%d" % j[1]], j[2])
+            r = window_test(cap, snd, j[1], j[0]["v%d" % j[1]], j[2], j[3], j[4])
         except Exception as e:  # noqa: BLE001 -- reported as the claim's reason
-            r = (None, "the test raised %s: %s" % (type(e).__name__, e))
+            r = (None, "the test raised %s: %s" % (type(e).__name__, e),
+                 {"synack": None, "update": None, "data_ttl": None})
         wt[(j[0]["name"], j[1], j[2])] = r
     ths = [threading.Thread(target=job, args=(j,)) for j in jobs]
     for t in ths:
@@ -336,19 +394,31 @@ def main():
     C.check_replies(chain, tcp, icmp)
     C.check_quotes(chain, icmp)
 
-    for row, fam, s in jobs:
+    for row, fam, s, _, _ in jobs:
         name = row["name"]
-        flight, note = wt.get((name, fam, s), (None, "no result: the thread did not finish"))
-        want = WINDOW << s if name == "clean" else WINDOW
-        R.claim(flight == want, "window v%d %s scale %d, window field %d: first flight %s bytes "
-                "(%s), want %d" % (fam, name, s, WINDOW, flight, note, want))
+        flight, note, info = wt.get((name, fam, s), (
+            None, "no result: the thread did not finish",
+            {"synack": None, "update": None, "data_ttl": None}))
+        if name in ("clean", "ws0-r5eg"):
+            want = WINDOW << s if name == "clean" else WINDOW
+            R.claim(flight == want, "window v%d %s scale %d, window field %d: first flight %s "
+                    "bytes (%s), want %d" % (fam, name, s, WINDOW, flight, note, want))
+        elif name == "ws14-r5eg":
+            # 1<<14 = 16,384: the initial window (ten segments) fills it
+            # only in part, but more than 1<<13 proves 14
+            R.claim(flight is not None and 8192 < flight <= 16384,
+                    "window v%d %s scale %d, window field 1: first flight %s bytes (%s), want "
+                    "more than 1<<13 and at most 1<<14: the server applied 14"
+                    % (fam, name, s, flight, note))
+        else:
+            window_synproxy(fam, s, flight, note, info)
 
     n = cookies1 - cookies0
     R.claim(cookie_syns > 0 and n == cookie_syns,
             "srv-cookie answered its %d SYNs from syncookies (SyncookiesSent +%d)" % (cookie_syns, n))
     sysv = {ns: in_ns(ns, "sysctl", "-n", "net.ipv4.tcp_window_scaling").stdout.strip()
             for ns in SERVERS}
-    R.claim(sysv == {"srv": "1", "srv-nows": "0", "srv-cookie": "1"},
+    R.claim(sysv == {"srv": "1", "srv-nows": "0", "srv-cookie": "1", "srv-synp": "1"},
             "window scaling is per namespace, off only in srv-nows: %s" % sysv)
 
     anys = [p for p in probes if p.kind == "any"]

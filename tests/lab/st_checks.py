@@ -75,7 +75,8 @@ def check_server_syns(probes, seen):
         row = ps[0].row
         bad, what, moved = [], [], 0
         for p in ps:
-            exp = None if row["action"] == "reject-admin" else server_opts(row, p.opts)
+            # a SYN proxy answers the SYN itself: the server never sees it
+            exp = None if row["action"] in ("reject-admin", "synproxy") else server_opts(row, p.opts)
             got = seen.get(p.seq, [])
             label = "control" if p.kind == "ctl" else "SYN"
             if exp is None:
@@ -125,6 +126,23 @@ def expect_reply(row, p):
     return ("syn-ack", ws, ts)
 
 
+SYNP_TTL = 64 - ROUTERS     # sent by synp, after r5 .. r1
+
+
+def synproxy_synack(s, label):
+    """What is wrong with a SYN-ACK that synp's SYNPROXY should have sent:
+    window 0, its own --wscale 5 and --mss 1400, from hop 6 (TTL 59)."""
+    bad = []
+    mss = W.opt_find(s.opts, W.OPT_MSS)
+    if s.win != 0:
+        bad.append("%s: SYN-ACK window %d, want 0 (the proxy's)" % (label, s.win))
+    if W.ws_of(s.opts) != 5 or mss is None or mss[2:4] != b"\x05\x78":
+        bad.append("%s: SYN-ACK %s, want the proxy's ws5, mss1400" % (label, W.opt_text(s.opts)))
+    if s.ttl != SYNP_TTL:
+        bad.append("%s: SYN-ACK TTL %d, want %d (sent by hop 6)" % (label, s.ttl, SYNP_TTL))
+    return bad
+
+
 def check_replies(probes, tcp, icmp):
     by_case = {}
     for p in probes:
@@ -149,6 +167,8 @@ def check_replies(probes, tcp, icmp):
                     bad.append("%s: SYN-ACK %s timestamps" % (label, "with" if not ts else "without"))
                 if not s.l4_ok:
                     bad.append("%s: SYN-ACK checksum wrong" % label)
+                if row["action"] == "synproxy":
+                    bad += synproxy_synack(s, label)
                 what.append("%s: SYN-ACK %s" % (label, W.opt_text(s.opts)))
             elif kind == "rst":
                 r = [x for x in t if x.flags & W.TCP_RST]
