@@ -51,6 +51,10 @@ enum engine_trace {
 	ENGINE_TRACE_ALWAYS,
 };
 
+/* The offset of the window test's second connections' source ports
+ * (stage_window.c); both sets lie in the guard's block of 64. */
+#define ENGINE_SECOND_PORTS SEND_MAX_VARIANTS
+
 struct engine_config {
 	int nvariants;			/* 1 + number of scales */
 	int variant_scale[SEND_MAX_VARIANTS];	/* [0] = -1 (control) */
@@ -58,7 +62,10 @@ struct engine_config {
 	uint32_t burst;			/* token bucket depth; 0: derived from rate */
 	uint64_t timeout_ns;		/* wait for a reply after each attempt */
 	int retries;			/* extra attempts for a silent variant */
-	uint16_t port_lo;		/* first source port of the guard's block */
+	uint16_t port_lo;		/* first source port of the guard's block:
+					   variant v sends from port_lo + v, a
+					   window test's second connection from
+					   port_lo + ENGINE_SECOND_PORTS + v */
 	uint8_t key[16];		/* SipHash key of this run */
 	size_t max_inflight;		/* paths at once */
 	uint8_t ttl;			/* TTL / hop limit of handshake SYNs */

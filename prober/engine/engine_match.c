@@ -9,12 +9,18 @@
  */
 #include "engine_int.h"
 
+/* The variant a port of ours belongs to: port_lo + v, or a window test's
+ * second connection at port_lo + ENGINE_SECOND_PORTS + v. */
 static int
 our_variant(const struct engine *e, uint16_t port)
 {
-	if (port < e->cfg.port_lo || port >= e->cfg.port_lo + e->cfg.nvariants)
+	int off = port - e->cfg.port_lo;
+
+	if (off >= ENGINE_SECOND_PORTS)
+		off -= ENGINE_SECOND_PORTS;
+	if (port < e->cfg.port_lo || off >= e->cfg.nvariants)
 		return -1;
-	return port - e->cfg.port_lo;
+	return off;
 }
 
 /* Tags a reply may carry in this run: what its probes used. */

@@ -295,6 +295,10 @@ run_progress(evutil_socket_t fd, short what, void *arg)
 /* --- set-up -------------------------------------------------------------- */
 
 /* TCP to our port block, and the ICMP errors that could quote our SYNs. */
+/* the window test's second connections send from the same guarded block */
+_Static_assert(ENGINE_SECOND_PORTS + SEND_MAX_VARIANTS <= GUARD_BLOCK_PORTS,
+    "the second connections' ports lie outside the guard's block");
+
 static void
 run_filter(char *buf, size_t len, uint16_t lo, int nvariants)
 {
@@ -302,7 +306,7 @@ run_filter(char *buf, size_t len, uint16_t lo, int nvariants)
 	    "(tcp and dst portrange %u-%u) or "
 	    "(icmp and (icmp[0] == 3 or icmp[0] == 11)) or "
 	    "(icmp6 and (ip6[40] == 1 or ip6[40] == 3))",
-	    lo, lo + nvariants - 1);
+	    lo, lo + ENGINE_SECOND_PORTS + nvariants - 1);
 }
 
 static size_t

@@ -70,6 +70,11 @@ send_actions(struct engine *e, struct slot *s, int v, uint64_t now)
 		}
 		window_next_action(w, now, &a);
 		engine_make_syn(e, s, v, COOKIE_TAG_WINDOW, a.tsval, &syn);
+		if (a.second) {
+			syn.sport += ENGINE_SECOND_PORTS;
+			syn.flow_label = engine_flow_label(e, &s->path.src, &s->path.dst,
+			    syn.sport, s->path.port);
+		}
 		if (a.kind == WINDOW_ACT_SYN) {
 			syn.isn = a.seq;
 			rc = engine_out_syn(e, &syn, now);
@@ -104,13 +109,53 @@ send_actions(struct engine *e, struct slot *s, int v, uint64_t now)
 	}
 }
 
+/* " 8192 8192 ..." for n flights, cut to fit. */
 static void
-copy_result(struct slot *s, int v)
+flights_text(char *buf, size_t len, const uint32_t *f, int n)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && at < len; i++) {
+		int k = snprintf(buf + at, len - at, " %u", f[i]);
+
+		if (k < 0)
+			break;
+		at += (size_t)k;
+	}
+}
+
+/* -v: what the window test measured, round by round */
+static void
+log_result(const struct engine *e, const struct slot *s, int v,
+    const struct window_result *wr)
+{
+	char addr[ADDR_STRLEN], a[160], b[200] = "";
+
+	if (log_getverbose() < 1)
+		return;
+	flights_text(a, sizeof(a), wr->flight, wr->rounds);
+	if (wr->remeasured) {
+		char f[140];
+
+		flights_text(f, sizeof(f), wr->first_flight, wr->first_rounds);
+		snprintf(b, sizeof(b), "; first connection W %u, %d rounds:%s", wr->first_w,
+		    wr->first_rounds, f);
+	}
+	log_debug("window test %s port %u scale %d: W %u, %d rounds:%s (%s)%s%s: %s",
+	    addr_format(&s->path.dst, addr, sizeof(addr)), s->path.port,
+	    e->cfg.variant_scale[v], wr->w, wr->rounds, a, window_end_name(wr->end), b,
+	    wr->syn_proxy ? "; a SYN proxy answered" : "", wr->reason);
+}
+
+static void
+copy_result(struct engine *e, struct slot *s, int v)
 {
 	struct window_result wr;
 	struct window_obs *o = &s->wobs[v];
 
 	window_result(s->win[v], &wr);
+	log_result(e, s, v, &wr);
 	memset(o, 0, sizeof(*o));
 	o->ran = true;
 	o->synack = wr.synack;
@@ -144,7 +189,7 @@ over_if_done(struct engine *e, struct slot *s)
 			return;
 	for (int v = 1; v < e->cfg.nvariants; v++)
 		if (s->win[v] != NULL) {
-			copy_result(s, v);
+			copy_result(e, s, v);
 			window_free(s->win[v]);
 			s->win[v] = NULL;
 			e->win_conns--;
@@ -191,6 +236,12 @@ win_start(struct engine *e, struct slot *s, uint64_t now)
 		window_config_defaults(&wc, e->cfg.variant_scale[v]);
 		wc.request = req;
 		wc.request_len = len;
+		/* a second connection, if it comes to one, from a port of its
+		 * own: a SYN proxy or stateful firewall still holds the first
+		 * one's 4-tuple (closed) and would not let a new one through */
+		wc.isn_second = cookie_isn(&e->key, &s->path.src, &s->path.dst,
+		    (uint16_t)(engine_variant_sport(e, v) + ENGINE_SECOND_PORTS),
+		    s->path.port, COOKIE_TAG_WINDOW);
 		s->win[v] = window_start(&wc, cookie_isn(&e->key, &s->path.src,
 		    &s->path.dst, engine_variant_sport(e, v), s->path.port,
 		    COOKIE_TAG_WINDOW), now);
@@ -220,6 +271,7 @@ win_input(struct engine *e, struct slot *s, const struct match *m,
 	seg.tsval = r->tsval;
 	seg.wscale = r->opts.wscale;
 	seg.ttl = r->ttl;
+	seg.second = r->dport != engine_variant_sport(e, m->v);
 	window_input(w, &seg, now);
 	/* what it asks for leaves at the next run, which input asks for */
 	e->wants_run = true;

@@ -38,8 +38,9 @@
  * A second connection.  When the connection ends with a flight larger
  *   than W<<s allows (a box raised the shift) but no plateau (the
  *   congestion window capped the flights long before W<<s''), a second
- *   connection on the same 4-tuple and ISN (after a pause for the first
- *   one's stragglers) measures again with W = 1: every shift up to 14 then
+ *   connection (from its own source port, isn_second, after a pause for
+ *   the first one's stragglers; without isn_second on the same 4-tuple
+ *   and ISN) measures again with W = 1: every shift up to 14 then
  *   fits under the flight a server can send at once, so the shift comes
  *   out exact.  (Lowering W within the first connection would shrink its
  *   right edge, which TCP discourages.)  Each connection has max_ns.
@@ -215,6 +216,7 @@ window_push(struct window *w, enum window_act_kind kind, uint32_t seq, uint8_t f
 	a = &w->q[(w->qhead + w->qlen++) % WINDOW_QLEN];
 	memset(a, 0, sizeof(*a));
 	a->kind = kind;
+	a->second = w->second && w->cfg.isn_second != 0;
 	a->seq = seq;
 	a->flags = flags;
 	a->payload = payload;
@@ -429,6 +431,9 @@ static void
 window_restart(struct window *w)
 {
 	w->second = true;
+	if (w->cfg.isn_second != 0)
+		w->isn = w->cfg.isn_second;	/* its own port: no straggler of
+						   the first, no state a box kept */
 	w->w = window_choose_w(WINDOW_MAX_SCALE);
 	w->st = ST_SYN;
 	w->t0 = w->syn_at = w->now;
@@ -671,6 +676,10 @@ void
 window_input(struct window *w, const struct window_seg *s, uint64_t now)
 {
 	w->now = max64(w->now, now);
+	if (w->cfg.isn_second != 0 && s->second != w->second) {
+		w->ignored++;		/* the other connection's */
+		return;
+	}
 	switch (w->st) {
 	case ST_SYN:
 		window_on_synack(w, s);
@@ -877,6 +886,9 @@ window_result(const struct window *w, struct window_result *res)
 			reason_prefix(res, "a second connection with W = 1: ");
 		}
 		res->remeasured = true;
+		res->first_w = w->first.w;
+		res->first_rounds = w->first.rounds;
+		memcpy(res->first_flight, w->first.flight, sizeof(res->first_flight));
 		res->synack = true;
 		res->ignored = w->ignored;
 		res->retransmissions = w->retrans;

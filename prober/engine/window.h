@@ -65,6 +65,9 @@ struct window_config {
 	uint64_t max_ns;		/* the whole test */
 	int max_rounds;			/* 2..WINDOW_MAX_ROUNDS */
 	size_t max_bytes;		/* of answer read; at most WINDOW_MAX_BYTES */
+	uint32_t isn_second;		/* the ISN of a second connection, from
+					   its own source port; 0: none (it reuses
+					   the first one's 4-tuple and ISN) */
 };
 
 /* Defaults for scale s: 50 ms quiet, 1 s end wait, 3 s for the first byte,
@@ -87,6 +90,7 @@ struct window_seg {
 					   (0 too: then the windows that follow
 					   are read unscaled) */
 	uint8_t ttl;			/* IP TTL / hop limit it arrived with */
+	bool second;			/* to the second connection's port */
 };
 
 enum window_act_kind {
@@ -105,6 +109,8 @@ struct window_act {
 	size_t payload_len;		/*   request: valid while it lives */
 	bool ts;			/* carry timestamps (TSval, TSecr) */
 	uint32_t tsval, tsecr;
+	bool second;			/* of the second connection: from its
+					   own source port (isn_second) */
 };
 
 /* Why the test stopped.  WINDOW_END_REFUSED: the request never fit the
@@ -148,6 +154,9 @@ struct window_result {
 	bool remeasured;		/* a second connection with W = 1 ran
 					   (the first showed a larger shift than
 					   sent, capped by the congestion window) */
+	uint16_t first_w;		/* then the first connection's W, */
+	int first_rounds;		/*   rounds and flights */
+	uint32_t first_flight[WINDOW_MAX_ROUNDS];
 	/* A SYN proxy answered the handshake: its SYN-ACK had window 0 and
 	 * a window update followed, or its TTL differs from the data's. */
 	bool syn_proxy;

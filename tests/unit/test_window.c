@@ -105,6 +105,7 @@ base_config(struct window_config *wc, int s)
 	window_config_defaults(wc, s);
 	wc->request = request;
 	wc->request_len = sizeof(request) - 1;
+	wc->isn_second = 0x5a5a5a5fu;	/* as the engine gives it: its own port */
 }
 
 static void
@@ -500,9 +501,18 @@ test_second_connection(void **state)
 	assert_int_equal(o.res.w, 1);
 	assert_int_equal(o.syns_seen, 2);
 	assert_int_equal(o.connections, 2);
+	assert_true(o.second_port);
 	assert_true(o.rsts >= 2);
 	assert_true(o.res.flight_bytes > 8192 && o.res.flight_bytes <= 16384);
 	assert_non_null(strstr(o.res.reason, "second connection"));
+	/* without a port of its own: the same 4-tuple and ISN, as well */
+	wc.isn_second = 0;
+	assert_true(sim_run(&c, &wc, &o));
+	check_expect(&o, X_EXACT, 14);
+	assert_true(o.res.remeasured);
+	assert_false(o.second_port);
+	assert_int_equal(o.connections, 2);
+	wc.isn_second = 0x5a5a5a5fu;
 	/* a plateau on the first connection needs no second (s'' = 1:
 	 * 16,384 bytes, reached by slow start) */
 	base_sim(&c, 0, 1);

@@ -30,6 +30,7 @@ struct pkt {
 	bool ts;
 	uint32_t tsval, tsecr;
 	uint8_t ttl;
+	bool second;			/* to / from the second connection's port */
 };
 
 struct fifo {
@@ -53,6 +54,8 @@ struct sim {
 	int state;			/* 0 listen, 1 SYN received, 2 open, 3 reset,
 					   4 a proxy opening the connection */
 	uint32_t irs;			/* this connection's ISN */
+	uint32_t cisn;			/* ours, from the SYN */
+	bool second;			/* the connection is on the second port */
 	uint64_t open_at;		/* state 4: when the proxy's update leaves */
 	uint16_t last_window;
 	uint32_t rcv_nxt, peer_tsval;
@@ -114,6 +117,7 @@ srv_emit(struct sim *s, uint64_t off, uint32_t len, uint8_t flags)
 	p.tsval = 5000 + (uint32_t)(s->now / SIM_MS);
 	p.tsecr = s->peer_tsval;
 	p.ttl = s->c->proxy ? SIM_TTL - 1 : SIM_TTL;	/* the server is one hop further */
+	p.second = s->second;
 	if (len > 0 && s->c->swap && (s->ndata++ % 4) == 1 && !s->holding) {
 		s->held = p;
 		s->holding = true;
@@ -265,8 +269,8 @@ srv_input(struct sim *s, const struct pkt *p)
 
 	if (s->state == 3 && (p->flags & (F_SYN | F_ACK)) == F_SYN)
 		srv_reset(s);
-	if (s->state == 3)
-		return;
+	if (s->state == 3 || (s->state > 0 && p->second != s->second))
+		return;		/* a closed connection's, or the other port's */
 	if (s->state == 4) {
 		s->last_window = p->window;
 		return;		/* the proxy: nothing reaches the server yet */
@@ -285,6 +289,10 @@ srv_input(struct sim *s, const struct pkt *p)
 		if (!s->c->synack || s->state == 2)
 			return;
 		s->state = 1;
+		s->second = p->second;
+		s->cisn = p->seq;
+		if (p->second)
+			s->out->second_port = true;
 		s->rcv_nxt = p->seq + 1;
 		s->peer_tsval = p->tsval;
 		memset(&r, 0, sizeof(r));
@@ -298,6 +306,7 @@ srv_input(struct sim *s, const struct pkt *p)
 		r.ts = !s->c->no_ts;
 		r.tsval = 5000 + (uint32_t)(s->now / SIM_MS);
 		r.tsecr = p->tsval;
+		r.second = s->second;
 		fifo_push(&s->to_cli, &r);
 		s->out->synacks_sent++;
 		return;
@@ -337,7 +346,7 @@ srv_input(struct sim *s, const struct pkt *p)
 			s->rcv_nxt += p->len;
 		else if ((int32_t)(p->seq - s->rcv_nxt) > 0)
 			s->out->bad_seq = true;
-		if (!s->app_wrote && s->rcv_nxt - (s->c->isn + 1) >= req) {
+		if (!s->app_wrote && s->rcv_nxt - (s->cisn + 1) >= req) {
 			s->app_wrote = true;
 			s->dribble_at = s->now + s->c->dribble_ns;
 		}
@@ -376,6 +385,7 @@ srv_timers(struct sim *s)
 		u.tsval = 5000 + (uint32_t)(s->now / SIM_MS);
 		u.tsecr = s->peer_tsval;
 		u.ttl = SIM_TTL;
+		u.second = s->second;
 		fifo_push(&s->to_cli, &u);
 		return;
 	}
@@ -464,6 +474,7 @@ cli_drain(struct sim *s)
 		p.window = a.window;
 		p.len = (uint32_t)a.payload_len;
 		p.mss = -1;
+		p.second = a.second;
 		if (a.kind == WINDOW_ACT_SYN) {
 			p.ts = s->wc->ts;
 			p.tsval = a.tsval;
@@ -514,6 +525,7 @@ cli_deliver(struct sim *s)
 	g.tsval = p.tsval;
 	g.wscale = (p.flags & F_SYN) ? 7 : -1;
 	g.ttl = p.ttl;
+	g.second = p.second;
 	window_input(s->w, &g, s->now);
 }
 

@@ -18,7 +18,9 @@
  *     unacknowledged segment; optionally a header written as its own
  *     first skb; optionally FIN after the answer;
  *   - a RST is taken only at rcv_nxt (RFC 5961).
- * A SYN after our RST opens a new connection (another ISN).
+ * A SYN after our RST opens a new connection (another ISN), from the
+ * second connection's port or the first's; segments of the other port's
+ * connection are not its own.
  * The wire delivers in order after a fixed one-way delay; with gro set,
  * segments arriving together reach the prober glued into one (as a
  * capture after GRO sees them); with swap set, every second pair of data
@@ -70,6 +72,7 @@ struct sim_out {
 	bool bad_ts;			/* a segment of ours without timestamps */
 	bool bad_seq;			/* one of our segments out of order */
 	int connections;		/* SYNs after a RST open new ones */
+	bool second_port;		/* one came from the second port */
 };
 
 /* Runs one window test against the model; false if the run did not end
