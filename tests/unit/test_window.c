@@ -530,6 +530,37 @@ test_second_connection(void **state)
 	assert_false(o.res.remeasured);
 }
 
+/* Issue 12's promise: whatever was sent, every shift 0..14 the server
+ * applies comes out exact with a long answer -- from the first connection
+ * where its window is within the congestion window's reach, else from the
+ * second with W = 1. */
+static void
+test_every_shift_exact(void **state)
+{
+	static const int sent[] = { 0, 7, 14 };
+	struct window_config wc;
+	struct sim_cfg c;
+	struct sim_out o;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(sent) / sizeof(sent[0]); i++)
+		for (int shift = 0; shift <= 14; shift++) {
+			base_config(&wc, sent[i]);
+			base_sim(&c, sent[i], shift);
+			c.resp = LONG_ANSWER;
+			assert_true(sim_run(&c, &wc, &o));
+			if (o.res.scale_effective != shift)
+				print_message("  s %d, shift %d:\n", sent[i], shift);
+			check_invariants(&wc, &o);
+			check_expect(&o, X_EXACT, shift);
+			/* a second connection only when the shift exceeds the one
+			 * sent (a first one below it plateaus or is bounded at or
+			 * below it) */
+			if (o.res.remeasured)
+				assert_true(shift > sent[i]);
+		}
+}
+
 /* A SYN proxy in front of the server (netfilter SYNPROXY): its SYN-ACK
  * has window 0 and TTL 59, our ACK opens its connection to the server, 5 ms
  * later a window update; the server's data come with TTL 58.  The request
@@ -622,6 +653,7 @@ main(void)
 		cmocka_unit_test(test_no_timestamps),
 		cmocka_unit_test(test_empty_request),
 		cmocka_unit_test(test_second_connection),
+		cmocka_unit_test(test_every_shift_exact),
 		cmocka_unit_test(test_syn_proxy),
 		cmocka_unit_test(test_window_never_opens),
 	};
