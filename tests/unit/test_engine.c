@@ -295,6 +295,17 @@ answer(struct fake *f, int i, uint8_t flags, int ws, uint32_t ack_delta,
 	return pkt_build_tcp(buf, cap, &t);
 }
 
+/* The ISN the window test's SYN number i should carry: its port's cookie. */
+static uint32_t
+cookie_isn_for(struct fake *f, int i)
+{
+	struct cookie_key k;
+
+	cookie_key_init(&k, key);
+	return cookie_isn(&k, &f->syn_src[i], &f->syn_dst[i], f->syn[i].sport,
+	    f->syn[i].dport, COOKIE_TAG_WINDOW);
+}
+
 /* Our SYN number i as it left, for an ICMP error to quote. */
 static size_t
 our_syn(struct fake *f, int i, uint32_t isn, uint8_t *buf, size_t cap)
@@ -1145,6 +1156,101 @@ test_burst_reads_capture(void **state)
 	free(f);
 }
 
+/* A data segment of len bytes at offset off of the window test's answer
+ * (IPv6: no header checksum to fix), as a capture cut to the headers
+ * sees it: the payload length is what the IP header claims. */
+static size_t
+window_data(struct fake *f, int i, uint32_t irs, uint32_t off, uint32_t len,
+    uint8_t flags, uint8_t *buf, size_t cap)
+{
+	struct pkt_tcp t;
+	size_t n;
+
+	memset(&t, 0, sizeof(t));
+	t.src = &f->syn_dst[i];
+	t.dst = &f->syn_src[i];
+	t.sport = f->syn[i].dport;
+	t.dport = f->syn[i].sport;
+	t.seq = irs + 1 + off;
+	t.ack = f->syn[i].isn + 1 + 16;		/* the whole request (f_request) */
+	t.flags = flags;
+	t.window = 509;
+	n = pkt_build_tcp(buf, cap, &t);
+	assert_int_equal(buf[0] >> 4, 6);
+	wire_put16(buf + 4, (uint16_t)(20 + len));
+	return n;
+}
+
+/* A flight proving more than the shift sent, then a FIN: the window test
+ * measures again on a second connection, from port_lo + 32 + v with that
+ * port's cookie as ISN; its SYN-ACK, matched through that port, gets the
+ * ACK and the request from there too.  Its server then says nothing: the
+ * first connection's bound stands. */
+static void
+test_window_second_port(void **state)
+{
+	struct fake *f = fake_new(1, 1);
+	struct engine *e;
+	uint8_t pkt[256];
+	uint64_t now = 1 * SEC;
+	int seen = 0, first = -1, second = -1, data_sent = 0;
+	bool acked2 = false;
+	const uint32_t irs = 0x11223344;
+
+	(void)state;
+	f->window_test = true;
+	e = engine_traced(f, 100000, 0, 16, ENGINE_TRACE_NEVER);
+	for (int ms = 0; ms < 40000 && !engine_finished(e); ms++, now += 1000000) {
+		engine_run(e, now);
+		for (; seen < f->nsyn; seen++) {
+			bool window = (f->syn[seen].isn & COOKIE_TAG_MASK) == COOKIE_TAG_WINDOW;
+
+			/* the handshake's SYNs all answered, the window test's
+			 * only for scale 0 (variant 1) */
+			if (window && f->syn[seen].variant != 1)
+				continue;
+			if (window && f->syn[seen].sport == 61001)
+				first = seen;
+			if (window && f->syn[seen].sport == 61001 + ENGINE_SECOND_PORTS)
+				second = seen;
+			size_t len = answer(f, seen, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+			    pkt, sizeof(pkt));
+			engine_input(e, now + 100000, pkt, len);
+		}
+		/* the first connection's request is in: 20,000 bytes (more
+		 * than W = 8192 allows at shift 0), then a FIN */
+		if (first >= 0 && !data_sent)
+			for (int i = 0; i < f->nseg; i++)
+				if (f->seg[i].sport == 61001 && f->seg[i].payload_len > 0) {
+					size_t len = window_data(f, first, irs, 0, 20000,
+					    REPLY_TCP_ACK, pkt, sizeof(pkt));
+
+					engine_input(e, now + 200000, pkt, len);
+					len = window_data(f, first, irs, 20000, 0,
+					    REPLY_TCP_ACK | REPLY_TCP_FIN, pkt, sizeof(pkt));
+					engine_input(e, now + 200000, pkt, len);
+					data_sent = 1;
+					break;
+				}
+		for (int i = 0; second >= 0 && i < f->nseg; i++)
+			if (f->seg[i].sport == 61001 + ENGINE_SECOND_PORTS &&
+			    f->seg[i].ack == irs + 1 && f->seg[i].window == 1)
+				acked2 = true;
+	}
+	assert_true(engine_finished(e));
+	assert_true(data_sent);
+	assert_true(second >= 0);
+	assert_int_equal(f->syn[second].isn, cookie_isn_for(f, second));
+	assert_true(acked2);
+	assert_int_equal(f->nres, 1);
+	assert_true(f->res[0].window[0].ran);
+	assert_int_equal(f->res[0].window[0].scale_effective, -1);
+	assert_int_equal(f->res[0].window[0].scale_effective_min, 2);	/* 8192<<2 */
+	assert_int_equal(f->res[0].window[0].w, 8192);
+	engine_free(e);
+	free(f);
+}
+
 int
 main(void)
 {
@@ -1166,6 +1272,7 @@ main(void)
 		cmocka_unit_test(test_nat_quotes_table),
 		cmocka_unit_test(test_capture_failure_reported),
 		cmocka_unit_test(test_burst_reads_capture),
+		cmocka_unit_test(test_window_second_port),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
