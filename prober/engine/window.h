@@ -14,14 +14,17 @@
  *   w = window_start(&cfg, isn, now)     isn = cookie_isn(..., COOKIE_TAG_WINDOW)
  *   loop: window_next_action(w, now, &a) until false, send each a
  *   at once (now is when it leaves; it may wait for a token first):
- *     WINDOW_ACT_SYN   the variant's SYN template, seq a.seq (= isn),
- *                      TSval a.tsval; same 4-tuple every time
+ *     WINDOW_ACT_SYN   the variant's SYN template, seq a.seq (= isn, or
+ *                      cfg.isn_second), TSval a.tsval; same 4-tuple
+ *                      every time, but a.second: from the second
+ *                      connection's own source port (stage_window.c)
  *     any other kind   send_segment: seq a.seq, ack a.ack, flags a.flags,
  *                      window a.window, payload a.payload/a.payload_len,
  *                      options from window_act_options (12 bytes NOP NOP
  *                      TS when timestamps were agreed, else none), the
  *                      SYN's TTL and flow label
- *   every TCP segment of the 4-tuple from the server: window_input, then
+ *   every TCP segment of the 4-tuple (seg.second: to the second
+ *   connection's port) from the server: window_input, then
  *   drain the actions again; at window_next_wake: window_on_timer, drain.
  *   When window_done: drain the last actions (the RST), window_result,
  *   keep w alive a little to answer stragglers (window_input after done
