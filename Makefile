@@ -74,6 +74,7 @@ MAN_PAGES   =   # mdoc pages beside their programs
 PROGRAMS    =   # installed programs (scaleprobe, scaleprobed)
 
 include prober/files.mk
+include db/files.mk
 include tests/unit/files.mk
 include tests/fuzz/files.mk
 include tests/lab/files.mk
@@ -121,7 +122,7 @@ $(foreach p,$(LAB_PROGS),$(eval $(call lab_prog_rule,$(p))))
 define bench_prog_rule
 $(BUILD)/plain/bench/$(1): $(call objs,plain,$($(1)_SRCS))
 	@mkdir -p $$(@D)
-	$(call say,LD,$$@)$(CC) $(OPT) -o $$@ $$^
+	$(call say,LD,$$@)$(CC) $(OPT) -o $$@ $$^ $($(1)_LIBS)
 endef
 $(foreach p,$(BENCH_PROGS),$(eval $(call bench_prog_rule,$(p))))
 

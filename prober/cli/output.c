@@ -53,32 +53,6 @@ json_verdict(struct json *j, const struct scale_verdict *v)
 	}
 }
 
-static const char *
-quote_name(enum quote_kind q)
-{
-	switch (q) {
-	case QUOTE_NONE:	return "none";
-	case QUOTE_8BYTE:	return "8-byte";
-	case QUOTE_FULL:	return "full";
-	}
-	return "none";
-}
-
-static const char *
-finding_name(enum finding_kind k)
-{
-	switch (k) {
-	case FINDING_MSS_CLAMPED:	return "mss-clamped";
-	case FINDING_SACK_STRIPPED:	return "sack-stripped";
-	case FINDING_TS_STRIPPED:	return "ts-stripped";
-	case FINDING_NAT:		return "nat";
-	case FINDING_ISN_REWRITTEN:	return "isn-rewritten";
-	case FINDING_OPTIONS_CHANGED:	return "options-changed";
-	case FINDING_SYN_PROXY:		return "syn-proxy";
-	}
-	return "options-changed";
-}
-
 static void
 json_addr(struct json *j, const char *key, const struct addr *a)
 {
@@ -115,7 +89,7 @@ json_findings(struct json *j, const struct scale_verdict *v)
 		const struct side_finding *f = &v->findings[i];
 
 		json_object_begin(j);
-		json_kstring(j, "kind", finding_name(f->kind));
+		json_kstring(j, "kind", result_finding_name(f->kind));
 		if (f->detail[0] != '\0')
 			json_kstring(j, "detail", f->detail);
 		else
@@ -132,45 +106,27 @@ json_findings(struct json *j, const struct scale_verdict *v)
 	json_array_end(j);
 }
 
-/* The path's hops as a traceroute shows them: per TTL up to the control's
- * destination, who answered (any variant) and the best quote any gave. */
+/* The path's hops as a traceroute shows them (result_hops). */
 static void
 json_hops(struct json *j, const struct path_result *res)
 {
-	const struct trace_obs *ctl = res->trace[0];
-	int last;
+	const struct hop_quote *hop[RESULT_MAX_HOPS + 1];
+	int last = result_hops(res, hop);
 
 	json_key(j, "hops");
-	if (ctl == NULL || !ctl->ran) {
+	if (last < 0) {
 		json_null(j);
 		return;
 	}
-	if (ctl->dest_ttl > 0) {
-		last = ctl->dest_ttl - 1;
-	} else {
-		/* no destination answered: up to the last hop anyone heard */
-		last = 0;
-		for (int v = 0; v <= res->nscales; v++)
-			for (int k = 1; res->trace[v] != NULL && k <= res->trace[v]->nttl; k++)
-				if (res->trace[v]->hop[k].quote != QUOTE_NONE && k > last)
-					last = k;
-	}
 	json_array_begin(j);
 	for (int k = 1; k <= last; k++) {
-		const struct hop_quote *best = NULL;
+		const struct hop_quote *best = hop[k];
 
-		for (int v = 0; v <= res->nscales; v++) {
-			const struct trace_obs *t = res->trace[v];
-			if (t == NULL || k > t->nttl || t->hop[k].quote == QUOTE_NONE)
-				continue;
-			if (best == NULL || t->hop[k].quote > best->quote)
-				best = &t->hop[k];
-		}
 		json_object_begin(j);
 		json_kint(j, "ttl", k);
 		if (best != NULL) {
 			json_addr(j, "address", &best->from);
-			json_kstring(j, "quote", quote_name(best->quote));
+			json_kstring(j, "quote", result_quote_name(best->quote));
 			json_kbool(j, "rfc4884", best->rfc4884);
 			json_key(j, "rtt_ms");
 			json_double(j, best->rtt_us / 1000.0);
@@ -332,7 +288,7 @@ text_segment(FILE *f, const struct path_result *res, int i)
 		text_ws(ws, sizeof(ws), q);
 		fprintf(f, "    %2d  %-24s %-8s window scale %s\n", k,
 		    q->quote == QUOTE_NONE ? "*" : addr_format(&q->from, addr, sizeof(addr)),
-		    quote_name(q->quote), ws);
+		    result_quote_name(q->quote), ws);
 	}
 }
 

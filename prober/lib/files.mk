@@ -6,5 +6,7 @@ PURE_SRCS += prober/lib/siphash.c
 PURE_SRCS += prober/lib/targets.c
 PURE_SRCS += prober/lib/blocklist.c
 PURE_SRCS += prober/lib/json.c
+PURE_SRCS += prober/lib/result_names.c
+PURE_SRCS += prober/lib/evidence.c
 PROBER_SRCS += prober/lib/targets_file.c
 PURE_SRCS += prober/lib/when.c

@@ -13,6 +13,8 @@
 
 #include "addr.h"
 
+struct path_evidence;
+
 #define RESULT_MAX_SCALES 31	/* variants minus the control (send.h) */
 
 enum reply_kind {
@@ -186,9 +188,21 @@ struct path_result {
 					   path was in flight (ENETUNREACH, ...) */
 	char capture_error[160];	/* the capture of the path's interface
 					   failed ("eth0: ..."); "" when not */
+	/* The packets that prove it (evidence.h), or NULL; valid during the
+	 * done callback. */
+	const struct path_evidence *evidence;
 };
 
 const char *reply_kind_name(enum reply_kind k);
 const char *verdict_name(enum verdict v);
+
+/* result_names.c: what the NDJSON output and the store share. */
+const char *result_quote_name(enum quote_kind q);
+const char *result_finding_name(enum finding_kind k);
+/* The path's hops as printed: best[k] (k = 1..the return value) is the
+ * fullest quote any variant drew at TTL k, NULL where all were silent;
+ * -1 when the path was not traced ("hops": null). */
+int result_hops(const struct path_result *res,
+    const struct hop_quote *best[RESULT_MAX_HOPS + 1]);
 
 #endif

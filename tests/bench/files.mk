@@ -4,3 +4,8 @@ BENCH_PROGS += span
 span_SRCS = tests/bench/span.c
 BENCH_PROGS += listener
 listener_SRCS = tests/bench/listener.c
+# the store's batched writer (issue 13), for the notes:
+#   make build/plain/bench/store_bench && build/plain/bench/store_bench FILE N [0|1]
+BENCH_PROGS += store_bench
+store_bench_SRCS = tests/bench/store_bench.c tests/unit/storegen.c $(DB_SRCS) $(PURE_SRCS)
+store_bench_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null) -lm

@@ -1,0 +1,6 @@
+# db/: the SQLite store (the only folder that includes sqlite3.h): schema
+# and migrations, opening and its refusals, the batched writer, retention.
+DB_SRCS  = db/store_open.c
+DB_SRCS += db/store_schema.c
+DB_SRCS += db/store_write.c
+PROBER_SRCS += $(DB_SRCS)

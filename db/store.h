@@ -1,0 +1,98 @@
+/*
+ * store.h -- the SQLite store of results (issue 13): one file per history,
+ * opened by a writer (schema created or migrated at open, results written
+ * in batches of one transaction each) or by readers (read-only, never
+ * blocked by the writer: WAL).  Only db/ sees sqlite3.h; callers see these
+ * functions and the structs of result.h.
+ *
+ * A database this program does not own (another application_id), a newer
+ * schema than it knows, or a corrupt file is refused with one line in err
+ * and left byte for byte as it was: it is opened read-only and checked
+ * before anything is written.
+ */
+#ifndef SCALEPROBE_STORE_H
+#define SCALEPROBE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "result.h"
+
+/* "SCPR": what PRAGMA application_id holds in every scaleprobe store. */
+#define STORE_APPLICATION_ID	0x53435052
+/* The schema this binary writes (db/store_schema.c has one migration per
+ * version; a fixture per version lives in tests/db/fixtures/). */
+#define STORE_SCHEMA_VERSION	1
+
+#define STORE_ERRLEN		512
+
+struct store;
+
+enum store_mode {
+	STORE_READ,		/* read-only; the schema must be this binary's */
+	STORE_WRITE,		/* created when missing, migrated at open */
+};
+
+struct store_opts {
+	unsigned batch_rows;	/* commit after this many path results (0: 1000) */
+	uint64_t batch_ns;	/* ... or when the open batch is this old (0: 1 s) */
+	int busy_ms;		/* busy_timeout (0: 5000) */
+};
+
+/* What a run was: one row, every result of the run refers to it. */
+struct store_run {
+	struct timespec start;	/* wall clock */
+	const char *vantage;
+	const char *settings;	/* the settings that shape results, as text;
+				   the store keeps it and its digest */
+	const char *program;	/* name and version */
+};
+
+struct store_stats {
+	uint64_t batches;		/* transactions committed */
+	uint64_t paths, scales;		/* path results and scale rows written */
+	uint64_t evidence, evidence_bytes;
+	uint64_t commit_ns_max;		/* the longest COMMIT: the writer's stall */
+	uint64_t add_ns_max;		/* the longest store_add (inserts) */
+};
+
+/* Opens file; NULL with one line in err (naming the file) when it cannot
+ * or must not be used.  o may be NULL for the defaults. */
+struct store *store_open(const char *file, enum store_mode mode,
+    const struct store_opts *o, char *err, size_t errlen);
+
+/* Writes what is pending and closes; -1 (err filled) when the last commit
+ * failed. */
+int store_close(struct store *st, char *err, size_t errlen);
+
+/* A run's row (in the open batch); its id in *run_id. */
+int store_run_begin(struct store *st, const struct store_run *run, int64_t *run_id);
+
+/* One path's result, exactly as output_json prints it, with its evidence
+ * when res carries some; the batch commits when full or old.  Returns 0 or
+ * -1 (store_error says why). */
+int store_add(struct store *st, int64_t run_id, const struct path_result *res);
+
+/* Commits the open batch now when it is older than batch_ns (an idle
+ * writer's timer calls it) or, with force, whatever its age. */
+int store_flush(struct store *st, bool force);
+
+const char *store_error(const struct store *st);
+const struct store_stats *store_get_stats(const struct store *st);
+
+/* Retention: path results older than cutoff (ns since the epoch) are
+ * deleted except those that begin or end a state (one verdict per path,
+ * vantage and scale sent, in time order); the evidence of the surviving
+ * old ones is deleted too, except for the first and the last problem per
+ * path and vantage.  Frees the pages (incremental vacuum).  Returns the
+ * number of path results deleted, or -1. */
+int64_t store_prune(struct store *st, int64_t cutoff_ns);
+
+/* For the tests and the tools: runs sql (no rows expected); -1 on error. */
+int store_exec(struct store *st, const char *sql);
+/* For the tests: the first column of the first row of sql as an integer
+ * (-1 when there is none or it fails). */
+int64_t store_query_int(struct store *st, const char *sql);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * store_int.h -- what the store's files share and nothing else sees: the
+ * connection, its prepared statements and the open batch.
+ */
+#ifndef SCALEPROBE_STORE_INT_H
+#define SCALEPROBE_STORE_INT_H
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+enum store_stmt {
+	SQL_BEGIN,
+	SQL_COMMIT,
+	SQL_ROLLBACK,
+	SQL_SAVEPOINT,
+	SQL_RELEASE,
+	SQL_ROLLBACK_TO,
+	SQL_TARGET_GET,
+	SQL_TARGET_ADD,
+	SQL_PATH_GET,
+	SQL_PATH_ADD,
+	SQL_RUN_ADD,
+	SQL_PATH_RESULT_ADD,
+	SQL_SCALE_ADD,
+	SQL_FINDING_ADD,
+	SQL_HOP_ADD,
+	SQL_EVIDENCE_ADD,
+	SQL_COUNT,
+};
+
+struct store {
+	sqlite3 *db;
+	char *file;
+	enum store_mode mode;
+	struct store_opts o;
+	sqlite3_stmt *stmt[SQL_COUNT];
+	bool in_batch;
+	unsigned batch_n;
+	uint64_t batch_start;		/* monotonic ns */
+	char *last_target;		/* the target id cache: results of one
+					   target come together */
+	int64_t last_target_id;
+	struct store_stats stats;
+	char err[STORE_ERRLEN];
+};
+
+/* store_schema.c: the migrations, in order; migration i (0-based) takes
+ * the schema from version i to i + 1. */
+extern const char *const store_migrations[STORE_SCHEMA_VERSION];
+
+/* store_open.c */
+uint64_t store_now_ns(void);
+/* Fills st->err with "FILE: what: sqlite's message" and returns -1. */
+int store_fail(struct store *st, const char *what);
+
+#endif

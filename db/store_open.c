@@ -1,0 +1,418 @@
+/*
+ * store_open.c -- opening a store: the checks that refuse a file this
+ * program must not touch (made on a read-only connection, so the file is
+ * never modified), the connection's settings (WAL, busy timeout, foreign
+ * keys), the migrations, and closing.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "store_int.h"
+
+uint64_t
+store_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void errf(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+int
+store_fail(struct store *st, const char *what)
+{
+	errf(st->err, sizeof(st->err), "%s: %s: %s", st->file, what,
+	    st->db != NULL ? sqlite3_errmsg(st->db) : "no connection");
+	return -1;
+}
+
+/* An integer pragma or query; -1 with *rc set when it fails. */
+static int64_t
+query_int(sqlite3 *db, const char *sql, int *rc)
+{
+	sqlite3_stmt *s;
+	int64_t v = -1;
+
+	*rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	if (*rc != SQLITE_OK)
+		return -1;
+	*rc = sqlite3_step(s);
+	if (*rc == SQLITE_ROW) {
+		v = sqlite3_column_int64(s, 0);
+		*rc = SQLITE_OK;
+	} else if (*rc == SQLITE_DONE)
+		*rc = SQLITE_OK;
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* Why a failed read of the file says it cannot be used. */
+static const char *
+bad_file(sqlite3 *db, int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_NOTADB:	return "not a SQLite database";
+	case SQLITE_CORRUPT:	return "the database is corrupt";
+	default:		return sqlite3_errmsg(db);
+	}
+}
+
+/*
+ * The checks every open makes, on connection db: the file is ours (or an
+ * empty database), its schema not newer than ours, its first pages
+ * readable.  Sets *version; returns 0, or -1 with one line in err.
+ */
+static int
+check_file(sqlite3 *db, const char *file, int64_t *version, char *err, size_t errlen)
+{
+	int64_t app, ver, tables;
+	int rc;
+
+	app = query_int(db, "PRAGMA application_id", &rc);
+	if (rc == SQLITE_OK)
+		ver = query_int(db, "PRAGMA user_version", &rc);
+	if (rc == SQLITE_OK)
+		tables = query_int(db, "SELECT count(*) FROM sqlite_schema", &rc);
+	if (rc != SQLITE_OK) {
+		errf(err, errlen, "%s: %s", file, bad_file(db, rc));
+		return -1;
+	}
+	if (app == 0 && ver == 0 && tables == 0) {
+		*version = 0;		/* a new, empty database */
+		return 0;
+	}
+	if ((uint32_t)app != STORE_APPLICATION_ID) {
+		errf(err, errlen, "%s: not a scaleprobe store (application_id 0x%08x, "
+		    "expected 0x%08x)", file, (unsigned)(uint32_t)app, STORE_APPLICATION_ID);
+		return -1;
+	}
+	if (ver > STORE_SCHEMA_VERSION || ver < 1) {
+		errf(err, errlen, "%s: schema version %lld %s (this scaleprobe knows 1..%d)",
+		    file, (long long)ver, ver < 1 ? "is not valid" : "is newer than this "
+		    "scaleprobe", STORE_SCHEMA_VERSION);
+		return -1;
+	}
+	*version = ver;
+	return 0;
+}
+
+/* The file:// URI of file for sqlite3_open_v2 with query q. */
+static char *
+file_uri(const char *file, const char *q)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = strlen(file);
+	char *u = malloc(3 * n + strlen(q) + 8), *p = u;
+
+	if (u == NULL)
+		return NULL;
+	p += sprintf(p, "file:");
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)file[i];
+
+		if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f) {
+			*p++ = '%';
+			*p++ = hex[c >> 4];
+			*p++ = hex[c & 15];
+		} else
+			*p++ = (char)c;
+	}
+	sprintf(p, "?%s", q);
+	return u;
+}
+
+/*
+ * Checks an existing file without any write to it or beside it.  Without
+ * a -wal file every committed page is in the file itself, and it is read
+ * as immutable: SQLite then creates no -wal or -shm either (a corrupt or
+ * foreign file stays alone as it was).  With one (a writer at work, or
+ * one that crashed) it is read as a reader would.
+ */
+static int
+check_readonly(const char *file, int64_t *version, char *err, size_t errlen)
+{
+	char wal[4096];
+	struct stat sb;
+	sqlite3 *db = NULL;
+	char *uri;
+	int rc;
+
+	snprintf(wal, sizeof(wal), "%s-wal", file);
+	uri = file_uri(file, stat(wal, &sb) == 0 ? "mode=ro" : "mode=ro&immutable=1");
+	if (uri == NULL) {
+		errf(err, errlen, "%s: out of memory", file);
+		return -1;
+	}
+	rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	free(uri);
+	if (rc != SQLITE_OK) {
+		errf(err, errlen, "%s: %s", file, db != NULL ? sqlite3_errmsg(db) :
+		    "cannot open");
+		sqlite3_close(db);
+		return -1;
+	}
+	sqlite3_busy_timeout(db, 5000);
+	rc = check_file(db, file, version, err, errlen);
+	sqlite3_close(db);
+	return rc;
+}
+
+static const char *const stmt_sql[SQL_COUNT] = {
+	[SQL_BEGIN] = "BEGIN IMMEDIATE",
+	[SQL_COMMIT] = "COMMIT",
+	[SQL_ROLLBACK] = "ROLLBACK",
+	[SQL_SAVEPOINT] = "SAVEPOINT path",
+	[SQL_RELEASE] = "RELEASE path",
+	[SQL_ROLLBACK_TO] = "ROLLBACK TO path",
+	[SQL_TARGET_GET] = "SELECT id FROM targets WHERE spec = ?1",
+	[SQL_TARGET_ADD] = "INSERT INTO targets (spec) VALUES (?1)",
+	[SQL_PATH_GET] = "SELECT id FROM paths WHERE address = ?1 AND port = ?2",
+	[SQL_PATH_ADD] = "INSERT INTO paths (address, port, family) VALUES (?1, ?2, ?3)",
+	[SQL_RUN_ADD] = "INSERT INTO runs (started_ns, vantage, settings_digest, settings, "
+	    "program) VALUES (?1, ?2, ?3, ?4, ?5)",
+	[SQL_PATH_RESULT_ADD] = "INSERT INTO path_results (run_id, target_id, path_id, "
+	    "time_ns, control_reply, control_sa_present, control_wscale, control_mss, "
+	    "control_sack, control_ts, traced, capture_drops, send_failures, capture_error) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+	[SQL_SCALE_ADD] = "INSERT INTO scale_results (path_result_id, idx, path_id, time_ns, "
+	    "problem, scale_sent, reply, icmp_type, icmp_code, sa_present, sa_wscale, sa_mss, "
+	    "sa_sack, sa_ts, scale_quoted, scale_effective, scale_effective_min, "
+	    "flight_bytes, verdict, reason, hop_index, hop_address, last_clean_index, "
+	    "last_clean_address) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+	    "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
+	[SQL_FINDING_ADD] = "INSERT INTO side_findings (scale_result_id, idx, kind, detail, "
+	    "hop_index, hop_address) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[SQL_HOP_ADD] = "INSERT INTO hops (path_result_id, ttl, address, quote, rfc4884, "
+	    "rtt_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[SQL_EVIDENCE_ADD] = "INSERT INTO evidence (path_result_id, variant, ttl, kind, "
+	    "fields, bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+};
+
+/* Brings the schema from version from to STORE_SCHEMA_VERSION in one
+ * transaction, re-reading the version inside it (another writer may have
+ * migrated meanwhile). */
+static int
+migrate(struct store *st)
+{
+	int64_t ver;
+	int rc;
+
+	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return store_fail(st, "begin migration");
+	if (check_file(st->db, st->file, &ver, st->err, sizeof(st->err)) != 0) {
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	for (int64_t v = ver; v < STORE_SCHEMA_VERSION; v++) {
+		char sql[128];
+
+		rc = sqlite3_exec(st->db, store_migrations[v], NULL, NULL, NULL);
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %lld", (long long)v + 1);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+		if (rc != SQLITE_OK) {
+			snprintf(sql, sizeof(sql), "migration to schema version %lld",
+			    (long long)v + 1);
+			store_fail(st, sql);
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+			return -1;
+		}
+	}
+	if (ver < STORE_SCHEMA_VERSION) {
+		char sql[64];
+
+		snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", STORE_APPLICATION_ID);
+		if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+			store_fail(st, "application_id");
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+			return -1;
+		}
+	}
+	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		store_fail(st, "commit migration");
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+setup_writer(struct store *st, int64_t version)
+{
+	int rc;
+
+	/* only an empty file takes auto_vacuum without a VACUUM: set before
+	 * the first table, it makes the file shrinkable (store_prune) */
+	if (version == 0 &&
+	    sqlite3_exec(st->db, "PRAGMA auto_vacuum = INCREMENTAL", NULL, NULL, NULL) != SQLITE_OK)
+		return store_fail(st, "auto_vacuum");
+	/* WAL: readers never wait for the writer nor see its open batch.
+	 * synchronous=NORMAL: a commit does not fsync; a crash of the program
+	 * loses nothing committed, a power cut at most the last batches. */
+	if (sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK)
+		return store_fail(st, "journal mode");
+	/* a batch's pages stay in memory until its commit (the default 2 MB
+	 * spills a batch of 1,000 results to the WAL page by page), and the
+	 * savepoint of each result journals in memory, not in a temp file */
+	if (sqlite3_exec(st->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(st->db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL) != SQLITE_OK)
+		return store_fail(st, "cache size");
+	if (migrate(st) != 0)
+		return -1;
+	for (int i = 0; i < SQL_COUNT; i++) {
+		rc = sqlite3_prepare_v3(st->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+		    &st->stmt[i], NULL);
+		if (rc != SQLITE_OK)
+			return store_fail(st, "prepare");
+	}
+	return 0;
+}
+
+struct store *
+store_open(const char *file, enum store_mode mode, const struct store_opts *o,
+    char *err, size_t errlen)
+{
+	struct store *st;
+	struct stat sb;
+	int64_t version = 0;
+	int flags, rc;
+	bool exists;
+
+	errno = 0;
+	exists = stat(file, &sb) == 0;
+	if (!exists && (errno != ENOENT || mode == STORE_READ)) {
+		errf(err, errlen, "%s: %s", file, strerror(errno));
+		return NULL;
+	}
+	if (exists && !S_ISREG(sb.st_mode)) {
+		errf(err, errlen, "%s: not a regular file", file);
+		return NULL;
+	}
+	/* checked read-only first: a file we must refuse is never written */
+	if (exists && sb.st_size > 0 && check_readonly(file, &version, err, errlen) != 0)
+		return NULL;
+
+	st = calloc(1, sizeof(*st));
+	if (st == NULL || (st->file = strdup(file)) == NULL) {
+		free(st);
+		errf(err, errlen, "%s: out of memory", file);
+		return NULL;
+	}
+	st->mode = mode;
+	if (o != NULL)
+		st->o = *o;
+	if (st->o.batch_rows == 0)
+		st->o.batch_rows = 1000;
+	if (st->o.batch_ns == 0)
+		st->o.batch_ns = 1000000000u;
+	if (st->o.busy_ms == 0)
+		st->o.busy_ms = 5000;
+	st->last_target_id = -1;
+
+	flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
+	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	rc = sqlite3_open_v2(file, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		store_fail(st, "open");
+		goto fail;
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	sqlite3_busy_timeout(st->db, st->o.busy_ms);
+	if (sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK) {
+		store_fail(st, "foreign keys");
+		goto fail;
+	}
+	if (mode == STORE_WRITE && setup_writer(st, version) != 0)
+		goto fail;
+	/* a reader checks what it sees (the header may still be in the WAL)
+	 * and reads only this binary's schema */
+	if (mode == STORE_READ) {
+		if (check_file(st->db, file, &version, st->err, sizeof(st->err)) != 0)
+			goto fail;
+		if (version != STORE_SCHEMA_VERSION) {
+			errf(st->err, sizeof(st->err), "%s: %s", file, version == 0 ?
+			    "an empty database, not a scaleprobe store" : "an older schema: "
+			    "open it once with scaleprobe probe --db to migrate it");
+			goto fail;
+		}
+	}
+	return st;
+fail:
+	errf(err, errlen, "%s", st->err);
+	store_close(st, NULL, 0);
+	return NULL;
+}
+
+int
+store_close(struct store *st, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	if (st == NULL)
+		return 0;
+	if (st->in_batch && store_flush(st, true) != 0) {
+		errf(err, errlen, "%s", st->err);
+		rc = -1;
+	}
+	for (int i = 0; i < SQL_COUNT; i++)
+		sqlite3_finalize(st->stmt[i]);
+	sqlite3_close(st->db);
+	free(st->last_target);
+	free(st->file);
+	free(st);
+	return rc;
+}
+
+const char *
+store_error(const struct store *st)
+{
+	return st->err;
+}
+
+const struct store_stats *
+store_get_stats(const struct store *st)
+{
+	return &st->stats;
+}
+
+int
+store_exec(struct store *st, const char *sql)
+{
+	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return store_fail(st, "exec");
+	return 0;
+}
+
+int64_t
+store_query_int(struct store *st, const char *sql)
+{
+	int rc;
+	int64_t v = query_int(st->db, sql, &rc);
+
+	if (rc != SQLITE_OK) {
+		store_fail(st, "query");
+		return -1;
+	}
+	return v;
+}

@@ -1,0 +1,122 @@
+/*
+ * store_schema.c -- the schema as ordered migrations, one per version of
+ * PRAGMA user_version.  A released migration is never edited: a change is
+ * a new migration, and a fixture of the version before it is committed in
+ * tests/db/fixtures/ so the test migrates it.
+ *
+ * The tables follow DESIGN.md's output contract: one path_results row per
+ * run and path (the object printed per path), one scale_results row per
+ * scale sent (the "scales" array), its side findings, the path's hops as
+ * printed, and the raw packets that prove a result (evidence).  NULL where
+ * the JSON prints null.  Times are ns since the epoch, UTC.
+ */
+#include "store_int.h"
+
+static const char schema_v1[] =
+	/* targets as the user wrote them */
+	"CREATE TABLE targets ("
+	"  id INTEGER PRIMARY KEY,"
+	"  spec TEXT NOT NULL UNIQUE);"
+	/* one address and port, whatever target named it */
+	"CREATE TABLE paths ("
+	"  id INTEGER PRIMARY KEY,"
+	"  address TEXT NOT NULL,"
+	"  port INTEGER NOT NULL CHECK (port BETWEEN 0 AND 65535),"
+	"  family TEXT NOT NULL CHECK (family IN ('ipv4', 'ipv6')),"
+	"  UNIQUE (address, port));"
+	/* a CLI run or a daemon cycle, from one vantage with one setting */
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  started_ns INTEGER NOT NULL,"
+	"  vantage TEXT NOT NULL,"
+	"  settings_digest TEXT NOT NULL,"
+	"  settings TEXT NOT NULL,"
+	"  program TEXT NOT NULL);"
+	"CREATE INDEX runs_vantage ON runs (vantage, started_ns);"
+	/* the printed object's path-level fields */
+	"CREATE TABLE path_results ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+	"  target_id INTEGER NOT NULL REFERENCES targets (id),"
+	"  path_id INTEGER NOT NULL REFERENCES paths (id),"
+	"  time_ns INTEGER NOT NULL,"
+	"  control_reply TEXT NOT NULL,"
+	"  control_sa_present INTEGER NOT NULL,"
+	"  control_wscale INTEGER,"
+	"  control_mss INTEGER,"
+	"  control_sack INTEGER,"
+	"  control_ts INTEGER,"
+	"  traced INTEGER NOT NULL,"		/* 0: "hops" is null */
+	"  capture_drops INTEGER NOT NULL,"
+	"  send_failures INTEGER NOT NULL,"
+	"  capture_error TEXT,"
+	"  UNIQUE (run_id, target_id, path_id));"
+	/* the history of one host: by address (paths) or as written */
+	"CREATE INDEX path_results_path ON path_results (path_id, time_ns);"
+	"CREATE INDEX path_results_target ON path_results (target_id, time_ns);"
+	/* one per scale sent, in the order printed (idx) */
+	"CREATE TABLE scale_results ("
+	"  id INTEGER PRIMARY KEY,"
+	"  path_result_id INTEGER NOT NULL REFERENCES path_results (id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  path_id INTEGER NOT NULL REFERENCES paths (id),"	/* copies, for */
+	"  time_ns INTEGER NOT NULL,"				/* the indexes */
+	"  problem INTEGER NOT NULL,"	/* rewritten, stripped, syn-dropped */
+	"  scale_sent INTEGER NOT NULL,"
+	"  reply TEXT NOT NULL,"
+	"  icmp_type INTEGER,"
+	"  icmp_code INTEGER,"
+	"  sa_present INTEGER NOT NULL,"
+	"  sa_wscale INTEGER,"
+	"  sa_mss INTEGER,"
+	"  sa_sack INTEGER,"
+	"  sa_ts INTEGER,"
+	"  scale_quoted INTEGER,"
+	"  scale_effective INTEGER,"
+	"  scale_effective_min INTEGER,"
+	"  flight_bytes INTEGER,"
+	"  verdict TEXT,"
+	"  reason TEXT,"
+	"  hop_index INTEGER,"
+	"  hop_address TEXT,"
+	"  last_clean_index INTEGER,"
+	"  last_clean_address TEXT,"
+	"  UNIQUE (path_result_id, idx));"
+	/* every broken path since T */
+	"CREATE INDEX scale_results_problems ON scale_results (time_ns) WHERE problem;"
+	/* one path's states in time order (retention, show) */
+	"CREATE INDEX scale_results_path ON scale_results (path_id, scale_sent, time_ns);"
+	"CREATE TABLE side_findings ("
+	"  scale_result_id INTEGER NOT NULL REFERENCES scale_results (id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL,"
+	"  detail TEXT,"
+	"  hop_index INTEGER,"
+	"  hop_address TEXT,"
+	"  PRIMARY KEY (scale_result_id, idx)) WITHOUT ROWID;"
+	/* the "hops" array as printed */
+	"CREATE TABLE hops ("
+	"  path_result_id INTEGER NOT NULL REFERENCES path_results (id) ON DELETE CASCADE,"
+	"  ttl INTEGER NOT NULL,"
+	"  address TEXT,"
+	"  quote TEXT NOT NULL,"
+	"  rfc4884 INTEGER,"
+	"  rtt_us INTEGER,"
+	"  PRIMARY KEY (path_result_id, ttl)) WITHOUT ROWID;"
+	/* the packets that prove a result (evidence.h): variant -1 the control,
+	 * i the scale at idx i; ttl 0 the handshake, k the trace's TTL k;
+	 * kind 'syn' the SYN as sent (for a trace, the handshake SYN with
+	 * fields saying what differed), 'quote' an ICMP error as received,
+	 * 'reply' the SYN-ACK, RST or unreachable as received */
+	"CREATE TABLE evidence ("
+	"  path_result_id INTEGER NOT NULL REFERENCES path_results (id) ON DELETE CASCADE,"
+	"  variant INTEGER NOT NULL,"
+	"  ttl INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('syn', 'quote', 'reply')),"
+	"  fields TEXT,"
+	"  bytes BLOB NOT NULL,"
+	"  PRIMARY KEY (path_result_id, variant, ttl, kind)) WITHOUT ROWID;";
+
+const char *const store_migrations[STORE_SCHEMA_VERSION] = {
+	schema_v1,
+};

@@ -1,0 +1,360 @@
+/*
+ * store_write.c -- the batched writer: rows go in as results come (the
+ * trace's memory is the engine's only during the callback), inside one
+ * transaction that commits after batch_rows results or batch_ns, so a
+ * reader sees whole batches or nothing and the writer pays one commit per
+ * batch.  The fields and their NULLs follow output.c field by field.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evidence.h"
+#include "siphash.h"
+#include "store_int.h"
+
+/* binds v, or NULL when absent */
+static void
+bind_opt(sqlite3_stmt *s, int i, bool present, int64_t v)
+{
+	if (present)
+		sqlite3_bind_int64(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void
+bind_text(sqlite3_stmt *s, int i, const char *t)
+{
+	if (t != NULL)
+		sqlite3_bind_text(s, i, t, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void
+bind_addr(sqlite3_stmt *s, int i, const struct addr *a)
+{
+	char buf[ADDR_STRLEN];
+
+	if (a->family == 0)
+		sqlite3_bind_null(s, i);
+	else
+		bind_text(s, i, addr_format(a, buf, sizeof(buf)));
+}
+
+/* Runs a bound insert or statement without rows; resets it. */
+static int
+step(struct store *st, enum store_stmt k, const char *what)
+{
+	sqlite3_stmt *s = st->stmt[k];
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return store_fail(st, what);
+	return 0;
+}
+
+static int
+batch_begin(struct store *st)
+{
+	if (st->in_batch)
+		return 0;
+	if (step(st, SQL_BEGIN, "begin batch") != 0)
+		return -1;
+	st->in_batch = true;
+	st->batch_n = 0;
+	st->batch_start = store_now_ns();
+	return 0;
+}
+
+int
+store_flush(struct store *st, bool force)
+{
+	uint64_t t0, dt;
+
+	if (!st->in_batch)
+		return 0;
+	if (!force && store_now_ns() - st->batch_start < st->o.batch_ns)
+		return 0;
+	t0 = store_now_ns();
+	if (step(st, SQL_COMMIT, "commit") != 0) {
+		/* the batch is lost, and said so: never half of it */
+		if (!sqlite3_get_autocommit(st->db))
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		st->in_batch = false;
+		return -1;
+	}
+	dt = store_now_ns() - t0;
+	if (dt > st->stats.commit_ns_max)
+		st->stats.commit_ns_max = dt;
+	st->stats.batches++;
+	st->in_batch = false;
+	return 0;
+}
+
+/* The id of the row matching the bound key, or inserted with add. */
+static int64_t
+get_or_add(struct store *st, enum store_stmt get, enum store_stmt add)
+{
+	sqlite3_stmt *g = st->stmt[get];
+	int rc = sqlite3_step(g);
+	int64_t id = -1;
+
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(g, 0);
+	sqlite3_reset(g);
+	sqlite3_clear_bindings(g);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		store_fail(st, "lookup");
+		return -1;
+	}
+	if (id >= 0) {
+		sqlite3_reset(st->stmt[add]);
+		sqlite3_clear_bindings(st->stmt[add]);
+		return id;
+	}
+	if (step(st, add, "insert") != 0)
+		return -1;
+	return sqlite3_last_insert_rowid(st->db);
+}
+
+static int64_t
+target_id(struct store *st, const char *spec)
+{
+	int64_t id;
+
+	if (st->last_target != NULL && strcmp(st->last_target, spec) == 0)
+		return st->last_target_id;
+	bind_text(st->stmt[SQL_TARGET_GET], 1, spec);
+	bind_text(st->stmt[SQL_TARGET_ADD], 1, spec);
+	if ((id = get_or_add(st, SQL_TARGET_GET, SQL_TARGET_ADD)) < 0)
+		return -1;
+	free(st->last_target);
+	st->last_target = strdup(spec);
+	st->last_target_id = st->last_target != NULL ? id : -1;
+	return id;
+}
+
+static int64_t
+path_id(struct store *st, const struct path_result *res)
+{
+	bind_addr(st->stmt[SQL_PATH_GET], 1, &res->dst);
+	sqlite3_bind_int(st->stmt[SQL_PATH_GET], 2, res->port);
+	bind_addr(st->stmt[SQL_PATH_ADD], 1, &res->dst);
+	sqlite3_bind_int(st->stmt[SQL_PATH_ADD], 2, res->port);
+	bind_text(st->stmt[SQL_PATH_ADD], 3, res->dst.family == ADDR_V4 ? "ipv4" : "ipv6");
+	return get_or_add(st, SQL_PATH_GET, SQL_PATH_ADD);
+}
+
+static int64_t
+ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+int
+store_run_begin(struct store *st, const struct store_run *run, int64_t *run_id)
+{
+	sqlite3_stmt *s = st->stmt[SQL_RUN_ADD];
+	static const uint8_t key[SIPHASH_KEY_LEN];	/* a digest, not a secret */
+	const char *settings = run->settings != NULL ? run->settings : "";
+	char digest[17];
+
+	if (st->mode != STORE_WRITE || batch_begin(st) != 0)
+		return -1;
+	snprintf(digest, sizeof(digest), "%016llx",
+	    (unsigned long long)siphash24(key, settings, strlen(settings)));
+	sqlite3_bind_int64(s, 1, ts_ns(&run->start));
+	bind_text(s, 2, run->vantage != NULL ? run->vantage : "");
+	bind_text(s, 3, digest);
+	bind_text(s, 4, settings);
+	bind_text(s, 5, run->program != NULL ? run->program : "scaleprobe");
+	if (step(st, SQL_RUN_ADD, "insert run") != 0)
+		return -1;
+	*run_id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+/* The verdicts DESIGN.md counts as problems (infer_is_problem: the store
+ * may not include infer, and the partial index needs the column). */
+static bool
+is_problem(enum verdict v)
+{
+	return v == VERDICT_REWRITTEN || v == VERDICT_STRIPPED || v == VERDICT_SYN_DROPPED;
+}
+
+static int
+add_scale(struct store *st, int64_t pr, int64_t pid, const struct path_result *res, int i)
+{
+	sqlite3_stmt *s = st->stmt[SQL_SCALE_ADD];
+	const struct variant_obs *o = &res->scales[i];
+	const struct scale_verdict *v = &res->verdicts[i];
+	const struct window_obs *w = &res->window[i];
+	const char *vname = verdict_name(v->verdict);
+	bool sa = o->sa.present;
+	int64_t sid;
+
+	sqlite3_bind_int64(s, 1, pr);
+	sqlite3_bind_int(s, 2, i);
+	sqlite3_bind_int64(s, 3, pid);
+	sqlite3_bind_int64(s, 4, ts_ns(&res->time));
+	sqlite3_bind_int(s, 5, is_problem(v->verdict));
+	sqlite3_bind_int(s, 6, o->scale);
+	bind_text(s, 7, reply_kind_name(o->reply));
+	bind_opt(s, 8, o->reply == REPLY_ICMP_UNREACH, o->icmp_type);
+	bind_opt(s, 9, o->reply == REPLY_ICMP_UNREACH, o->icmp_code);
+	sqlite3_bind_int(s, 10, sa);
+	bind_opt(s, 11, sa && o->sa.wscale >= 0, o->sa.wscale);
+	bind_opt(s, 12, sa && o->sa.mss >= 0, o->sa.mss);
+	bind_opt(s, 13, sa, o->sa.sack);
+	bind_opt(s, 14, sa, o->sa.ts);
+	bind_opt(s, 15, v->scale_quoted >= 0, v->scale_quoted);
+	bind_opt(s, 16, w->ran && !w->inconclusive && w->scale_effective >= 0,
+	    w->scale_effective);
+	bind_opt(s, 17, w->ran && !w->inconclusive && w->scale_effective_min >= 0,
+	    w->scale_effective_min);
+	bind_opt(s, 18, w->ran && w->flight_bytes >= 0, w->flight_bytes);
+	bind_text(s, 19, vname);
+	bind_text(s, 20, vname != NULL ? v->reason : NULL);
+	bind_opt(s, 21, v->hop.present, v->hop.index);
+	if (v->hop.present)
+		bind_addr(s, 22, &v->hop.address);
+	bind_opt(s, 23, v->hop.present, v->hop.last_clean_index);
+	if (v->hop.present)
+		bind_addr(s, 24, &v->hop.last_clean_address);
+	if (step(st, SQL_SCALE_ADD, "insert scale result") != 0)
+		return -1;
+	sid = sqlite3_last_insert_rowid(st->db);
+	st->stats.scales++;
+
+	for (int k = 0; k < v->nfindings && k < RESULT_MAX_FINDINGS; k++) {
+		const struct side_finding *f = &v->findings[k];
+
+		s = st->stmt[SQL_FINDING_ADD];
+		sqlite3_bind_int64(s, 1, sid);
+		sqlite3_bind_int(s, 2, k);
+		bind_text(s, 3, result_finding_name(f->kind));
+		bind_text(s, 4, f->detail[0] != '\0' ? f->detail : NULL);
+		bind_opt(s, 5, f->hop_index >= 0, f->hop_index);
+		if (f->hop_index >= 0)
+			bind_addr(s, 6, &f->hop_address);
+		if (step(st, SQL_FINDING_ADD, "insert side finding") != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+add_hops(struct store *st, int64_t pr, const struct hop_quote *hop[], int last)
+{
+	for (int k = 1; k <= last; k++) {
+		sqlite3_stmt *s = st->stmt[SQL_HOP_ADD];
+		const struct hop_quote *h = hop[k];
+
+		sqlite3_bind_int64(s, 1, pr);
+		sqlite3_bind_int(s, 2, k);
+		if (h != NULL) {
+			bind_addr(s, 3, &h->from);
+			bind_text(s, 4, result_quote_name(h->quote));
+			sqlite3_bind_int(s, 5, h->rfc4884);
+			sqlite3_bind_int64(s, 6, h->rtt_us);
+		} else
+			bind_text(s, 4, "none");
+		if (step(st, SQL_HOP_ADD, "insert hop") != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The packets that prove it, for a result that has a problem or a trace:
+ * a clean untraced path needs no proof and costs no bytes. */
+static int
+add_evidence(struct store *st, int64_t pr, const struct path_evidence *ev)
+{
+	for (int i = 0; ev != NULL && i < ev->n; i++) {
+		sqlite3_stmt *s = st->stmt[SQL_EVIDENCE_ADD];
+		const struct evidence_item *it = &ev->item[i];
+
+		sqlite3_bind_int64(s, 1, pr);
+		sqlite3_bind_int(s, 2, it->variant);
+		sqlite3_bind_int(s, 3, it->ttl);
+		bind_text(s, 4, evidence_kind_name(it->kind));
+		bind_text(s, 5, it->fields[0] != '\0' ? it->fields : NULL);
+		sqlite3_bind_blob(s, 6, ev->bytes + it->off, (int)it->len, SQLITE_STATIC);
+		if (step(st, SQL_EVIDENCE_ADD, "insert evidence") != 0)
+			return -1;
+		st->stats.evidence++;
+		st->stats.evidence_bytes += it->len;
+	}
+	return 0;
+}
+
+static int
+add_path(struct store *st, int64_t run_id, const struct path_result *res)
+{
+	sqlite3_stmt *s = st->stmt[SQL_PATH_RESULT_ADD];
+	const struct hop_quote *hop[RESULT_MAX_HOPS + 1];
+	int last = result_hops(res, hop);
+	bool sa = res->control.sa.present, problem = false;
+	int64_t tid, pid, pr;
+
+	if ((tid = target_id(st, res->target)) < 0 || (pid = path_id(st, res)) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 2, tid);
+	sqlite3_bind_int64(s, 3, pid);
+	sqlite3_bind_int64(s, 4, ts_ns(&res->time));
+	bind_text(s, 5, reply_kind_name(res->control.reply));
+	sqlite3_bind_int(s, 6, sa);
+	bind_opt(s, 7, sa && res->control.sa.wscale >= 0, res->control.sa.wscale);
+	bind_opt(s, 8, sa && res->control.sa.mss >= 0, res->control.sa.mss);
+	bind_opt(s, 9, sa, res->control.sa.sack);
+	bind_opt(s, 10, sa, res->control.sa.ts);
+	sqlite3_bind_int(s, 11, last >= 0);
+	sqlite3_bind_int64(s, 12, (int64_t)res->capture_drops);
+	sqlite3_bind_int64(s, 13, (int64_t)res->send_failures);
+	bind_text(s, 14, res->capture_error[0] != '\0' ? res->capture_error : NULL);
+	if (step(st, SQL_PATH_RESULT_ADD, "insert path result") != 0)
+		return -1;
+	pr = sqlite3_last_insert_rowid(st->db);
+	for (int i = 0; i < res->nscales; i++) {
+		if (add_scale(st, pr, pid, res, i) != 0)
+			return -1;
+		problem |= is_problem(res->verdicts[i].verdict);
+	}
+	if (last >= 0 && add_hops(st, pr, hop, last) != 0)
+		return -1;
+	if ((problem || last >= 0) && add_evidence(st, pr, res->evidence) != 0)
+		return -1;
+	st->stats.paths++;
+	return 0;
+}
+
+int
+store_add(struct store *st, int64_t run_id, const struct path_result *res)
+{
+	uint64_t t0 = store_now_ns(), dt;
+
+	if (st->mode != STORE_WRITE || batch_begin(st) != 0)
+		return -1;
+	/* a result goes in whole or not at all: its rows are one savepoint */
+	if (step(st, SQL_SAVEPOINT, "savepoint") != 0)
+		return -1;
+	if (add_path(st, run_id, res) != 0) {
+		step(st, SQL_ROLLBACK_TO, "rollback");
+		step(st, SQL_RELEASE, "release");
+		return -1;
+	}
+	if (step(st, SQL_RELEASE, "release") != 0)
+		return -1;
+	st->batch_n++;
+	dt = store_now_ns() - t0;
+	if (dt > st->stats.add_ns_max)
+		st->stats.add_ns_max = dt;
+	if (st->batch_n >= st->o.batch_rows)
+		return store_flush(st, true);
+	return store_flush(st, false);
+}

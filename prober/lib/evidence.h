@@ -1,0 +1,56 @@
+/*
+ * evidence.h -- the raw packets that prove one path's result: each
+ * router's ICMP error quoting a trace SYN, and the SYN-ACK, RST or
+ * unreachable as received, with the SYN as sent (the template of the
+ * variant and what differed per probe).  Bounded per path, allocated only
+ * when the first packet is kept, freed when the result is written.  Pure.
+ */
+#ifndef SCALEPROBE_EVIDENCE_H
+#define SCALEPROBE_EVIDENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define EVIDENCE_MAX_BYTES	16384	/* packet bytes per path result */
+#define EVIDENCE_MAX_ITEMS	128
+#define EVIDENCE_MAX_PACKET	1500	/* one packet's bytes kept at most */
+
+enum evidence_kind {
+	EVIDENCE_SYN,		/* the SYN as sent */
+	EVIDENCE_QUOTE,		/* an ICMP error quoting a SYN, as received */
+	EVIDENCE_REPLY,		/* the destination's answer, as received */
+};
+
+struct evidence_item {
+	int variant;		/* -1 the control, i the scale at index i */
+	int ttl;		/* 0 the handshake, k the trace's TTL k */
+	enum evidence_kind kind;
+	char fields[48];	/* what differs from the bytes, e.g. "ttl=3 tag=3" */
+	uint32_t off, len;	/* in bytes[] */
+};
+
+struct path_evidence {
+	int n;
+	bool truncated;		/* something was not kept: the bound */
+	uint32_t used, cap;
+	struct evidence_item item[EVIDENCE_MAX_ITEMS];
+	uint8_t *bytes;
+};
+
+/* Keeps a copy of pkt (at most EVIDENCE_MAX_PACKET bytes of it) under
+ * (variant, ttl, kind) unless one is kept there already (the first
+ * answer is the one the stages judged).  *evp is allocated on first use.
+ * Returns 0 kept, 1 already held, -1 over the bound (truncated set). */
+int evidence_add(struct path_evidence **evp, int variant, int ttl, enum evidence_kind kind,
+    const char *fields, const uint8_t *pkt, size_t len);
+
+/* The item under (variant, ttl, kind), or NULL. */
+const struct evidence_item *evidence_find(const struct path_evidence *ev, int variant,
+    int ttl, enum evidence_kind kind);
+
+const char *evidence_kind_name(enum evidence_kind k);
+
+void evidence_free(struct path_evidence **evp);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * store_bench.c -- the batched writer's throughput for the note (issue 13):
+ * N synthetic results (3 scale rows each) through store_add with the real
+ * schema and indexes, with or without evidence; prints result rows per
+ * second, bytes per stored result and the longest commit and insert (the
+ * event loop's worst stall).
+ *
+ * usage: store_bench FILE N [evidence 0|1] [batch]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "../unit/storegen.h"
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct store_opts o = { 0 };
+	char err[STORE_ERRLEN];
+	struct store *st;
+	struct store_run run = { .start = { 1764000000, 0 }, .vantage = "bench",
+	    .settings = "scales=0,7,14", .program = "store_bench" };
+	struct store_stats ss;
+	unsigned n;
+	bool ev;
+	int64_t run_id;
+	double t0, gen = 0, t;
+	struct stat sb;
+	char wal[4096];
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: store_bench FILE N [evidence 0|1] [batch]\n");
+		return 2;
+	}
+	n = (unsigned)strtoul(argv[2], NULL, 10);
+	ev = argc > 3 && atoi(argv[3]) != 0;
+	if (argc > 4)
+		o.batch_rows = (unsigned)strtoul(argv[4], NULL, 10);
+	unlink(argv[1]);
+	if ((st = store_open(argv[1], STORE_WRITE, &o, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "%s\n", err);
+		return 2;
+	}
+	t0 = now();
+	store_run_begin(st, &run, &run_id);
+	for (unsigned i = 0; i < n; i++) {
+		struct storegen g;
+		double g0 = now();
+
+		/* every 4th result is a rewritten, traced path: with evidence
+		 * when asked */
+		storegen_make(&g, i, 1764000000 + i / 1000, ev);
+		gen += now() - g0;
+		if (store_add(st, run_id, &g.res) != 0) {
+			fprintf(stderr, "%s\n", store_error(st));
+			return 1;
+		}
+		storegen_free(&g);
+	}
+	if (store_flush(st, true) != 0) {
+		fprintf(stderr, "%s\n", store_error(st));
+		return 1;
+	}
+	ss = *store_get_stats(st);
+	if (store_close(st, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	t = now() - t0 - gen;
+	st = store_open(argv[1], STORE_WRITE, NULL, err, sizeof(err));
+	store_close(st, NULL, 0);
+	stat(argv[1], &sb);
+	snprintf(wal, sizeof(wal), "%s-wal", argv[1]);
+	printf("%u path results (%u scale rows), evidence %s: %.2f s in the store "
+	    "(%.0f scale rows/s, %.0f path results/s); file %lld bytes, %.0f bytes per "
+	    "scale row, %.0f per path result\n", n, 3 * n, ev ? "on" : "off", t, 3 * n / t,
+	    n / t, (long long)sb.st_size, (double)sb.st_size / (3.0 * n),
+	    (double)sb.st_size / n);
+	printf("%llu batches; longest commit %.3f ms, longest store_add %.3f ms; "
+	    "evidence %llu packets, %llu bytes\n", (unsigned long long)ss.batches,
+	    ss.commit_ns_max / 1e6, ss.add_ns_max / 1e6, (unsigned long long)ss.evidence,
+	    (unsigned long long)ss.evidence_bytes);
+	return 0;
+}

@@ -1,0 +1,476 @@
+/*
+ * test_store.c -- the store (db/): a result written reads back with its
+ * fields, NULLs, hops, findings and evidence; every committed fixture
+ * (tests/db/fixtures/vN.sqlite) migrates to this schema with its rows; a
+ * foreign, newer or corrupt file is refused in one line and left byte for
+ * byte as it was; a reader querying while a writer stores 100,000 results
+ * never meets a lock error nor half a batch.
+ *
+ * STORE_WRITE_FIXTURE=FILE test_store writes the fixture of this schema
+ * version (the synthetic results below) to FILE and exits.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "store.h"
+#include "storegen.h"
+
+#define FIXTURE_DIR	"tests/db/fixtures"
+#define FIXTURE_PATHS	40	/* results in every fixture */
+#define FIXTURE_TIME	1764000000
+
+static char dir[64];
+
+static void
+path_in(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/test_store.XXXXXX");
+	return mkdtemp(dir) != NULL ? 0 : -1;
+}
+
+static int
+teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static struct store *
+open_ok(const char *file, enum store_mode mode, const struct store_opts *o)
+{
+	char err[STORE_ERRLEN] = "";
+	struct store *st = store_open(file, mode, o, err, sizeof(err));
+
+	if (st == NULL)
+		fail_msg("store_open %s: %s", file, err);
+	return st;
+}
+
+/* Writes results first..first+n-1 as one run. */
+static void
+write_results(struct store *st, unsigned first, unsigned n, int64_t t, bool evidence)
+{
+	struct store_run run = { .start = { t, 0 }, .vantage = "lab", .settings =
+	    "scales=0,7,14 rate=100", .program = "test_store" };
+	int64_t run_id;
+
+	assert_int_equal(store_run_begin(st, &run, &run_id), 0);
+	for (unsigned i = first; i < first + n; i++) {
+		struct storegen g;
+
+		storegen_make(&g, i, t, evidence);
+		if (store_add(st, run_id, &g.res) != 0)
+			fail_msg("store_add %u: %s", i, store_error(st));
+		storegen_free(&g);
+	}
+}
+
+static char *
+query_text(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	char *out = NULL;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0) != NULL)
+		out = strdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	return out;
+}
+
+/* The counts the synthetic results 0..FIXTURE_PATHS-1 give. */
+static void
+check_fixture_rows(struct store *st)
+{
+	unsigned rewritten = FIXTURE_PATHS / 4;
+
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results"),
+	    FIXTURE_PATHS);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results"),
+	    3 * FIXTURE_PATHS);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results "
+	    "WHERE problem"), 2 * rewritten);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM hops"), 5 * rewritten);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM side_findings"),
+	    3 * rewritten);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM evidence"),
+	    4 * 7 * rewritten);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM runs"), 1);
+}
+
+static void
+test_write_read(void **state)
+{
+	char file[128], *s;
+	struct store *st;
+	sqlite3 *db;
+
+	(void)state;
+	path_in(file, sizeof(file), "wr.sqlite");
+	st = open_ok(file, STORE_WRITE, NULL);
+	write_results(st, 0, FIXTURE_PATHS, FIXTURE_TIME, true);
+	assert_int_equal(store_flush(st, true), 0);
+	check_fixture_rows(st);
+	assert_int_equal(store_query_int(st, "PRAGMA application_id"), STORE_APPLICATION_ID);
+	assert_int_equal(store_query_int(st, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	assert_int_equal(store_query_int(st, "PRAGMA auto_vacuum"), 2);	/* incremental */
+	assert_int_equal(store_query_int(st, "PRAGMA foreign_keys"), 1);
+	/* NULL exactly where the JSON prints null: a closed path (i = 2) */
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results pr JOIN "
+	    "paths p ON p.id = pr.path_id WHERE p.address = '198.19.0.2' AND "
+	    "control_reply = 'rst' AND control_sa_present = 0 AND control_wscale IS NULL "
+	    "AND control_sack IS NULL AND traced = 0 AND capture_error IS NULL"), 1);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results s JOIN "
+	    "paths p ON p.id = s.path_id WHERE p.address = '198.19.0.2' AND verdict = "
+	    "'closed' AND sa_sack IS NULL AND scale_quoted IS NULL AND flight_bytes IS NULL "
+	    "AND hop_index IS NULL"), 3);
+	/* the rewritten path (i = 1): the box at hop 3, the quote changed */
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results s JOIN "
+	    "paths p ON p.id = s.path_id WHERE p.address = '198.19.0.1' AND verdict = "
+	    "'rewritten' AND hop_index = 3 AND hop_address = '198.18.3.2' AND "
+	    "last_clean_address = '198.18.2.2' AND scale_quoted = 0 AND "
+	    "scale_effective = 0"), 2);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM hops h JOIN path_results "
+	    "pr ON pr.id = h.path_result_id JOIN paths p ON p.id = pr.path_id WHERE "
+	    "p.address = '198.19.0.1' AND h.ttl = 4 AND h.address IS NULL AND quote = "
+	    "'none' AND rtt_us IS NULL"), 1);
+	assert_int_equal(store_query_int(st, "SELECT sum(length(bytes)) FROM evidence "
+	    "WHERE kind = 'quote'"), (FIXTURE_PATHS / 4) * 4 * 5 * 68);
+	/* nothing stored twice: the same path in the same run is refused,
+	 * and the batch goes on without it */
+	{
+		struct storegen g;
+		int64_t n = store_query_int(st, "SELECT count(*) FROM scale_results");
+
+		storegen_make(&g, 1, FIXTURE_TIME, true);
+		assert_int_equal(store_add(st, 1, &g.res), -1);
+		assert_non_null(strstr(store_error(st), "UNIQUE"));
+		storegen_free(&g);
+		assert_int_equal(store_flush(st, true), 0);
+		assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results"), n);
+	}
+	assert_int_equal(store_close(st, NULL, 0), 0);
+
+	assert_int_equal(sqlite3_open_v2(file, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	s = query_text(db, "PRAGMA journal_mode");
+	assert_string_equal(s, "wal");
+	free(s);
+	s = query_text(db, "SELECT reason FROM scale_results WHERE idx = 1 AND path_id = "
+	    "(SELECT id FROM paths WHERE address = '198.19.0.1')");
+	assert_string_equal(s, "window scale changed to 0, \"quoted\" at scale 7");
+	free(s);
+	sqlite3_close(db);
+
+	/* a reader opens it too */
+	st = open_ok(file, STORE_READ, NULL);
+	check_fixture_rows(st);
+	assert_int_equal(store_run_begin(st, &(struct store_run){ .vantage = "x" },
+	    &(int64_t){ 0 }), -1);
+	store_close(st, NULL, 0);
+}
+
+static int
+copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	size_t n;
+	int rc = 0;
+
+	if (in == NULL || out == NULL)
+		rc = -1;
+	while (rc == 0 && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			rc = -1;
+	if (in != NULL)
+		fclose(in);
+	if (out != NULL && fclose(out) != 0)
+		rc = -1;
+	return rc;
+}
+
+static void
+test_fixtures(void **state)
+{
+	DIR *d = opendir(FIXTURE_DIR);
+	struct dirent *e;
+	int seen[STORE_SCHEMA_VERSION + 1] = { 0 };
+
+	(void)state;
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		char from[512], to[512], *s;
+		struct store *st;
+		unsigned v;
+		sqlite3 *db;
+
+		if (sscanf(e->d_name, "v%u.sqlite", &v) != 1)
+			continue;
+		assert_true(v >= 1 && v <= STORE_SCHEMA_VERSION);
+		seen[v] = 1;
+		snprintf(from, sizeof(from), "%s/%s", FIXTURE_DIR, e->d_name);
+		path_in(to, sizeof(to), e->d_name);
+		assert_int_equal(copy_file(from, to), 0);
+		st = open_ok(to, STORE_WRITE, NULL);
+		assert_int_equal(store_query_int(st, "PRAGMA user_version"),
+		    STORE_SCHEMA_VERSION);
+		check_fixture_rows(st);
+		/* and it takes new results */
+		write_results(st, 1000, 4, FIXTURE_TIME + 3600, true);
+		assert_int_equal(store_close(st, NULL, 0), 0);
+		assert_int_equal(sqlite3_open(to, &db), SQLITE_OK);
+		s = query_text(db, "PRAGMA integrity_check");
+		assert_string_equal(s, "ok");
+		free(s);
+		assert_null(query_text(db, "PRAGMA foreign_key_check"));
+		sqlite3_close(db);
+	}
+	closedir(d);
+	/* a fixture for every version this binary knows */
+	for (unsigned v = 1; v <= STORE_SCHEMA_VERSION; v++)
+		if (!seen[v])
+			fail_msg("no fixture %s/v%u.sqlite", FIXTURE_DIR, v);
+}
+
+static size_t
+read_all(const char *file, char *buf, size_t len)
+{
+	FILE *f = fopen(file, "rb");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, len, f);
+	fclose(f);
+	return n;
+}
+
+static void
+make_sqlite(const char *file, const char *sql)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(file, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static void
+write_bytes(const char *file, const void *b, size_t n)
+{
+	FILE *f = fopen(file, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, n, f), n);
+	fclose(f);
+}
+
+/* Each bad file: refused (both modes) in one line naming the file and
+ * what is wrong, not a byte changed, no journal left beside it. */
+static void
+test_refuse(void **state)
+{
+	static const struct {
+		const char *name, *why;
+	} cases[] = {
+		{ "foreign.sqlite", "not a scaleprobe store (application_id 0x12345678" },
+		{ "plain.sqlite", "not a scaleprobe store (application_id 0x00000000" },
+		{ "newer.sqlite", "schema version 99 is newer" },
+		{ "garbage.sqlite", "not a SQLite database" },
+		{ "truncated.sqlite", "" },
+		{ "text.sqlite", "not a SQLite database" },
+	};
+	char file[128], good[128], garbage[4096];
+	static char before[1 << 20], after[1 << 20];
+
+	(void)state;
+	path_in(file, sizeof(file), "foreign.sqlite");
+	make_sqlite(file, "PRAGMA application_id = 305419896; CREATE TABLE t (x);"
+	    "INSERT INTO t VALUES (1);");
+	path_in(file, sizeof(file), "plain.sqlite");
+	make_sqlite(file, "CREATE TABLE t (x); INSERT INTO t VALUES (1);");
+	path_in(file, sizeof(file), "newer.sqlite");
+	make_sqlite(file, "PRAGMA application_id = 1396920402; PRAGMA user_version = 99;"
+	    "CREATE TABLE t (x);");
+	for (size_t i = 0; i < sizeof(garbage); i++)
+		garbage[i] = (char)(i * 7919 % 251);
+	path_in(file, sizeof(file), "garbage.sqlite");
+	write_bytes(file, garbage, sizeof(garbage));
+	path_in(file, sizeof(file), "text.sqlite");
+	write_bytes(file, "# targets\n198.18.100.1\n", 23);
+	/* a real store cut after its header: the schema page is gone */
+	path_in(good, sizeof(good), "good.sqlite");
+	store_close(open_ok(good, STORE_WRITE, NULL), NULL, 0);
+	{
+		size_t n = read_all(good, before, sizeof(before));
+
+		assert_true(n > 200);
+		memset(before + 100, 0x5a, n - 100);	/* the schema page trampled */
+		path_in(file, sizeof(file), "truncated.sqlite");
+		write_bytes(file, before, n);
+	}
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		for (int mode = STORE_READ; mode <= STORE_WRITE; mode++) {
+			char err[STORE_ERRLEN] = "", wal[160];
+			size_t n0, n1;
+			struct stat sb;
+
+			path_in(file, sizeof(file), cases[i].name);
+			n0 = read_all(file, before, sizeof(before));
+			assert_null(store_open(file, (enum store_mode)mode, NULL, err,
+			    sizeof(err)));
+			n1 = read_all(file, after, sizeof(after));
+			if (strstr(err, file) == NULL || strstr(err, cases[i].why) == NULL ||
+			    strchr(err, '\n') != NULL || strlen(err) < strlen(file) + 5)
+				fail_msg("%s: '%s'", cases[i].name, err);
+			assert_int_equal(n0, n1);
+			assert_memory_equal(before, after, n0);
+			snprintf(wal, sizeof(wal), "%s-wal", file);
+			assert_int_not_equal(stat(wal, &sb), 0);
+			snprintf(wal, sizeof(wal), "%s-journal", file);
+			assert_int_not_equal(stat(wal, &sb), 0);
+		}
+	/* a reader does not create what is missing */
+	{
+		char err[STORE_ERRLEN] = "";
+		struct stat sb;
+
+		path_in(file, sizeof(file), "missing.sqlite");
+		assert_null(store_open(file, STORE_READ, NULL, err, sizeof(err)));
+		assert_non_null(strstr(err, "No such file"));
+		assert_int_not_equal(stat(file, &sb), 0);
+	}
+}
+
+/* A writer (another process, as the daemon is) stores 100,000 results in
+ * runs of one batch each; the reader checks each snapshot holds whole
+ * batches only and never fails. */
+#define CONC_TOTAL	100000
+#define CONC_BATCH	1000
+
+static void
+test_concurrent(void **state)
+{
+	struct store_opts o = { .batch_rows = CONC_BATCH, .batch_ns = 3600ull * 1000000000u };
+	char file[128];
+	struct store *st, *rd;
+	int64_t seen_mid = 0, queries = 0, last = 0;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	path_in(file, sizeof(file), "conc.sqlite");
+	st = open_ok(file, STORE_WRITE, &o);
+	store_close(st, NULL, 0);
+	rd = open_ok(file, STORE_READ, NULL);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char err[STORE_ERRLEN];
+
+		st = store_open(file, STORE_WRITE, &o, err, sizeof(err));
+		if (st == NULL)
+			_exit(3);
+		for (unsigned b = 0; b < CONC_TOTAL / CONC_BATCH; b++)
+			write_results(st, b * CONC_BATCH, CONC_BATCH, FIXTURE_TIME + b, b % 4 == 0);
+		_exit(store_close(st, err, sizeof(err)) == 0 ? 0 : 4);
+	}
+	for (;;) {
+		int64_t n, partial, runs;
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		/* one snapshot: both counts in one read transaction */
+		assert_int_equal(store_exec(rd, "BEGIN"), 0);
+		n = store_query_int(rd, "SELECT count(*) FROM path_results");
+		partial = store_query_int(rd, "SELECT count(*) FROM (SELECT run_id, count(*) "
+		    "AS n FROM path_results GROUP BY run_id HAVING n != 1000)");
+		runs = store_query_int(rd, "SELECT count(*) FROM runs");
+		if (n < 0 || partial < 0 || runs < 0)
+			fail_msg("reader: %s", store_error(rd));
+		assert_int_equal(store_exec(rd, "COMMIT"), 0);
+		assert_int_equal(partial, 0);
+		assert_int_equal(n, runs * CONC_BATCH);
+		assert_true(n >= last);
+		last = n;
+		queries++;
+		if (n > 0 && n < CONC_TOTAL)
+			seen_mid++;
+		if (w == pid)
+			break;
+		usleep(20000);
+	}
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(store_query_int(rd, "SELECT count(*) FROM path_results"), CONC_TOTAL);
+	assert_int_equal(store_query_int(rd, "SELECT count(*) FROM scale_results"),
+	    3 * CONC_TOTAL);
+	print_message("# %lld reader snapshots, %lld while the writer was half-way\n",
+	    (long long)queries, (long long)seen_mid);
+	/* the reader really read while the writer wrote */
+	assert_true(seen_mid > 0);
+	store_close(rd, NULL, 0);
+}
+
+static int
+write_fixture(const char *file)
+{
+	char err[STORE_ERRLEN];
+	struct store *st = store_open(file, STORE_WRITE, NULL, err, sizeof(err));
+
+	if (st == NULL) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	write_results(st, 0, FIXTURE_PATHS, FIXTURE_TIME, true);
+	if (store_close(st, err, sizeof(err)) != 0 ||
+	    (st = store_open(file, STORE_WRITE, NULL, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	/* one file, no WAL beside it */
+	store_exec(st, "PRAGMA wal_checkpoint(TRUNCATE)");
+	store_exec(st, "PRAGMA journal_mode = DELETE");
+	store_close(st, NULL, 0);
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write_read),
+		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_refuse),
+		cmocka_unit_test(test_concurrent),
+	};
+	const char *fixture = getenv("STORE_WRITE_FIXTURE");
+
+	if (fixture != NULL)
+		return write_fixture(fixture);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
