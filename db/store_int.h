@@ -13,9 +13,7 @@ enum store_stmt {
 	SQL_BEGIN,
 	SQL_COMMIT,
 	SQL_ROLLBACK,
-	SQL_SAVEPOINT,
-	SQL_RELEASE,
-	SQL_ROLLBACK_TO,
+	SQL_PATH_RESULT_DEL,
 	SQL_TARGET_GET,
 	SQL_TARGET_ADD,
 	SQL_PATH_GET,
@@ -29,6 +27,8 @@ enum store_stmt {
 	SQL_COUNT,
 };
 
+struct path_cache;
+
 struct store {
 	sqlite3 *db;
 	char *file;
@@ -41,6 +41,7 @@ struct store {
 	char *last_target;		/* the target id cache: results of one
 					   target come together */
 	int64_t last_target_id;
+	struct path_cache *paths;	/* (address, port) -> paths.id */
 	struct store_stats stats;
 	char err[STORE_ERRLEN];
 };

@@ -181,13 +181,11 @@ static const char *const stmt_sql[SQL_COUNT] = {
 	[SQL_BEGIN] = "BEGIN IMMEDIATE",
 	[SQL_COMMIT] = "COMMIT",
 	[SQL_ROLLBACK] = "ROLLBACK",
-	[SQL_SAVEPOINT] = "SAVEPOINT path",
-	[SQL_RELEASE] = "RELEASE path",
-	[SQL_ROLLBACK_TO] = "ROLLBACK TO path",
+	[SQL_PATH_RESULT_DEL] = "DELETE FROM path_results WHERE id = ?1",
 	[SQL_TARGET_GET] = "SELECT id FROM targets WHERE spec = ?1",
-	[SQL_TARGET_ADD] = "INSERT INTO targets (spec) VALUES (?1)",
+	[SQL_TARGET_ADD] = "INSERT OR IGNORE INTO targets (spec) VALUES (?1)",
 	[SQL_PATH_GET] = "SELECT id FROM paths WHERE address = ?1 AND port = ?2",
-	[SQL_PATH_ADD] = "INSERT INTO paths (address, port, family) VALUES (?1, ?2, ?3)",
+	[SQL_PATH_ADD] = "INSERT OR IGNORE INTO paths (address, port, family) VALUES (?1, ?2, ?3)",
 	[SQL_RUN_ADD] = "INSERT INTO runs (started_ns, vantage, settings_digest, settings, "
 	    "program) VALUES (?1, ?2, ?3, ?4, ?5)",
 	[SQL_PATH_RESULT_ADD] = "INSERT INTO path_results (run_id, target_id, path_id, "
@@ -204,8 +202,8 @@ static const char *const stmt_sql[SQL_COUNT] = {
 	    "hop_index, hop_address) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[SQL_HOP_ADD] = "INSERT INTO hops (path_result_id, ttl, address, quote, rfc4884, "
 	    "rtt_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[SQL_EVIDENCE_ADD] = "INSERT INTO evidence (path_result_id, variant, ttl, kind, "
-	    "fields, bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[SQL_EVIDENCE_ADD] = "INSERT INTO evidence (path_result_id, packets, truncated, "
+	    "bytes) VALUES (?1, ?2, ?3, ?4)",
 };
 
 /* Brings the schema from version from to STORE_SCHEMA_VERSION in one
@@ -379,6 +377,7 @@ store_close(struct store *st, char *err, size_t errlen)
 		sqlite3_finalize(st->stmt[i]);
 	sqlite3_close(st->db);
 	free(st->last_target);
+	free(st->paths);
 	free(st->file);
 	free(st);
 	return rc;

@@ -103,19 +103,15 @@ static const char schema_v1[] =
 	"  rfc4884 INTEGER,"
 	"  rtt_us INTEGER,"
 	"  PRIMARY KEY (path_result_id, ttl)) WITHOUT ROWID;"
-	/* the packets that prove a result (evidence.h): variant -1 the control,
-	 * i the scale at idx i; ttl 0 the handshake, k the trace's TTL k;
-	 * kind 'syn' the SYN as sent (for a trace, the handshake SYN with
-	 * fields saying what differed), 'quote' an ICMP error as received,
-	 * 'reply' the SYN-ACK, RST or unreachable as received */
+	/* the packets that prove a result, one row per path result: packets
+	 * records packed as evidence.h's evidence_pack() writes them (each
+	 * packet with its variant, TTL, kind and fields), a row per packet
+	 * cost 28 inserts per traced path */
 	"CREATE TABLE evidence ("
-	"  path_result_id INTEGER NOT NULL REFERENCES path_results (id) ON DELETE CASCADE,"
-	"  variant INTEGER NOT NULL,"
-	"  ttl INTEGER NOT NULL,"
-	"  kind TEXT NOT NULL CHECK (kind IN ('syn', 'quote', 'reply')),"
-	"  fields TEXT,"
-	"  bytes BLOB NOT NULL,"
-	"  PRIMARY KEY (path_result_id, variant, ttl, kind)) WITHOUT ROWID;";
+	"  path_result_id INTEGER PRIMARY KEY REFERENCES path_results (id) ON DELETE CASCADE,"
+	"  packets INTEGER NOT NULL,"
+	"  truncated INTEGER NOT NULL,"
+	"  bytes BLOB NOT NULL);";
 
 const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v1,

@@ -95,30 +95,27 @@ store_flush(struct store *st, bool force)
 	return 0;
 }
 
-/* The id of the row matching the bound key, or inserted with add. */
+/* The id of the row the bound key names: inserted by add (OR IGNORE),
+ * else found by get.  New rows cost one statement, known ones two. */
 static int64_t
-get_or_add(struct store *st, enum store_stmt get, enum store_stmt add)
+add_or_get(struct store *st, enum store_stmt add, enum store_stmt get)
 {
 	sqlite3_stmt *g = st->stmt[get];
-	int rc = sqlite3_step(g);
 	int64_t id = -1;
+	int rc;
 
+	if (step(st, add, "insert") != 0)
+		return -1;
+	if (sqlite3_changes(st->db) == 1)
+		return sqlite3_last_insert_rowid(st->db);
+	rc = sqlite3_step(g);
 	if (rc == SQLITE_ROW)
 		id = sqlite3_column_int64(g, 0);
 	sqlite3_reset(g);
 	sqlite3_clear_bindings(g);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+	if (rc != SQLITE_ROW)
 		store_fail(st, "lookup");
-		return -1;
-	}
-	if (id >= 0) {
-		sqlite3_reset(st->stmt[add]);
-		sqlite3_clear_bindings(st->stmt[add]);
-		return id;
-	}
-	if (step(st, add, "insert") != 0)
-		return -1;
-	return sqlite3_last_insert_rowid(st->db);
+	return id;
 }
 
 static int64_t
@@ -130,7 +127,7 @@ target_id(struct store *st, const char *spec)
 		return st->last_target_id;
 	bind_text(st->stmt[SQL_TARGET_GET], 1, spec);
 	bind_text(st->stmt[SQL_TARGET_ADD], 1, spec);
-	if ((id = get_or_add(st, SQL_TARGET_GET, SQL_TARGET_ADD)) < 0)
+	if ((id = add_or_get(st, SQL_TARGET_ADD, SQL_TARGET_GET)) < 0)
 		return -1;
 	free(st->last_target);
 	st->last_target = strdup(spec);
@@ -138,15 +135,55 @@ target_id(struct store *st, const char *spec)
 	return id;
 }
 
+/* Path ids the writer has seen, so a daemon's every cycle over the same
+ * paths costs no lookup.  A direct-mapped cache: a collision only costs
+ * the lookup again.  Rows of paths are never deleted, so ids stay true. */
+#define PATH_CACHE_SIZE 65536
+struct path_cache {
+	struct {
+		struct addr a;
+		uint16_t port;
+		int64_t id;		/* 0: empty */
+	} e[PATH_CACHE_SIZE];
+};
+
+static size_t
+path_slot(const struct addr *a, uint16_t port)
+{
+	static const uint8_t key[SIPHASH_KEY_LEN];
+	uint8_t b[19];
+
+	b[0] = a->family;
+	memcpy(b + 1, a->bytes, 16);
+	b[17] = (uint8_t)(port >> 8);
+	b[18] = (uint8_t)port;
+	return (size_t)(siphash24(key, b, sizeof(b)) & (PATH_CACHE_SIZE - 1));
+}
+
 static int64_t
 path_id(struct store *st, const struct path_result *res)
 {
+	size_t k = path_slot(&res->dst, res->port);
+	int64_t id;
+
+	if (st->paths == NULL && (st->paths = calloc(1, sizeof(*st->paths))) == NULL) {
+		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
+		return -1;
+	}
+	if (st->paths->e[k].id > 0 && st->paths->e[k].port == res->port &&
+	    addr_equal(&st->paths->e[k].a, &res->dst))
+		return st->paths->e[k].id;
 	bind_addr(st->stmt[SQL_PATH_GET], 1, &res->dst);
 	sqlite3_bind_int(st->stmt[SQL_PATH_GET], 2, res->port);
 	bind_addr(st->stmt[SQL_PATH_ADD], 1, &res->dst);
 	sqlite3_bind_int(st->stmt[SQL_PATH_ADD], 2, res->port);
 	bind_text(st->stmt[SQL_PATH_ADD], 3, res->dst.family == ADDR_V4 ? "ipv4" : "ipv6");
-	return get_or_add(st, SQL_PATH_GET, SQL_PATH_ADD);
+	if ((id = add_or_get(st, SQL_PATH_ADD, SQL_PATH_GET)) > 0) {
+		st->paths->e[k].a = res->dst;
+		st->paths->e[k].port = res->port;
+		st->paths->e[k].id = id;
+	}
+	return id;
 }
 
 static int64_t
@@ -274,21 +311,21 @@ add_hops(struct store *st, int64_t pr, const struct hop_quote *hop[], int last)
 static int
 add_evidence(struct store *st, int64_t pr, const struct path_evidence *ev)
 {
-	for (int i = 0; ev != NULL && i < ev->n; i++) {
-		sqlite3_stmt *s = st->stmt[SQL_EVIDENCE_ADD];
-		const struct evidence_item *it = &ev->item[i];
+	sqlite3_stmt *s = st->stmt[SQL_EVIDENCE_ADD];
+	static uint8_t buf[EVIDENCE_PACKED_MAX];
+	size_t n;
 
-		sqlite3_bind_int64(s, 1, pr);
-		sqlite3_bind_int(s, 2, it->variant);
-		sqlite3_bind_int(s, 3, it->ttl);
-		bind_text(s, 4, evidence_kind_name(it->kind));
-		bind_text(s, 5, it->fields[0] != '\0' ? it->fields : NULL);
-		sqlite3_bind_blob(s, 6, ev->bytes + it->off, (int)it->len, SQLITE_STATIC);
-		if (step(st, SQL_EVIDENCE_ADD, "insert evidence") != 0)
-			return -1;
-		st->stats.evidence++;
-		st->stats.evidence_bytes += it->len;
-	}
+	if (ev == NULL || ev->n == 0)
+		return 0;
+	n = evidence_pack(ev, buf, sizeof(buf));
+	sqlite3_bind_int64(s, 1, pr);
+	sqlite3_bind_int(s, 2, ev->n);
+	sqlite3_bind_int(s, 3, ev->truncated);
+	sqlite3_bind_blob(s, 4, buf, (int)n, SQLITE_STATIC);
+	if (step(st, SQL_EVIDENCE_ADD, "insert evidence") != 0)
+		return -1;
+	st->stats.evidence += (uint64_t)ev->n;
+	st->stats.evidence_bytes += n;
 	return 0;
 }
 
@@ -322,15 +359,22 @@ add_path(struct store *st, int64_t run_id, const struct path_result *res)
 	pr = sqlite3_last_insert_rowid(st->db);
 	for (int i = 0; i < res->nscales; i++) {
 		if (add_scale(st, pr, pid, res, i) != 0)
-			return -1;
+			goto undo;
 		problem |= is_problem(res->verdicts[i].verdict);
 	}
 	if (last >= 0 && add_hops(st, pr, hop, last) != 0)
-		return -1;
+		goto undo;
 	if ((problem || last >= 0) && add_evidence(st, pr, res->evidence) != 0)
-		return -1;
+		goto undo;
 	st->stats.paths++;
 	return 0;
+undo:
+	/* a result is stored whole or not at all: what went in of it goes
+	 * (the cascade takes its rows), the batch keeps the others */
+	sqlite3_bind_int64(st->stmt[SQL_PATH_RESULT_DEL], 1, pr);
+	sqlite3_step(st->stmt[SQL_PATH_RESULT_DEL]);
+	sqlite3_reset(st->stmt[SQL_PATH_RESULT_DEL]);
+	return -1;
 }
 
 int
@@ -340,15 +384,7 @@ store_add(struct store *st, int64_t run_id, const struct path_result *res)
 
 	if (st->mode != STORE_WRITE || batch_begin(st) != 0)
 		return -1;
-	/* a result goes in whole or not at all: its rows are one savepoint */
-	if (step(st, SQL_SAVEPOINT, "savepoint") != 0)
-		return -1;
-	if (add_path(st, run_id, res) != 0) {
-		step(st, SQL_ROLLBACK_TO, "rollback");
-		step(st, SQL_RELEASE, "release");
-		return -1;
-	}
-	if (step(st, SQL_RELEASE, "release") != 0)
+	if (add_path(st, run_id, res) != 0)
 		return -1;
 	st->batch_n++;
 	dt = store_now_ns() - t0;

@@ -87,3 +87,71 @@ evidence_free(struct path_evidence **evp)
 	free(*evp);
 	*evp = NULL;
 }
+
+size_t
+evidence_pack(const struct path_evidence *ev, uint8_t *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (int i = 0; ev != NULL && i < ev->n; i++) {
+		const struct evidence_item *it = &ev->item[i];
+		size_t f = strlen(it->fields);
+
+		if (n + EVIDENCE_RECORD_HEAD + f + it->len > len)
+			break;
+		buf[n++] = (uint8_t)it->kind;
+		buf[n++] = (uint8_t)(it->variant + 1);
+		buf[n++] = (uint8_t)it->ttl;
+		buf[n++] = (uint8_t)f;
+		buf[n++] = (uint8_t)(it->len >> 8);
+		buf[n++] = (uint8_t)it->len;
+		memcpy(buf + n, it->fields, f);
+		n += f;
+		memcpy(buf + n, ev->bytes + it->off, it->len);
+		n += it->len;
+	}
+	return n;
+}
+
+int
+evidence_unpack(const uint8_t *b, size_t len, struct path_evidence **evp, const char **why)
+{
+	size_t n = 0;
+
+	*evp = NULL;
+	while (n < len) {
+		char fields[48];
+		size_t f, l;
+
+		if (len - n < EVIDENCE_RECORD_HEAD) {
+			*why = "a record's head is cut short";
+			goto bad;
+		}
+		f = b[n + 3];
+		l = (size_t)b[n + 4] << 8 | b[n + 5];
+		if (b[n] > EVIDENCE_REPLY) {
+			*why = "unknown record kind";
+			goto bad;
+		}
+		if (f >= sizeof(fields)) {
+			*why = "a record's fields are too long";
+			goto bad;
+		}
+		if (len - n - EVIDENCE_RECORD_HEAD < f + l) {
+			*why = "a record runs past the end";
+			goto bad;
+		}
+		memcpy(fields, b + n + EVIDENCE_RECORD_HEAD, f);
+		fields[f] = '\0';
+		if (evidence_add(evp, (int)b[n + 1] - 1, b[n + 2], (enum evidence_kind)b[n],
+		    fields, b + n + EVIDENCE_RECORD_HEAD + f, l) != 0) {
+			*why = "more records than one result holds";
+			goto bad;
+		}
+		n += EVIDENCE_RECORD_HEAD + f + l;
+	}
+	return 0;
+bad:
+	evidence_free(evp);
+	return -1;
+}

@@ -53,4 +53,24 @@ const char *evidence_kind_name(enum evidence_kind k);
 
 void evidence_free(struct path_evidence **evp);
 
+/*
+ * The stored form (the store's evidence.bytes): the items in order, each
+ *   kind (1 byte: 0 syn, 1 quote, 2 reply), variant + 1 (1 byte: 0 the
+ *   control), ttl (1 byte), F the length of fields (1 byte), L the length
+ *   of the packet (2 bytes, big-endian), fields (F bytes of ASCII), the
+ *   packet (L bytes, from its IP header on).
+ */
+#define EVIDENCE_RECORD_HEAD	6
+#define EVIDENCE_PACKED_MAX	(EVIDENCE_MAX_BYTES + EVIDENCE_MAX_ITEMS * \
+				 (EVIDENCE_RECORD_HEAD + 48))
+
+/* Packs ev into buf; returns the bytes written (every item fits when
+ * len >= EVIDENCE_PACKED_MAX; items that do not fit are left out). */
+size_t evidence_pack(const struct path_evidence *ev, uint8_t *buf, size_t len);
+
+/* Unpacks the stored form into a new *evp; -1 with a reason in *why when
+ * the bytes are not what evidence_pack writes (bounds checked). */
+int evidence_unpack(const uint8_t *b, size_t len, struct path_evidence **evp,
+    const char **why);
+
 #endif
