@@ -107,9 +107,9 @@ check_file(sqlite3 *db, const char *file, int64_t *version, char *err, size_t er
 		return -1;
 	}
 	if (ver > STORE_SCHEMA_VERSION || ver < 1) {
-		errf(err, errlen, "%s: schema version %lld %s (this scaleprobe knows 1..%d)",
+		errf(err, errlen, "%s: schema version %lld %s (this scaleprobe's is %d)",
 		    file, (long long)ver, ver < 1 ? "is not valid" : "is newer than this "
-		    "scaleprobe", STORE_SCHEMA_VERSION);
+		    "scaleprobe knows", STORE_SCHEMA_VERSION);
 		return -1;
 	}
 	*version = ver;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "blocklist.h"
@@ -21,6 +22,8 @@
 #include "paths.h"
 #include "probe_run.h"
 #include "request.h"
+#include "store.h"
+#include "version.h"
 
 #define PROBE_DEFAULT_RATE	100
 #define PROBE_DEFAULT_TIMEOUT	2.0
@@ -48,18 +51,22 @@ struct probe_opts {
 	bool have_source4, have_source6;
 	const char *ifname;
 	char vantage[256];
+	const char *db;			/* --db FILE, or NULL */
 };
 
 struct probe_out {
 	const struct probe_opts *o;
 	struct json j;
 	size_t problems, unmeasured, clean;
+	struct store *st;		/* --db: what is printed is stored */
+	int64_t run_id;
 };
 
 enum {
 	OPT_SCALES = 256, OPT_RATE, OPT_TIMEOUT, OPT_RETRIES, OPT_ALLOW,
 	OPT_ALLOW_LARGE, OPT_SOURCE, OPT_INTERFACE, OPT_VANTAGE, OPT_JSON,
 	OPT_MAX_INFLIGHT, OPT_TRACE, OPT_WINDOW, OPT_NO_WINDOW, OPT_PAYLOAD, OPT_CONTACT,
+	OPT_DB,
 };
 
 static const struct option longopts[] = {
@@ -79,6 +86,7 @@ static const struct option longopts[] = {
 	{ "payload",	required_argument, NULL, OPT_PAYLOAD },
 	{ "contact",	required_argument, NULL, OPT_CONTACT },
 	{ "max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT },
+	{ "db",		required_argument, NULL, OPT_DB },
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -109,6 +117,7 @@ probe_usage(FILE *f)
 	    "  --payload FILE      the window test's request on any port\n"
 	    "  --contact URL       named in the window test's request, for operators\n"
 	    "  --json              one JSON object per path (NDJSON)\n"
+	    "  --db FILE           store every result in the SQLite store FILE too\n"
 	    "  -v, --verbose       counters and peak memory on stderr at the end\n"
 	    "exit: 0 clean, 1 path problem found, 2 error or nothing probed, 3 some path not measured\n");
 }
@@ -303,6 +312,9 @@ probe_options(int argc, char **argv, struct probe_opts *o)
 			}
 			o->max_inflight = (size_t)v;
 			break;
+		case OPT_DB:
+			o->db = optarg;
+			break;
 		case 'v':
 			log_setverbose(log_getverbose() + 1);
 			break;
@@ -353,6 +365,55 @@ probe_result(void *arg, struct path_result *res)
 		output_text(stdout, res);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		log_warn("standard output");
+		return -1;
+	}
+	if (out->st != NULL && store_add(out->st, out->run_id, res) != 0) {
+		log_warnx("%s", store_error(out->st));
+		return -1;
+	}
+	return 0;
+}
+
+/* The settings that shape results, as the store keeps them per run. */
+static void
+probe_settings(const struct probe_opts *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	n += (size_t)snprintf(buf + n, len - n, "scales=");
+	for (int i = 0; i < o->nscales && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%d", i ? "," : "", o->scales[i]);
+	if (n < len)
+		snprintf(buf + n, len - n, " rate=%u timeout=%g retries=%d trace=%s "
+		    "window-test=%s payload=%zu", o->rate, o->timeout, o->retries,
+		    o->trace == ENGINE_TRACE_AUTO ? "auto" : o->trace == ENGINE_TRACE_ALWAYS ?
+		    "always" : "never", o->window_test ? "on" : "off", o->payload_len);
+}
+
+/* --db: the store opened (a bad file refused before anything is sent)
+ * and the run's row begun; -1 after saying why. */
+static int
+probe_store_open(const struct probe_opts *o, struct probe_out *out)
+{
+	char err[STORE_ERRLEN], settings[512];
+	struct store_run run;
+
+	if (o->db == NULL)
+		return 0;
+	if ((out->st = store_open(o->db, STORE_WRITE, NULL, err, sizeof(err))) == NULL) {
+		log_warnx("%s", err);
+		return -1;
+	}
+	probe_settings(o, settings, sizeof(settings));
+	memset(&run, 0, sizeof(run));
+	clock_gettime(CLOCK_REALTIME, &run.start);
+	run.vantage = o->vantage;
+	run.settings = settings;
+	run.program = "scaleprobe " SCALEPROBE_VERSION;
+	if (store_run_begin(out->st, &run, &out->run_id) != 0) {
+		log_warnx("%s", store_error(out->st));
+		store_close(out->st, NULL, 0);
+		out->st = NULL;
 		return -1;
 	}
 	return 0;
@@ -471,6 +532,11 @@ cmd_probe(int argc, char **argv)
 
 	memset(&out, 0, sizeof(out));
 	out.o = &o;
+	if (probe_store_open(&o, &out) != 0) {
+		paths_free(&paths);
+		status = EXIT_USAGE;
+		goto done;
+	}
 	json_init(&out.j);
 	memset(&rc, 0, sizeof(rc));
 	rc.paths = &paths;
@@ -499,6 +565,14 @@ cmd_probe(int argc, char **argv)
 		status = EXIT_UNMEASURED;
 	else
 		status = EXIT_CLEAN;
+	if (out.st != NULL) {
+		char err[STORE_ERRLEN];
+
+		if (store_close(out.st, err, sizeof(err)) != 0) {
+			log_warnx("%s", err);
+			status = EXIT_USAGE;
+		}
+	}
 	if (log_getverbose() > 0)
 		probe_summary(&st, paths.n);
 	json_free(&out.j);

@@ -141,6 +141,7 @@ slot_free(struct engine *e, struct slot *s)
 	for (int i = 0; i < STAGE_COUNT; i++)
 		if (e->stages[i].ops->free != NULL)
 			e->stages[i].ops->free(e, s);
+	evidence_free(&s->ev);
 	free(s);
 }
 
@@ -255,6 +256,40 @@ engine_stage_over(struct engine *e, struct slot *s)
 	e->wants_run = true;
 }
 
+/* The SYNs as sent beside the replies kept: per variant, the handshake's
+ * (its latest attempt) and, when traced, the trace's at TTL 1 (a quote's
+ * fields say what its SYN had otherwise).  Rendered only now, so a path in
+ * flight holds only what it received. */
+static void
+evidence_syns(struct engine *e, struct slot *s)
+{
+	uint8_t buf[128];
+	char fields[48];
+	size_t len;
+
+	if (s->ev == NULL || e->ops.render_syn == NULL)
+		return;
+	for (int v = 0; v < e->cfg.nvariants; v++) {
+		struct send_syn syn;
+
+		if (s->v[v].obs.attempts > 0) {
+			engine_make_syn(e, s, v, COOKIE_TAG_HANDSHAKE,
+			    (uint32_t)(s->v[v].sent_at / 1000000u), &syn);
+			if ((len = e->ops.render_syn(e->ops.arg, &syn, buf, sizeof(buf))) > 0) {
+				snprintf(fields, sizeof(fields), "attempts=%d", s->v[v].obs.attempts);
+				evidence_add(&s->ev, v - 1, 0, EVIDENCE_SYN, fields, buf, len);
+			}
+		}
+		if (s->tr != NULL) {
+			engine_make_syn(e, s, v, 1, s->trace_tsval, &syn);
+			if ((len = e->ops.render_syn(e->ops.arg, &syn, buf, sizeof(buf))) > 0) {
+				snprintf(fields, sizeof(fields), "ttl=1 isn=%08x", (unsigned)syn.isn);
+				evidence_add(&s->ev, v - 1, 1, EVIDENCE_SYN, fields, buf, len);
+			}
+		}
+	}
+}
+
 /* Hands the finished path to the caller and frees its slot. */
 static void
 path_finish(struct engine *e, struct slot *s)
@@ -287,6 +322,8 @@ path_finish(struct engine *e, struct slot *s)
 	if (s->wobs != NULL)
 		for (int v = 1; v < e->cfg.nvariants; v++)
 			r->window[v - 1] = s->wobs[v];
+	evidence_syns(e, s);
+	r->evidence = s->ev;
 
 	slot_list_remove(s);
 	path_unlink(e, s);

@@ -21,6 +21,7 @@
 
 #include "cookie.h"
 #include "engine.h"
+#include "evidence.h"
 #include "ratelimit.h"
 #include "reply.h"
 #include "trace.h"
@@ -65,6 +66,8 @@ struct slot {
 	uint64_t fails_at_start;	/* send failures when it was admitted */
 	uint32_t pending;		/* handshake: variants still to send */
 	uint32_t answered;		/* handshake: variants with a reply */
+	struct path_evidence *ev;	/* the packets that prove the result,
+					   until it is handed over (evidence.h) */
 	struct vstate v[];		/* nvariants */
 };
 
@@ -76,6 +79,8 @@ struct match {
 	enum reply_kind kind;		/* SYN-ACK, RST, ICMP unreachable; NONE
 					   for a time-exceeded */
 	bool icmp;			/* an ICMP error quoting our probe */
+	const uint8_t *pkt;		/* the packet as captured, for evidence */
+	size_t len;
 };
 
 /*

@@ -7,6 +7,8 @@
  * this run could have drawn is counted rejected.  Nothing here sends: a
  * SYN-ACK is owed a RST, which the run loop pays for.
  */
+#include <stdio.h>
+
 #include "engine_int.h"
 
 /* The variant a port of ours belongs to: port_lo + v, or a window test's
@@ -56,6 +58,29 @@ slot_for(const struct engine *e, const struct addr *theirs, uint16_t port,
 	return s != NULL && addr_equal(&s->path.src, ours) ? s : NULL;
 }
 
+/* Keeps the packet a stage is about to judge, until the path's result is
+ * written: a router's quote of a trace SYN (with the ISN that SYN carried:
+ * the rest of it is the variant's trace SYN, evidence "syn" at TTL 1), or
+ * the destination's answer.  Variants as the result counts them: -1 the
+ * control. */
+static void
+keep_evidence(struct engine *e, struct slot *s, const struct match *m)
+{
+	bool trace = m->tag >= 1 && m->tag <= COOKIE_TRACE_TTL_MAX;
+	char fields[48] = "";
+
+	if (m->pkt == NULL)
+		return;
+	if (trace && m->icmp) {
+		struct send_syn syn;
+
+		engine_make_syn(e, s, m->v, m->tag, s->trace_tsval, &syn);
+		snprintf(fields, sizeof(fields), "ttl=%d isn=%08x", m->tag, (unsigned)syn.isn);
+	}
+	evidence_add(&s->ev, m->v - 1, trace ? m->tag : 0,
+	    trace && m->icmp ? EVIDENCE_QUOTE : EVIDENCE_REPLY, fields, m->pkt, m->len);
+}
+
 /* Hands m to its path's stage when the path is running there. */
 static void
 deliver(struct engine *e, struct match *m, const struct reply *r, uint64_t now)
@@ -66,13 +91,15 @@ deliver(struct engine *e, struct match *m, const struct reply *r, uint64_t now)
 		e->n.late++;
 		return;
 	}
+	keep_evidence(e, s, m);
 	e->stages[s->stage].ops->input(e, s, m, r, now);
 }
 
 static void
-input_tcp(struct engine *e, const struct reply *r, uint64_t now)
+input_tcp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t len,
+    uint64_t now)
 {
-	struct match m = { .v = our_variant(e, r->dport), .tag = -1 };
+	struct match m = { .v = our_variant(e, r->dport), .tag = -1, .pkt = pkt, .len = len };
 	bool synack = (r->flags & (REPLY_TCP_SYN | REPLY_TCP_ACK)) ==
 	    (REPLY_TCP_SYN | REPLY_TCP_ACK);
 	bool valid;
@@ -144,9 +171,11 @@ match_translated(struct engine *e, const struct reply *r, int *v, int *tag)
 }
 
 static void
-input_icmp(struct engine *e, const struct reply *r, uint64_t now)
+input_icmp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t len,
+    uint64_t now)
 {
-	struct match m = { .v = our_variant(e, r->q_sport), .tag = -1, .icmp = true };
+	struct match m = { .v = our_variant(e, r->q_sport), .tag = -1, .icmp = true,
+	    .pkt = pkt, .len = len };
 
 	if (m.v >= 0 && cookie_check_quote(&e->key, &r->q_src, &r->q_dst, r->q_sport,
 	    r->q_dport, r->q_seq, &m.tag) && tag_valid(e, m.tag)) {
@@ -179,10 +208,10 @@ engine_match_input(struct engine *e, const uint8_t *pkt, size_t len, uint64_t no
 
 	switch (reply_decode(pkt, len, &r)) {
 	case REPLY_T_TCP:
-		input_tcp(e, &r, now);
+		input_tcp(e, &r, pkt, len, now);
 		break;
 	case REPLY_T_ICMP:
-		input_icmp(e, &r, now);
+		input_icmp(e, &r, pkt, len, now);
 		break;
 	default:
 		e->n.ignored++;

@@ -11,3 +11,5 @@ LAB_CHECKS += tests/e2e/engine-e2e
 LAB_CHECKS += tests/e2e/safety-e2e
 # every misuse of probe's options and targets: one line, exit 2, nothing sent
 LAB_CHECKS += tests/e2e/cli-misuse
+# the store: --db keeps what is printed, the evidence proves it, bad files refused
+LAB_CHECKS += tests/e2e/store-e2e
