@@ -1,6 +1,8 @@
 # db/: the SQLite store (the only folder that includes sqlite3.h): schema
 # and migrations, opening and its refusals, the batched writer, retention.
+# Linked into both programs, and into the store's unit test and bench.
 DB_SRCS  = db/store_open.c
 DB_SRCS += db/store_schema.c
 DB_SRCS += db/store_write.c
+DB_SRCS += db/store_prune.c
 PROBER_SRCS += $(DB_SRCS)

@@ -80,7 +80,9 @@ UNIT_TESTS += test_request
 test_request_SRCS = prober/cli/request_file.c
 # output.c: the NDJSON contract and the table, byte for byte
 UNIT_TESTS += test_output
-# the store (db/): schema, fixtures, refusals, the batched writer
+# the evidence a result carries, and its stored form
+UNIT_TESTS += test_evidence
+# the store (db/): schema, fixtures, refusals, the batched writer, retention
 UNIT_TESTS += test_store
 test_store_SRCS = $(DB_SRCS) tests/unit/storegen.c
 test_store_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
