@@ -20,9 +20,7 @@ enum store_stmt {
 	SQL_PATH_ADD,
 	SQL_RUN_ADD,
 	SQL_PATH_RESULT_ADD,
-	SQL_SCALE_ADD,
 	SQL_FINDING_ADD,
-	SQL_HOP_ADD,
 	SQL_EVIDENCE_ADD,
 	SQL_COUNT,
 };
@@ -42,6 +40,8 @@ struct store {
 					   target come together */
 	int64_t last_target_id;
 	struct path_cache *paths;	/* (address, port) -> paths.id */
+	sqlite3_stmt *scale_multi[RESULT_MAX_SCALES + 1];	/* [n]: n rows */
+	sqlite3_stmt *hop_multi[RESULT_MAX_HOPS + 1];
 	struct store_stats stats;
 	char err[STORE_ERRLEN];
 };
@@ -50,7 +50,13 @@ struct store {
  * the schema from version i to i + 1. */
 extern const char *const store_migrations[STORE_SCHEMA_VERSION];
 
+#define STORE_SCALE_COLS	24
+#define STORE_HOP_COLS		6
+
 /* store_open.c */
+/* The insert of n scale_results rows (kind 0) or n hops (kind 1) in one
+ * statement; NULL (err set) when it cannot be prepared. */
+sqlite3_stmt *store_multi(struct store *st, int kind, int n);
 uint64_t store_now_ns(void);
 /* Fills st->err with "FILE: what: sqlite's message" and returns -1. */
 int store_fail(struct store *st, const char *what);

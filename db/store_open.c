@@ -192,16 +192,8 @@ static const char *const stmt_sql[SQL_COUNT] = {
 	    "time_ns, control_reply, control_sa_present, control_wscale, control_mss, "
 	    "control_sack, control_ts, traced, capture_drops, send_failures, capture_error) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-	[SQL_SCALE_ADD] = "INSERT INTO scale_results (path_result_id, idx, path_id, time_ns, "
-	    "problem, scale_sent, reply, icmp_type, icmp_code, sa_present, sa_wscale, sa_mss, "
-	    "sa_sack, sa_ts, scale_quoted, scale_effective, scale_effective_min, "
-	    "flight_bytes, verdict, reason, hop_index, hop_address, last_clean_index, "
-	    "last_clean_address) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-	    "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
-	[SQL_FINDING_ADD] = "INSERT INTO side_findings (scale_result_id, idx, kind, detail, "
-	    "hop_index, hop_address) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[SQL_HOP_ADD] = "INSERT INTO hops (path_result_id, ttl, address, quote, rfc4884, "
-	    "rtt_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[SQL_FINDING_ADD] = "INSERT INTO side_findings (path_result_id, scale_idx, idx, kind, "
+	    "detail, hop_index, hop_address) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[SQL_EVIDENCE_ADD] = "INSERT INTO evidence (path_result_id, packets, truncated, "
 	    "bytes) VALUES (?1, ?2, ?3, ?4)",
 };
@@ -285,6 +277,62 @@ setup_writer(struct store *st, int64_t version)
 			return store_fail(st, "prepare");
 	}
 	return 0;
+}
+
+/* INSERT INTO table (cols) VALUES (?, ...), ... with rows rows of ncols. */
+static char *
+multi_insert(const char *table, const char *cols, int ncols, int rows)
+{
+	size_t len = strlen(table) + strlen(cols) + 64 + (size_t)rows * ((size_t)ncols * 2 + 4);
+	char *sql = malloc(len), *p = sql;
+
+	if (sql == NULL)
+		return NULL;
+	p += sprintf(p, "INSERT INTO %s (%s) VALUES ", table, cols);
+	for (int r = 0; r < rows; r++) {
+		*p++ = r ? ',' : ' ';
+		*p++ = '(';
+		for (int c = 0; c < ncols; c++) {
+			if (c)
+				*p++ = ',';
+			*p++ = '?';
+		}
+		*p++ = ')';
+	}
+	*p = '\0';
+	return sql;
+}
+
+/* The statement inserting n rows of scale_results (kind 0) or hops (1) in
+ * one step: a result's rows cost one statement, not one each.  Prepared
+ * when first needed. */
+sqlite3_stmt *
+store_multi(struct store *st, int kind, int n)
+{
+	static const char scale_cols[] = "path_result_id, idx, path_id, time_ns, problem, "
+	    "scale_sent, reply, icmp_type, icmp_code, sa_present, sa_wscale, sa_mss, sa_sack, "
+	    "sa_ts, scale_quoted, scale_effective, scale_effective_min, flight_bytes, verdict, "
+	    "reason, hop_index, hop_address, last_clean_index, last_clean_address";
+	static const char hop_cols[] = "path_result_id, ttl, address, quote, rfc4884, rtt_us";
+	sqlite3_stmt **s = kind == 0 ? &st->scale_multi[n] : &st->hop_multi[n];
+	char *sql;
+	int rc;
+
+	if (*s != NULL)
+		return *s;
+	sql = kind == 0 ? multi_insert("scale_results", scale_cols, STORE_SCALE_COLS, n) :
+	    multi_insert("hops", hop_cols, STORE_HOP_COLS, n);
+	if (sql == NULL) {
+		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
+		return NULL;
+	}
+	rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, s, NULL);
+	free(sql);
+	if (rc != SQLITE_OK) {
+		store_fail(st, "prepare");
+		return NULL;
+	}
+	return *s;
 }
 
 struct store *
@@ -375,6 +423,10 @@ store_close(struct store *st, char *err, size_t errlen)
 	}
 	for (int i = 0; i < SQL_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
+	for (int i = 0; i <= RESULT_MAX_SCALES; i++)
+		sqlite3_finalize(st->scale_multi[i]);
+	for (int i = 0; i <= RESULT_MAX_HOPS; i++)
+		sqlite3_finalize(st->hop_multi[i]);
 	sqlite3_close(st->db);
 	free(st->last_target);
 	free(st->paths);

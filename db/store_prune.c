@@ -16,13 +16,13 @@ static const char keep_sql[] =
 	"CREATE TEMP TABLE prune_keep AS "
 	"SELECT DISTINCT path_result_id AS id FROM ("
 	"  SELECT s.path_result_id, s.time_ns,"
-	"    (lag(s.id) OVER w IS NULL OR lag(s.verdict) OVER w IS NOT s.verdict) AS starts,"
-	"    (lead(s.id) OVER w IS NULL OR lead(s.verdict) OVER w IS NOT s.verdict) AS ends"
+	"    (lag(s.idx) OVER w IS NULL OR lag(s.verdict) OVER w IS NOT s.verdict) AS starts,"
+	"    (lead(s.idx) OVER w IS NULL OR lead(s.verdict) OVER w IS NOT s.verdict) AS ends"
 	"  FROM scale_results s"
 	"  JOIN path_results pr ON pr.id = s.path_result_id"
 	"  JOIN runs r ON r.id = pr.run_id"
 	"  WINDOW w AS (PARTITION BY s.path_id, r.vantage, s.scale_sent"
-	"               ORDER BY s.time_ns, s.id))"
+	"               ORDER BY s.time_ns, s.path_result_id))"
 	"WHERE time_ns < ?1 AND (starts OR ends)";
 
 static const char delete_sql[] =

@@ -54,9 +54,10 @@ static const char schema_v1[] =
 	/* the history of one host: by address (paths) or as written */
 	"CREATE INDEX path_results_path ON path_results (path_id, time_ns);"
 	"CREATE INDEX path_results_target ON path_results (target_id, time_ns);"
-	/* one per scale sent, in the order printed (idx) */
+	/* one per scale sent, in the order printed (idx); clustered by its
+	 * key, so a path result's scales are one seek and a row costs one
+	 * b-tree (no rowid) */
 	"CREATE TABLE scale_results ("
-	"  id INTEGER PRIMARY KEY,"
 	"  path_result_id INTEGER NOT NULL REFERENCES path_results (id) ON DELETE CASCADE,"
 	"  idx INTEGER NOT NULL,"
 	"  path_id INTEGER NOT NULL REFERENCES paths (id),"	/* copies, for */
@@ -81,19 +82,20 @@ static const char schema_v1[] =
 	"  hop_address TEXT,"
 	"  last_clean_index INTEGER,"
 	"  last_clean_address TEXT,"
-	"  UNIQUE (path_result_id, idx));"
+	"  PRIMARY KEY (path_result_id, idx)) WITHOUT ROWID;"
 	/* every broken path since T */
 	"CREATE INDEX scale_results_problems ON scale_results (time_ns) WHERE problem;"
-	/* one path's states in time order (retention, show) */
-	"CREATE INDEX scale_results_path ON scale_results (path_id, scale_sent, time_ns);"
 	"CREATE TABLE side_findings ("
-	"  scale_result_id INTEGER NOT NULL REFERENCES scale_results (id) ON DELETE CASCADE,"
+	"  path_result_id INTEGER NOT NULL,"
+	"  scale_idx INTEGER NOT NULL,"
 	"  idx INTEGER NOT NULL,"
 	"  kind TEXT NOT NULL,"
 	"  detail TEXT,"
 	"  hop_index INTEGER,"
 	"  hop_address TEXT,"
-	"  PRIMARY KEY (scale_result_id, idx)) WITHOUT ROWID;"
+	"  PRIMARY KEY (path_result_id, scale_idx, idx),"
+	"  FOREIGN KEY (path_result_id, scale_idx) REFERENCES scale_results (path_result_id, idx)"
+	"    ON DELETE CASCADE) WITHOUT ROWID;"
 	/* the "hops" array as printed */
 	"CREATE TABLE hops ("
 	"  path_result_id INTEGER NOT NULL REFERENCES path_results (id) ON DELETE CASCADE,"

@@ -32,6 +32,17 @@ bind_text(sqlite3_stmt *s, int i, const char *t)
 		sqlite3_bind_null(s, i);
 }
 
+/* Text that outlives the step (static names, the result's own strings):
+ * bound without a copy. */
+static void
+bind_static(sqlite3_stmt *s, int i, const char *t)
+{
+	if (t != NULL)
+		sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
 static void
 bind_addr(sqlite3_stmt *s, int i, const struct addr *a)
 {
@@ -43,11 +54,11 @@ bind_addr(sqlite3_stmt *s, int i, const struct addr *a)
 		bind_text(s, i, addr_format(a, buf, sizeof(buf)));
 }
 
-/* Runs a bound insert or statement without rows; resets it. */
+/* Runs a bound insert or statement without rows; resets it and clears
+ * its bindings (a NULL is a parameter left unbound). */
 static int
-step(struct store *st, enum store_stmt k, const char *what)
+step_stmt(struct store *st, sqlite3_stmt *s, const char *what)
 {
-	sqlite3_stmt *s = st->stmt[k];
 	int rc = sqlite3_step(s);
 
 	sqlite3_reset(s);
@@ -55,6 +66,12 @@ step(struct store *st, enum store_stmt k, const char *what)
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		return store_fail(st, what);
 	return 0;
+}
+
+static int
+step(struct store *st, enum store_stmt k, const char *what)
+{
+	return step_stmt(st, st->stmt[k], what);
 }
 
 static int
@@ -223,87 +240,114 @@ is_problem(enum verdict v)
 	return v == VERDICT_REWRITTEN || v == VERDICT_STRIPPED || v == VERDICT_SYN_DROPPED;
 }
 
-static int
-add_scale(struct store *st, int64_t pr, int64_t pid, const struct path_result *res, int i)
+/* Scale i's row as parameters base+1 .. base+STORE_SCALE_COLS of s. */
+static void
+bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct path_result *res,
+    int i)
 {
-	sqlite3_stmt *s = st->stmt[SQL_SCALE_ADD];
 	const struct variant_obs *o = &res->scales[i];
 	const struct scale_verdict *v = &res->verdicts[i];
 	const struct window_obs *w = &res->window[i];
 	const char *vname = verdict_name(v->verdict);
 	bool sa = o->sa.present;
-	int64_t sid;
 
-	sqlite3_bind_int64(s, 1, pr);
-	sqlite3_bind_int(s, 2, i);
-	sqlite3_bind_int64(s, 3, pid);
-	sqlite3_bind_int64(s, 4, ts_ns(&res->time));
-	sqlite3_bind_int(s, 5, is_problem(v->verdict));
-	sqlite3_bind_int(s, 6, o->scale);
-	bind_text(s, 7, reply_kind_name(o->reply));
-	bind_opt(s, 8, o->reply == REPLY_ICMP_UNREACH, o->icmp_type);
-	bind_opt(s, 9, o->reply == REPLY_ICMP_UNREACH, o->icmp_code);
-	sqlite3_bind_int(s, 10, sa);
-	bind_opt(s, 11, sa && o->sa.wscale >= 0, o->sa.wscale);
-	bind_opt(s, 12, sa && o->sa.mss >= 0, o->sa.mss);
-	bind_opt(s, 13, sa, o->sa.sack);
-	bind_opt(s, 14, sa, o->sa.ts);
-	bind_opt(s, 15, v->scale_quoted >= 0, v->scale_quoted);
-	bind_opt(s, 16, w->ran && !w->inconclusive && w->scale_effective >= 0,
+	sqlite3_bind_int64(s, base + 1, pr);
+	sqlite3_bind_int(s, base + 2, i);
+	sqlite3_bind_int64(s, base + 3, pid);
+	sqlite3_bind_int64(s, base + 4, ts_ns(&res->time));
+	sqlite3_bind_int(s, base + 5, is_problem(v->verdict));
+	sqlite3_bind_int(s, base + 6, o->scale);
+	bind_static(s, base + 7, reply_kind_name(o->reply));
+	bind_opt(s, base + 8, o->reply == REPLY_ICMP_UNREACH, o->icmp_type);
+	bind_opt(s, base + 9, o->reply == REPLY_ICMP_UNREACH, o->icmp_code);
+	sqlite3_bind_int(s, base + 10, sa);
+	bind_opt(s, base + 11, sa && o->sa.wscale >= 0, o->sa.wscale);
+	bind_opt(s, base + 12, sa && o->sa.mss >= 0, o->sa.mss);
+	bind_opt(s, base + 13, sa, o->sa.sack);
+	bind_opt(s, base + 14, sa, o->sa.ts);
+	bind_opt(s, base + 15, v->scale_quoted >= 0, v->scale_quoted);
+	bind_opt(s, base + 16, w->ran && !w->inconclusive && w->scale_effective >= 0,
 	    w->scale_effective);
-	bind_opt(s, 17, w->ran && !w->inconclusive && w->scale_effective_min >= 0,
+	bind_opt(s, base + 17, w->ran && !w->inconclusive && w->scale_effective_min >= 0,
 	    w->scale_effective_min);
-	bind_opt(s, 18, w->ran && w->flight_bytes >= 0, w->flight_bytes);
-	bind_text(s, 19, vname);
-	bind_text(s, 20, vname != NULL ? v->reason : NULL);
-	bind_opt(s, 21, v->hop.present, v->hop.index);
+	bind_opt(s, base + 18, w->ran && w->flight_bytes >= 0, w->flight_bytes);
+	bind_static(s, base + 19, vname);
+	bind_static(s, base + 20, vname != NULL ? v->reason : NULL);
+	bind_opt(s, base + 21, v->hop.present, v->hop.index);
 	if (v->hop.present)
-		bind_addr(s, 22, &v->hop.address);
-	bind_opt(s, 23, v->hop.present, v->hop.last_clean_index);
+		bind_addr(s, base + 22, &v->hop.address);
+	bind_opt(s, base + 23, v->hop.present, v->hop.last_clean_index);
 	if (v->hop.present)
-		bind_addr(s, 24, &v->hop.last_clean_address);
-	if (step(st, SQL_SCALE_ADD, "insert scale result") != 0)
-		return -1;
-	sid = sqlite3_last_insert_rowid(st->db);
-	st->stats.scales++;
+		bind_addr(s, base + 24, &v->hop.last_clean_address);
+}
 
+static int
+add_findings(struct store *st, int64_t pr, const struct scale_verdict *v, int i)
+{
 	for (int k = 0; k < v->nfindings && k < RESULT_MAX_FINDINGS; k++) {
 		const struct side_finding *f = &v->findings[k];
+		sqlite3_stmt *s = st->stmt[SQL_FINDING_ADD];
 
-		s = st->stmt[SQL_FINDING_ADD];
-		sqlite3_bind_int64(s, 1, sid);
-		sqlite3_bind_int(s, 2, k);
-		bind_text(s, 3, result_finding_name(f->kind));
-		bind_text(s, 4, f->detail[0] != '\0' ? f->detail : NULL);
-		bind_opt(s, 5, f->hop_index >= 0, f->hop_index);
+		sqlite3_bind_int64(s, 1, pr);
+		sqlite3_bind_int(s, 2, i);
+		sqlite3_bind_int(s, 3, k);
+		bind_static(s, 4, result_finding_name(f->kind));
+		bind_static(s, 5, f->detail[0] != '\0' ? f->detail : NULL);
+		bind_opt(s, 6, f->hop_index >= 0, f->hop_index);
 		if (f->hop_index >= 0)
-			bind_addr(s, 6, &f->hop_address);
-		if (step(st, SQL_FINDING_ADD, "insert side finding") != 0)
+			bind_addr(s, 7, &f->hop_address);
+		if (step_stmt(st, s, "insert side finding") != 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* Every scale's row in one statement, then their side findings. */
+static int
+add_scales(struct store *st, int64_t pr, int64_t pid, const struct path_result *res)
+{
+	int n = res->nscales < RESULT_MAX_SCALES ? res->nscales : RESULT_MAX_SCALES;
+	sqlite3_stmt *s;
+
+	if (n <= 0)
+		return 0;
+	if ((s = store_multi(st, 0, n)) == NULL)
+		return -1;
+	for (int i = 0; i < n; i++)
+		bind_scale(s, i * STORE_SCALE_COLS, pr, pid, res, i);
+	if (step_stmt(st, s, "insert scale results") != 0)
+		return -1;
+	st->stats.scales += (uint64_t)n;
+	for (int i = 0; i < n; i++)
+		if (add_findings(st, pr, &res->verdicts[i], i) != 0)
+			return -1;
 	return 0;
 }
 
 static int
 add_hops(struct store *st, int64_t pr, const struct hop_quote *hop[], int last)
 {
-	for (int k = 1; k <= last; k++) {
-		sqlite3_stmt *s = st->stmt[SQL_HOP_ADD];
-		const struct hop_quote *h = hop[k];
+	sqlite3_stmt *s;
 
-		sqlite3_bind_int64(s, 1, pr);
-		sqlite3_bind_int(s, 2, k);
+	if (last <= 0)
+		return 0;
+	if ((s = store_multi(st, 1, last)) == NULL)
+		return -1;
+	for (int k = 1; k <= last; k++) {
+		const struct hop_quote *h = hop[k];
+		int base = (k - 1) * STORE_HOP_COLS;
+
+		sqlite3_bind_int64(s, base + 1, pr);
+		sqlite3_bind_int(s, base + 2, k);
 		if (h != NULL) {
-			bind_addr(s, 3, &h->from);
-			bind_text(s, 4, result_quote_name(h->quote));
-			sqlite3_bind_int(s, 5, h->rfc4884);
-			sqlite3_bind_int64(s, 6, h->rtt_us);
+			bind_addr(s, base + 3, &h->from);
+			bind_static(s, base + 4, result_quote_name(h->quote));
+			sqlite3_bind_int(s, base + 5, h->rfc4884);
+			sqlite3_bind_int64(s, base + 6, h->rtt_us);
 		} else
-			bind_text(s, 4, "none");
-		if (step(st, SQL_HOP_ADD, "insert hop") != 0)
-			return -1;
+			bind_static(s, base + 4, "none");
 	}
-	return 0;
+	return step_stmt(st, s, "insert hops");
 }
 
 /* The packets that prove it, for a result that has a problem or a trace:
@@ -357,11 +401,10 @@ add_path(struct store *st, int64_t run_id, const struct path_result *res)
 	if (step(st, SQL_PATH_RESULT_ADD, "insert path result") != 0)
 		return -1;
 	pr = sqlite3_last_insert_rowid(st->db);
-	for (int i = 0; i < res->nscales; i++) {
-		if (add_scale(st, pr, pid, res, i) != 0)
-			goto undo;
+	if (add_scales(st, pr, pid, res) != 0)
+		goto undo;
+	for (int i = 0; i < res->nscales; i++)
 		problem |= is_problem(res->verdicts[i].verdict);
-	}
 	if (last >= 0 && add_hops(st, pr, hop, last) != 0)
 		goto undo;
 	if ((problem || last >= 0) && add_evidence(st, pr, res->evidence) != 0)

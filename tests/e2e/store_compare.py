@@ -61,7 +61,8 @@ def rebuild(db, run_id):
                       {"kind": f["kind"], "detail": f["detail"],
                        "hop_index": f["hop_index"], "hop_address": f["hop_address"]}
                       for f in db.execute("SELECT * FROM side_findings WHERE "
-                                          "scale_result_id = ? ORDER BY idx", (s["id"],))]}
+                                          "path_result_id = ? AND scale_idx = ? ORDER BY idx",
+                                          (pr["id"], s["idx"]))]}
             scales.append(sc)
         o["scales"] = scales
         if pr["traced"]:
