@@ -5,4 +5,5 @@ DB_SRCS  = db/store_open.c
 DB_SRCS += db/store_schema.c
 DB_SRCS += db/store_write.c
 DB_SRCS += db/store_prune.c
+DB_SRCS += db/store_ckpt.c
 PROBER_SRCS += $(DB_SRCS)

@@ -26,6 +26,7 @@ enum store_stmt {
 };
 
 struct path_cache;
+struct store_ckpt;
 
 struct store {
 	sqlite3 *db;
@@ -42,6 +43,7 @@ struct store {
 	struct path_cache *paths;	/* (address, port) -> paths.id */
 	sqlite3_stmt *scale_multi[RESULT_MAX_SCALES + 1];	/* [n]: n rows */
 	sqlite3_stmt *hop_multi[RESULT_MAX_HOPS + 1];
+	struct store_ckpt *ckpt;	/* the writer's checkpoint thread */
 	struct store_stats stats;
 	char err[STORE_ERRLEN];
 };
@@ -52,6 +54,10 @@ extern const char *const store_migrations[STORE_SCHEMA_VERSION];
 
 #define STORE_SCALE_COLS	24
 #define STORE_HOP_COLS		6
+
+/* store_ckpt.c: checkpoints on a thread of their own, not in COMMIT */
+int store_ckpt_start(struct store *st);
+void store_ckpt_stop(struct store *st);
 
 /* store_open.c */
 /* The insert of n scale_results rows (kind 0) or n hops (kind 1) in one

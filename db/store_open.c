@@ -276,7 +276,7 @@ setup_writer(struct store *st, int64_t version)
 		if (rc != SQLITE_OK)
 			return store_fail(st, "prepare");
 	}
-	return 0;
+	return store_ckpt_start(st);
 }
 
 /* INSERT INTO table (cols) VALUES (?, ...), ... with rows rows of ncols. */
@@ -421,6 +421,7 @@ store_close(struct store *st, char *err, size_t errlen)
 		errf(err, errlen, "%s", st->err);
 		rc = -1;
 	}
+	store_ckpt_stop(st);
 	for (int i = 0; i < SQL_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
 	for (int i = 0; i <= RESULT_MAX_SCALES; i++)

@@ -1,0 +1,118 @@
+/*
+ * store_ckpt.c -- the writer's checkpoints, off its thread.  SQLite's
+ * automatic checkpoint runs inside the COMMIT that crosses the WAL's
+ * threshold and fsyncs there: measured on this machine's disk, commits of
+ * 40-80 ms, long enough to stall the event loop the writer shares with the
+ * capture.  So the writer's connection never checkpoints; a thread with a
+ * connection of its own runs PASSIVE checkpoints (which never block the
+ * writer nor readers) when the WAL has grown past the threshold, or once a
+ * second while anything is pending.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "store_int.h"
+
+#define CKPT_PAGES	1000	/* SQLite's default threshold */
+
+struct store_ckpt {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	sqlite3 *db;
+	int pending;		/* WAL pages the writer reported */
+	bool stop;
+	uint64_t runs;
+};
+
+static void *
+ckpt_main(void *arg)
+{
+	struct store_ckpt *c = arg;
+
+	pthread_mutex_lock(&c->lock);
+	while (!c->stop) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 1;
+		if (c->pending < CKPT_PAGES)
+			pthread_cond_timedwait(&c->wake, &c->lock, &until);
+		if (c->stop || c->pending == 0)
+			continue;
+		c->pending = 0;
+		pthread_mutex_unlock(&c->lock);
+		/* a busy or failed checkpoint is tried again later: the WAL
+		 * only grows meanwhile, nothing is lost */
+		sqlite3_wal_checkpoint_v2(c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		pthread_mutex_lock(&c->lock);
+		c->runs++;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* The writer's commit hook: says how large the WAL is. */
+static int
+ckpt_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	struct store_ckpt *c = arg;
+
+	(void)db;
+	(void)name;
+	pthread_mutex_lock(&c->lock);
+	c->pending = pages;
+	if (pages >= CKPT_PAGES)
+		pthread_cond_signal(&c->wake);
+	pthread_mutex_unlock(&c->lock);
+	return SQLITE_OK;
+}
+
+int
+store_ckpt_start(struct store *st)
+{
+	struct store_ckpt *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return store_fail(st, "checkpointer");
+	if (sqlite3_open_v2(st->file, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+	    NULL) != SQLITE_OK) {
+		sqlite3_close(c->db);
+		free(c);
+		return store_fail(st, "checkpointer");
+	}
+	sqlite3_busy_timeout(c->db, 100);
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->wake, NULL);
+	if (pthread_create(&c->thread, NULL, ckpt_main, c) != 0) {
+		sqlite3_close(c->db);
+		free(c);
+		return store_fail(st, "checkpointer thread");
+	}
+	st->ckpt = c;
+	/* replaces the automatic checkpoint (sqlite3_wal_autocheckpoint is
+	 * this same hook) */
+	sqlite3_wal_hook(st->db, ckpt_hook, c);
+	return 0;
+}
+
+void
+store_ckpt_stop(struct store *st)
+{
+	struct store_ckpt *c = st->ckpt;
+
+	if (c == NULL)
+		return;
+	sqlite3_wal_hook(st->db, NULL, NULL);
+	pthread_mutex_lock(&c->lock);
+	c->stop = true;
+	pthread_cond_signal(&c->wake);
+	pthread_mutex_unlock(&c->lock);
+	pthread_join(c->thread, NULL);
+	sqlite3_close(c->db);
+	pthread_cond_destroy(&c->wake);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+	st->ckpt = NULL;
+}
