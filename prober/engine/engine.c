@@ -264,7 +264,7 @@ static void
 evidence_syns(struct engine *e, struct slot *s)
 {
 	uint8_t buf[128];
-	char fields[48];
+	char fields[EVIDENCE_FIELDS];
 	size_t len;
 
 	if (s->ev == NULL || e->ops.render_syn == NULL)

@@ -67,7 +67,7 @@ static void
 keep_evidence(struct engine *e, struct slot *s, const struct match *m)
 {
 	bool trace = m->tag >= 1 && m->tag <= COOKIE_TRACE_TTL_MAX;
-	char fields[48] = "";
+	char fields[EVIDENCE_FIELDS] = "";
 
 	if (m->pkt == NULL)
 		return;

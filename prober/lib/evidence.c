@@ -39,8 +39,21 @@ evidence_add(struct path_evidence **evp, int variant, int ttl, enum evidence_kin
 		ev->truncated = true;
 		return -1;
 	}
+	if (ev->n == ev->nalloc) {
+		int na = ev->nalloc ? 2 * ev->nalloc : 4;
+		struct evidence_item *items;
+
+		if (na > EVIDENCE_MAX_ITEMS)
+			na = EVIDENCE_MAX_ITEMS;
+		if ((items = realloc(ev->item, (size_t)na * sizeof(*items))) == NULL) {
+			ev->truncated = true;
+			return -1;
+		}
+		ev->item = items;
+		ev->nalloc = na;
+	}
 	if (ev->used + len > ev->cap) {
-		uint32_t cap = ev->cap ? ev->cap : 512;
+		uint32_t cap = ev->cap ? ev->cap : 128;
 		uint8_t *b;
 
 		while (cap < ev->used + len)
@@ -84,6 +97,7 @@ evidence_free(struct path_evidence **evp)
 	if (*evp == NULL)
 		return;
 	free((*evp)->bytes);
+	free((*evp)->item);
 	free(*evp);
 	*evp = NULL;
 }
@@ -120,7 +134,7 @@ evidence_unpack(const uint8_t *b, size_t len, struct path_evidence **evp, const 
 
 	*evp = NULL;
 	while (n < len) {
-		char fields[48];
+		char fields[EVIDENCE_FIELDS];
 		size_t f, l;
 
 		if (len - n < EVIDENCE_RECORD_HEAD) {

@@ -15,6 +15,7 @@
 #define EVIDENCE_MAX_BYTES	16384	/* packet bytes per path result */
 #define EVIDENCE_MAX_ITEMS	128
 #define EVIDENCE_MAX_PACKET	1500	/* one packet's bytes kept at most */
+#define EVIDENCE_FIELDS		24	/* an item's fields, with the NUL */
 
 enum evidence_kind {
 	EVIDENCE_SYN,		/* the SYN as sent */
@@ -26,15 +27,17 @@ struct evidence_item {
 	int variant;		/* -1 the control, i the scale at index i */
 	int ttl;		/* 0 the handshake, k the trace's TTL k */
 	enum evidence_kind kind;
-	char fields[48];	/* what differs from the bytes, e.g. "ttl=3 tag=3" */
+	char fields[EVIDENCE_FIELDS];	/* what else its SYN had: "ttl=3 isn=0badcafe" */
 	uint32_t off, len;	/* in bytes[] */
 };
 
+/* Grown as packets come (a path that drew four SYN-ACKs holds about
+ * 500 bytes), so the many paths in flight stay small. */
 struct path_evidence {
-	int n;
+	int n, nalloc;
 	bool truncated;		/* something was not kept: the bound */
 	uint32_t used, cap;
-	struct evidence_item item[EVIDENCE_MAX_ITEMS];
+	struct evidence_item *item;
 	uint8_t *bytes;
 };
 
@@ -62,7 +65,7 @@ void evidence_free(struct path_evidence **evp);
  */
 #define EVIDENCE_RECORD_HEAD	6
 #define EVIDENCE_PACKED_MAX	(EVIDENCE_MAX_BYTES + EVIDENCE_MAX_ITEMS * \
-				 (EVIDENCE_RECORD_HEAD + 48))
+				 (EVIDENCE_RECORD_HEAD + EVIDENCE_FIELDS))
 
 /* Packs ev into buf; returns the bytes written (every item fits when
  * len >= EVIDENCE_PACKED_MAX; items that do not fit are left out). */

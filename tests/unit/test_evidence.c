@@ -89,7 +89,7 @@ test_malformed(void **state)
 	} cases[] = {
 		{ "head cut", { 1, 1, 3, 0, 0 }, 5, "head is cut short" },
 		{ "kind 3", { 3, 1, 3, 0, 0, 0 }, 6, "unknown record kind" },
-		{ "fields 60", { 1, 1, 3, 60, 0, 0 }, 6, "fields are too long" },
+		{ "fields 24", { 1, 1, 3, EVIDENCE_FIELDS, 0, 0 }, 6, "fields are too long" },
 		{ "packet past the end", { 1, 1, 3, 0, 0, 11, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 },
 		  16, "runs past the end" },
 		{ "fields past the end", { 1, 1, 3, 12, 0, 0, 'a', 'b' }, 8, "runs past the end" },
