@@ -26,6 +26,7 @@ enum store_stmt {
 };
 
 struct path_cache;
+struct target_cache;
 struct store_ckpt;
 
 struct store {
@@ -37,9 +38,7 @@ struct store {
 	bool in_batch;
 	unsigned batch_n;
 	uint64_t batch_start;		/* monotonic ns */
-	char *last_target;		/* the target id cache: results of one
-					   target come together */
-	int64_t last_target_id;
+	struct target_cache *targets;	/* spec -> targets.id */
 	struct path_cache *paths;	/* (address, port) -> paths.id */
 	sqlite3_stmt *scale_multi[RESULT_MAX_SCALES + 1];	/* [n]: n rows */
 	sqlite3_stmt *hop_multi[RESULT_MAX_HOPS + 1];
@@ -58,6 +57,9 @@ extern const char *const store_migrations[STORE_SCHEMA_VERSION];
 /* store_ckpt.c: checkpoints on a thread of their own, not in COMMIT */
 int store_ckpt_start(struct store *st);
 void store_ckpt_stop(struct store *st);
+
+/* store_write.c: frees the id caches */
+void store_caches_free(struct store *st);
 
 /* store_open.c */
 /* The insert of n scale_results rows (kind 0) or n hops (kind 1) in one

@@ -374,7 +374,6 @@ store_open(const char *file, enum store_mode mode, const struct store_opts *o,
 		st->o.batch_ns = 1000000000u;
 	if (st->o.busy_ms == 0)
 		st->o.busy_ms = 5000;
-	st->last_target_id = -1;
 
 	flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
 	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -429,8 +428,7 @@ store_close(struct store *st, char *err, size_t errlen)
 	for (int i = 0; i <= RESULT_MAX_HOPS; i++)
 		sqlite3_finalize(st->hop_multi[i]);
 	sqlite3_close(st->db);
-	free(st->last_target);
-	free(st->paths);
+	store_caches_free(st);
 	free(st->file);
 	free(st);
 	return rc;

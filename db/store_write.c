@@ -123,8 +123,10 @@ add_or_get(struct store *st, enum store_stmt add, enum store_stmt get)
 
 	if (step(st, add, "insert") != 0)
 		return -1;
-	if (sqlite3_changes(st->db) == 1)
+	if (sqlite3_changes(st->db) == 1) {
+		sqlite3_clear_bindings(g);
 		return sqlite3_last_insert_rowid(st->db);
+	}
 	rc = sqlite3_step(g);
 	if (rc == SQLITE_ROW)
 		id = sqlite3_column_int64(g, 0);
@@ -135,21 +137,49 @@ add_or_get(struct store *st, enum store_stmt add, enum store_stmt get)
 	return id;
 }
 
+/* Target ids the writer has seen, as path ids below: a daemon's cycles
+ * name the same targets again. */
+#define TARGET_CACHE_SIZE 4096
+struct target_cache {
+	struct {
+		char *spec;
+		int64_t id;
+	} e[TARGET_CACHE_SIZE];
+};
+
 static int64_t
 target_id(struct store *st, const char *spec)
 {
+	static const uint8_t key[SIPHASH_KEY_LEN];
+	size_t k = (size_t)(siphash24(key, spec, strlen(spec)) & (TARGET_CACHE_SIZE - 1));
 	int64_t id;
 
-	if (st->last_target != NULL && strcmp(st->last_target, spec) == 0)
-		return st->last_target_id;
-	bind_text(st->stmt[SQL_TARGET_GET], 1, spec);
-	bind_text(st->stmt[SQL_TARGET_ADD], 1, spec);
+	if (st->targets == NULL && (st->targets = calloc(1, sizeof(*st->targets))) == NULL) {
+		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
+		return -1;
+	}
+	if (st->targets->e[k].spec != NULL && strcmp(st->targets->e[k].spec, spec) == 0)
+		return st->targets->e[k].id;
+	bind_static(st->stmt[SQL_TARGET_GET], 1, spec);
+	bind_static(st->stmt[SQL_TARGET_ADD], 1, spec);
 	if ((id = add_or_get(st, SQL_TARGET_ADD, SQL_TARGET_GET)) < 0)
 		return -1;
-	free(st->last_target);
-	st->last_target = strdup(spec);
-	st->last_target_id = st->last_target != NULL ? id : -1;
+	free(st->targets->e[k].spec);
+	st->targets->e[k].spec = strdup(spec);
+	st->targets->e[k].id = id;
 	return id;
+}
+
+void
+store_caches_free(struct store *st)
+{
+	if (st->targets != NULL)
+		for (size_t k = 0; k < TARGET_CACHE_SIZE; k++)
+			free(st->targets->e[k].spec);
+	free(st->targets);
+	free(st->paths);
+	st->targets = NULL;
+	st->paths = NULL;
 }
 
 /* Path ids the writer has seen, so a daemon's every cycle over the same
