@@ -567,11 +567,24 @@ cmd_probe(int argc, char **argv)
 		status = EXIT_CLEAN;
 	if (out.st != NULL) {
 		char err[STORE_ERRLEN];
+		struct store_stats ss;
 
+		if (store_flush(out.st, true) != 0) {
+			log_warnx("%s", store_error(out.st));
+			status = EXIT_USAGE;
+		}
+		ss = *store_get_stats(out.st);
 		if (store_close(out.st, err, sizeof(err)) != 0) {
 			log_warnx("%s", err);
 			status = EXIT_USAGE;
 		}
+		/* the event loop's stalls the store caused, for the notes */
+		if (log_getverbose() > 0)
+			log_info("store: %llu results in %llu batches; longest commit %.2f ms, "
+			    "longest insert %.2f ms; evidence of %llu packets, %llu bytes",
+			    (unsigned long long)ss.paths, (unsigned long long)ss.batches,
+			    ss.commit_ns_max / 1e6, ss.add_ns_max / 1e6,
+			    (unsigned long long)ss.evidence, (unsigned long long)ss.evidence_bytes);
 	}
 	if (log_getverbose() > 0)
 		probe_summary(&st, paths.n);
