@@ -4,7 +4,10 @@
  * (tests/db/fixtures/vN.sqlite) migrates to this schema with its rows; a
  * foreign, newer or corrupt file is refused in one line and left byte for
  * byte as it was; a reader querying while a writer stores 100,000 results
- * never meets a lock error nor half a batch.
+ * never meets a lock error nor half a batch, nor does a writer killed
+ * mid-batch leave one; a batch commits by size and by age; the history of
+ * a host and the problems since T are read through their indexes;
+ * retention keeps every change of state (a table of histories).
  *
  * STORE_WRITE_FIXTURE=FILE test_store writes the fixture of this schema
  * version (the synthetic results below) to FILE and exits.
@@ -439,6 +442,131 @@ test_concurrent(void **state)
 }
 
 
+/* A writer killed in the middle of a batch (kill -9): what it committed is
+ * there, whole; the open batch is not; the file is sound. */
+static void
+test_killed_writer(void **state)
+{
+	struct store_opts o = { .batch_rows = CONC_BATCH, .batch_ns = 3600ull * 1000000000u };
+	char file[128], *s;
+	struct store *rd, *st;
+	int64_t n = 0;
+	sqlite3 *db;
+	pid_t pid;
+
+	(void)state;
+	path_in(file, sizeof(file), "killed.sqlite");
+	store_close(open_ok(file, STORE_WRITE, &o), NULL, 0);
+	rd = open_ok(file, STORE_READ, NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char err[STORE_ERRLEN];
+
+		if ((st = store_open(file, STORE_WRITE, &o, err, sizeof(err))) == NULL)
+			_exit(3);
+		for (unsigned b = 0;; b++)
+			write_results(st, b * CONC_BATCH, CONC_BATCH, FIXTURE_TIME + b, false);
+	}
+	for (int i = 0; i < 3000 && n < 5 * CONC_BATCH; i++) {
+		usleep(10000);
+		n = store_query_int(rd, "SELECT count(*) FROM path_results");
+	}
+	/* mid-batch: half of one batch's time after a commit was seen */
+	usleep(5000);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	assert_true(n >= 5 * CONC_BATCH);
+	store_close(rd, NULL, 0);
+
+	st = open_ok(file, STORE_WRITE, NULL);	/* recovers the WAL */
+	n = store_query_int(st, "SELECT count(*) FROM path_results");
+	assert_int_equal(n % CONC_BATCH, 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM runs"), n / CONC_BATCH);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results"), 3 * n);
+	store_close(st, NULL, 0);
+	assert_int_equal(sqlite3_open(file, &db), SQLITE_OK);
+	s = query_text(db, "PRAGMA integrity_check");
+	assert_string_equal(s, "ok");
+	free(s);
+	sqlite3_close(db);
+}
+
+/* A batch that does not fill commits by its age: the idle writer's timer
+ * (store_flush without force) hands it to readers. */
+static void
+test_flush_by_time(void **state)
+{
+	struct store_opts o = { .batch_rows = 1000, .batch_ns = 50 * 1000000u };
+	char file[128];
+	struct store *st, *rd;
+
+	(void)state;
+	path_in(file, sizeof(file), "age.sqlite");
+	st = open_ok(file, STORE_WRITE, &o);
+	rd = open_ok(file, STORE_READ, NULL);
+	write_results(st, 0, 3, FIXTURE_TIME, false);
+	assert_int_equal(store_flush(st, false), 0);	/* too young */
+	assert_int_equal(store_query_int(rd, "SELECT count(*) FROM path_results"), 0);
+	usleep(80000);
+	assert_int_equal(store_flush(st, false), 0);
+	assert_int_equal(store_query_int(rd, "SELECT count(*) FROM path_results"), 3);
+	/* and a result added after the age commits with it */
+	write_results(st, 3, 1, FIXTURE_TIME + 1, false);
+	usleep(80000);
+	write_results(st, 4, 1, FIXTURE_TIME + 2, false);
+	assert_int_equal(store_query_int(rd, "SELECT count(*) FROM path_results"), 5);
+	assert_int_equal(store_get_stats(st)->batches, 2);
+	store_close(rd, NULL, 0);
+	store_close(st, NULL, 0);
+}
+
+/* The two questions the indexes are for are answered by them, not by a
+ * scan (so no one drops one unnoticed). */
+static void
+test_query_plans(void **state)
+{
+	static const struct {
+		const char *sql, *plan;
+	} cases[] = {
+		/* the history of one host */
+		{ "SELECT s.* FROM paths p JOIN path_results pr ON pr.path_id = p.id "
+		  "JOIN scale_results s ON s.path_result_id = pr.id WHERE p.address = '198.19.0.1' "
+		  "AND pr.time_ns >= 0 ORDER BY pr.time_ns", "path_results_path" },
+		{ "SELECT pr.* FROM targets t JOIN path_results pr ON pr.target_id = t.id "
+		  "WHERE t.spec = 'host1.example' ORDER BY pr.time_ns", "path_results_target" },
+		/* every broken path since T */
+		{ "SELECT s.path_id, s.verdict FROM scale_results s WHERE s.problem "
+		  "AND s.time_ns >= 1764000000000000000", "scale_results_problems" },
+	};
+	char file[128];
+	struct store *st;
+	sqlite3 *db;
+
+	(void)state;
+	path_in(file, sizeof(file), "plans.sqlite");
+	st = open_ok(file, STORE_WRITE, NULL);
+	write_results(st, 0, 400, FIXTURE_TIME, false);
+	store_exec(st, "ANALYZE");
+	store_close(st, NULL, 0);
+	assert_int_equal(sqlite3_open_v2(file, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char sql[1024], plan[2048] = "";
+		sqlite3_stmt *q;
+		size_t n = 0;
+
+		snprintf(sql, sizeof(sql), "EXPLAIN QUERY PLAN %s", cases[i].sql);
+		assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
+		while (sqlite3_step(q) == SQLITE_ROW && n < sizeof(plan))
+			n += (size_t)snprintf(plan + n, sizeof(plan) - n, "%s; ",
+			    (const char *)sqlite3_column_text(q, 3));
+		sqlite3_finalize(q);
+		if (strstr(plan, cases[i].plan) == NULL)
+			fail_msg("%s\n  plan: %s", cases[i].sql, plan);
+	}
+	sqlite3_close(db);
+}
+
 /* --- retention: a table of histories ------------------------------------ */
 
 /* One path's history, one result per step (time = step, in s), its verdict
@@ -603,6 +731,9 @@ main(void)
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_refuse),
 		cmocka_unit_test(test_concurrent),
+		cmocka_unit_test(test_killed_writer),
+		cmocka_unit_test(test_flush_by_time),
+		cmocka_unit_test(test_query_plans),
 		cmocka_unit_test(test_prune),
 		cmocka_unit_test(test_prune_vacuum),
 	};
