@@ -4,7 +4,9 @@
 For the latest result of ADDRESS:PORT, unpacks the evidence (evidence.h's
 records), parses each packet by hand (IPv4/IPv6, ICMP/ICMPv6, the quoted
 TCP header and its options) and checks, for every scale whose verdict is
-"rewritten": the SYN as sent carries the scale sent; every router quote up
+"rewritten": the SYN as sent carries the scale sent, and re-rendered for
+each TTL (its ISN from the quote's fields) is what the hops before the box
+quoted; every router quote up
 to the last clean hop shows that scale, every quote from the box's hop on
 shows the changed one (scale_quoted).  Prints PASS/FAIL lines and
 "N passed, N failed"; exit 1 on a failure.
@@ -105,6 +107,19 @@ def main():
             quotes = {t: quoted_tcp(p) for k, v, t, f, p in recs if k == "quote" and v == idx}
             before = [t for t in quotes if t <= clean]
             after = [t for t in quotes if hop <= t]
+            # the SYN of TTL t is the TTL-1 one with its ISN (the quote's
+            # fields): before the box, the quoted TCP header is that SYN's,
+            # byte for byte (but the checksum, which covers the ISN)
+            isn = {t: int(dict(kv.split("=") for kv in f.split())["isn"], 16)
+                   for k, v, t, f, p in recs if k == "quote" and v == idx}
+            if syn:
+                sent_tcp = ip_payload(syn[0])[1]
+                same = all(quotes[t][:4] + quotes[t][8:16] + quotes[t][18:len(sent_tcp)] ==
+                           sent_tcp[:4] + sent_tcp[8:16] + sent_tcp[18:] and
+                           struct.unpack(">I", quotes[t][4:8])[0] == isn[t]
+                           for t in quotes if t <= clean)
+                claim(same, "scale %d: the SYNs re-rendered from the stored one and the "
+                      "quotes' ISNs are what hops before the box quoted" % sent)
             claim(len(before) > 0 and all(tcp_wscale(quotes[t]) == sent for t in before),
                   "scale %d: quotes of hops %s (up to the last clean hop %d) show %d" %
                   (sent, sorted(before), clean, sent))
