@@ -5,7 +5,9 @@
  * second, bytes per stored result and the longest commit and insert (the
  * event loop's worst stall).
  *
- * usage: store_bench FILE N [evidence 0|1] [batch]
+ * usage: store_bench FILE N [evidence 0|1] [batch] [paths]
+ *   paths: results cycle over this many paths, as a daemon's cycles do
+ *   (known targets and paths cost no lookup); default N, all new
  */
 #define _GNU_SOURCE	/* RUSAGE_THREAD */
 #include <stdio.h>
@@ -48,7 +50,7 @@ main(int argc, char **argv)
 	struct store_run run = { .start = { 1764000000, 0 }, .vantage = "bench",
 	    .settings = "scales=0,7,14", .program = "store_bench" };
 	struct store_stats ss;
-	unsigned n;
+	unsigned n, npaths;
 	bool ev;
 	int64_t run_id;
 	double t0, c0, gen = 0, gencpu = 0, t, c;
@@ -56,13 +58,16 @@ main(int argc, char **argv)
 	char wal[4096];
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: store_bench FILE N [evidence 0|1] [batch]\n");
+		fprintf(stderr, "usage: store_bench FILE N [evidence 0|1] [batch] [paths]\n");
 		return 2;
 	}
 	n = (unsigned)strtoul(argv[2], NULL, 10);
 	ev = argc > 3 && atoi(argv[3]) != 0;
 	if (argc > 4)
 		o.batch_rows = (unsigned)strtoul(argv[4], NULL, 10);
+	npaths = argc > 5 ? (unsigned)strtoul(argv[5], NULL, 10) : 0;
+	if (npaths == 0)
+		npaths = n;
 	unlink(argv[1]);
 	if ((st = store_open(argv[1], STORE_WRITE, &o, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "%s\n", err);
@@ -70,14 +75,18 @@ main(int argc, char **argv)
 	}
 	t0 = now();
 	c0 = cpu();
-	store_run_begin(st, &run, &run_id);
 	for (unsigned i = 0; i < n; i++) {
 		struct storegen g;
 		double g0 = now(), gc0 = cpu();
 
 		/* every 4th result is a rewritten, traced path: with evidence
 		 * when asked */
-		storegen_make(&g, i, 1764000000 + i / 1000, ev);
+		/* a run per cycle over the paths */
+		if (i % npaths == 0) {
+			run.start.tv_sec = 1764000000 + i / npaths * 3600;
+			store_run_begin(st, &run, &run_id);
+		}
+		storegen_make(&g, i % npaths, 1764000000 + i / npaths * 3600, ev);
 		gen += now() - g0;
 		gencpu += cpu() - gc0;
 		if (store_add(st, run_id, &g.res) != 0) {
