@@ -345,6 +345,11 @@ store_open(const char *file, enum store_mode mode, const struct store_opts *o,
 	int flags, rc;
 	bool exists;
 
+	/* SQLite would take "" for a private temporary database */
+	if (file[0] == '\0') {
+		errf(err, errlen, "the database file name is empty");
+		return NULL;
+	}
 	errno = 0;
 	exists = stat(file, &sb) == 0;
 	if (!exists && (errno != ENOENT || mode == STORE_READ)) {
