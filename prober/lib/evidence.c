@@ -121,7 +121,8 @@ evidence_pack(const struct path_evidence *ev, uint8_t *buf, size_t len)
 		buf[n++] = (uint8_t)it->len;
 		memcpy(buf + n, it->fields, f);
 		n += f;
-		memcpy(buf + n, ev->bytes + it->off, it->len);
+		if (it->len > 0)	/* bytes is NULL while every packet is empty */
+			memcpy(buf + n, ev->bytes + it->off, it->len);
 		n += it->len;
 	}
 	return n;
@@ -131,6 +132,7 @@ int
 evidence_unpack(const uint8_t *b, size_t len, struct path_evidence **evp, const char **why)
 {
 	size_t n = 0;
+	int rc;
 
 	*evp = NULL;
 	while (n < len) {
@@ -155,11 +157,22 @@ evidence_unpack(const uint8_t *b, size_t len, struct path_evidence **evp, const 
 			*why = "a record runs past the end";
 			goto bad;
 		}
+		if (l > EVIDENCE_MAX_PACKET) {
+			*why = "a packet longer than any kept";
+			goto bad;
+		}
 		memcpy(fields, b + n + EVIDENCE_RECORD_HEAD, f);
 		fields[f] = '\0';
-		if (evidence_add(evp, (int)b[n + 1] - 1, b[n + 2], (enum evidence_kind)b[n],
-		    fields, b + n + EVIDENCE_RECORD_HEAD + f, l) != 0) {
-			*why = "more records than one result holds";
+		for (size_t i = 0; i < f; i++)
+			if (fields[i] < 0x20 || fields[i] > 0x7e) {
+				*why = "a record's fields are not printable ASCII";
+				goto bad;
+			}
+		rc = evidence_add(evp, (int)b[n + 1] - 1, b[n + 2], (enum evidence_kind)b[n],
+		    fields, b + n + EVIDENCE_RECORD_HEAD + f, l);
+		if (rc != 0) {
+			*why = rc > 0 ? "two records of one packet" :
+			    "more records or bytes than one result holds";
 			goto bad;
 		}
 		n += EVIDENCE_RECORD_HEAD + f + l;

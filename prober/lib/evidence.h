@@ -71,8 +71,10 @@ void evidence_free(struct path_evidence **evp);
  * len >= EVIDENCE_PACKED_MAX; items that do not fit are left out). */
 size_t evidence_pack(const struct path_evidence *ev, uint8_t *buf, size_t len);
 
-/* Unpacks the stored form into a new *evp; -1 with a reason in *why when
- * the bytes are not what evidence_pack writes (bounds checked). */
+/* Unpacks the stored form into a new *evp (NULL for no bytes); -1 with a
+ * reason in *why when the bytes are not what evidence_pack writes (bounds
+ * checked; a repeated packet or one over the bounds is refused, so what is
+ * accepted packs back to the same bytes). */
 int evidence_unpack(const uint8_t *b, size_t len, struct path_evidence **evp,
     const char **why);
 

@@ -14,3 +14,5 @@ FUZZERS += fuzz_window
 # the engine's input: replies built on the SYNs it sent, hostile fields, raw bytes
 FUZZERS += fuzz_engine
 fuzz_engine_SRCS = tests/unit/pktbuild.c
+# the store's packed evidence (prober/lib/evidence.c)
+FUZZERS += fuzz_evidence

@@ -94,6 +94,9 @@ test_malformed(void **state)
 		  16, "runs past the end" },
 		{ "fields past the end", { 1, 1, 3, 12, 0, 0, 'a', 'b' }, 8, "runs past the end" },
 		{ "second head cut", { 2, 0, 0, 0, 0, 1, 0x45, 9 }, 8, "head is cut short" },
+		{ "fields with a NUL", { 1, 1, 3, 2, 0, 0, 'a', 0 }, 8, "not printable" },
+		{ "a packet twice", { 2, 0, 0, 0, 0, 1, 0x45, 2, 0, 0, 0, 0, 1, 0x45 }, 14,
+		  "two records of one packet" },
 	};
 
 	(void)state;
@@ -117,6 +120,16 @@ test_malformed(void **state)
 			b[i * EVIDENCE_RECORD_HEAD + 1] = (uint8_t)(i >> 8);
 		assert_int_equal(evidence_unpack(b, sizeof(b), &ev, &why), -1);
 		assert_non_null(strstr(why, "more records"));
+	}
+	/* a packet longer than any kept */
+	{
+		static uint8_t b[EVIDENCE_RECORD_HEAD + EVIDENCE_MAX_PACKET + 1] = {
+			1, 1, 3, 0, (EVIDENCE_MAX_PACKET + 1) >> 8, (EVIDENCE_MAX_PACKET + 1) & 0xff };
+		struct path_evidence *ev = NULL;
+		const char *why = NULL;
+
+		assert_int_equal(evidence_unpack(b, sizeof(b), &ev, &why), -1);
+		assert_non_null(strstr(why, "longer than any kept"));
 	}
 }
 
