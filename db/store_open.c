@@ -256,20 +256,22 @@ setup_writer(struct store *st, int64_t version)
 	if (version == 0 &&
 	    sqlite3_exec(st->db, "PRAGMA auto_vacuum = INCREMENTAL", NULL, NULL, NULL) != SQLITE_OK)
 		return store_fail(st, "auto_vacuum");
-	/* WAL: readers never wait for the writer nor see its open batch.
-	 * synchronous=NORMAL: a commit does not fsync; a crash of the program
-	 * loses nothing committed, a power cut at most the last batches. */
-	if (sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK)
-		return store_fail(st, "journal mode");
 	/* a batch's pages stay in memory until its commit (the default 2 MB
-	 * spills a batch of 1,000 results to the WAL page by page), and the
-	 * savepoint of each result journals in memory, not in a temp file */
+	 * spills a batch of 1,000 results to the WAL page by page); statement
+	 * journals and retention's temporary table stay in memory too */
 	if (sqlite3_exec(st->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(st->db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL) != SQLITE_OK)
 		return store_fail(st, "cache size");
 	if (migrate(st) != 0)
 		return -1;
+	/* after the migration, which checks the file again under the write
+	 * lock: nothing is written to a file that changed since it was checked.
+	 * WAL: readers never wait for the writer nor see its open batch.
+	 * synchronous=NORMAL: a commit does not fsync; a crash of the program
+	 * loses nothing committed, a power cut at most the last batches. */
+	if (sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK)
+		return store_fail(st, "journal mode");
 	for (int i = 0; i < SQL_COUNT; i++) {
 		rc = sqlite3_prepare_v3(st->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 		    &st->stmt[i], NULL);
