@@ -10,7 +10,7 @@
 #   make lint       the layers: which folder may include which (tools/lint.py)
 #   make deps       install the Debian packages that building and testing need
 #   make fuzz       run every libFuzzer harness for FUZZ_SECONDS seconds each
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local SYSCONFDIR=/etc DESTDIR=
 #   make clean
 #
 # Three builds of the same sources, each in its own directory:
@@ -25,6 +25,7 @@ PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
 SBINDIR     ?= $(PREFIX)/sbin
 MANDIR      ?= $(PREFIX)/share/man
+SYSCONFDIR  ?= /etc
 DESTDIR     ?=
 BUILD       ?= build
 CLANG       ?= clang
@@ -42,7 +43,8 @@ endif
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wpointer-arith -Wformat=2 -Wvla -Wcast-align -Wundef
-CSTD     = -std=c11 -D_DEFAULT_SOURCE
+# SYSCONFDIR: where scaleprobe.conf is looked for (config/settings.h)
+CSTD     = -std=c11 -D_DEFAULT_SOURCE -DSYSCONFDIR='"$(SYSCONFDIR)"'
 OPT      ?= -O2 -g
 INCLUDES = $(addprefix -Iprober/,lib wire net engine infer cli daemon) -Iconfig -Idb
 
@@ -75,6 +77,7 @@ PROGRAMS    =   # installed programs (scaleprobe, scaleprobed)
 
 include prober/files.mk
 include db/files.mk
+include config/files.mk
 include tests/unit/files.mk
 include tests/fuzz/files.mk
 include tests/lab/files.mk
@@ -226,6 +229,10 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
 	$(if $(filter scaleprobe,$(PROGRAMS)),install -m 0755 $(BUILD)/plain/scaleprobe $(DESTDIR)$(BINDIR)/scaleprobe)
 	$(if $(filter scaleprobed,$(PROGRAMS)),install -m 0755 $(BUILD)/plain/scaleprobed $(DESTDIR)$(SBINDIR)/scaleprobed)
+	# an existing configuration is the administrator's: never replaced
+	install -d $(DESTDIR)$(SYSCONFDIR)/scaleprobe
+	test -e $(DESTDIR)$(SYSCONFDIR)/scaleprobe/scaleprobe.conf || \
+	  install -m 0644 config/scaleprobe.conf $(DESTDIR)$(SYSCONFDIR)/scaleprobe/scaleprobe.conf
 	$(foreach m,$(MAN_PAGES),install -d $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m))) && \
 	  install -m 0644 $(m) $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m));)
 

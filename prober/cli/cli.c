@@ -10,6 +10,7 @@
 
 static const struct cli_command *const commands[] = {
 	&cmd_probe_entry,
+	&cmd_config_entry,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -19,5 +19,6 @@ struct cli_command {
 };
 
 extern const struct cli_command cmd_probe_entry;
+extern const struct cli_command cmd_config_entry;
 
 #endif

@@ -1,10 +1,9 @@
 /*
- * cmd_probe.c -- "scaleprobe probe": options, targets, one run, the results
- * printed as they come and the exit status of DESIGN.md's contract.
+ * cmd_probe.c -- "scaleprobe probe": a configuration file and the flags
+ * over it (both read through the settings table), targets, one run, the
+ * results printed as they come and the exit status of DESIGN.md's contract.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,317 +14,145 @@
 
 #include "blocklist.h"
 #include "cli.h"
+#include "cli_settings.h"
+#include "conf.h"
 #include "infer.h"
 #include "json.h"
 #include "log.h"
 #include "output.h"
 #include "paths.h"
 #include "probe_run.h"
-#include "request.h"
 #include "store.h"
 #include "version.h"
 
-#define PROBE_DEFAULT_RATE	100
-#define PROBE_DEFAULT_TIMEOUT	2.0
-#define PROBE_DEFAULT_RETRIES	2
-#define PROBE_MAX_RETRIES	10
-#define PROBE_MAX_TIMEOUT	60.0
-
-struct probe_opts {
-	struct targets targets;
-	struct targets_opts topts;
-	struct blocklist *bl;
-	int scales[RESULT_MAX_SCALES];
-	int nscales;
-	uint32_t rate;
-	double timeout;
-	int retries;
-	size_t max_inflight;
-	bool json;
-	enum engine_trace trace;
-	bool window_test;
-	const char *contact;
-	uint8_t *payload;
-	size_t payload_len;
-	struct addr source4, source6;
-	bool have_source4, have_source6;
-	const char *ifname;
-	char vantage[256];
-	const char *db;			/* --db FILE, or NULL */
-};
-
 struct probe_out {
-	const struct probe_opts *o;
+	const struct conf *c;
+	const char *vantage;
 	struct json j;
 	size_t problems, unmeasured, clean;
 	struct store *st;		/* --db: what is printed is stored */
 	int64_t run_id;
 };
 
-enum {
-	OPT_SCALES = 256, OPT_RATE, OPT_TIMEOUT, OPT_RETRIES, OPT_ALLOW,
-	OPT_ALLOW_LARGE, OPT_SOURCE, OPT_INTERFACE, OPT_VANTAGE, OPT_JSON,
-	OPT_MAX_INFLIGHT, OPT_TRACE, OPT_WINDOW, OPT_NO_WINDOW, OPT_PAYLOAD, OPT_CONTACT,
-	OPT_DB,
-};
-
-static const struct option longopts[] = {
-	{ "scales",	required_argument, NULL, OPT_SCALES },
-	{ "rate",	required_argument, NULL, OPT_RATE },
-	{ "timeout",	required_argument, NULL, OPT_TIMEOUT },
-	{ "retries",	required_argument, NULL, OPT_RETRIES },
-	{ "allow",	required_argument, NULL, OPT_ALLOW },
-	{ "allow-large", no_argument,	   NULL, OPT_ALLOW_LARGE },
-	{ "source",	required_argument, NULL, OPT_SOURCE },
-	{ "interface",	required_argument, NULL, OPT_INTERFACE },
-	{ "vantage",	required_argument, NULL, OPT_VANTAGE },
-	{ "json",	no_argument,	   NULL, OPT_JSON },
-	{ "trace",	required_argument, NULL, OPT_TRACE },
-	{ "window-test", no_argument,	   NULL, OPT_WINDOW },
-	{ "no-window-test", no_argument,   NULL, OPT_NO_WINDOW },
-	{ "payload",	required_argument, NULL, OPT_PAYLOAD },
-	{ "contact",	required_argument, NULL, OPT_CONTACT },
-	{ "max-inflight", required_argument, NULL, OPT_MAX_INFLIGHT },
-	{ "db",		required_argument, NULL, OPT_DB },
-	{ "verbose",	no_argument,	   NULL, 'v' },
-	{ "help",	no_argument,	   NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 static void
 probe_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: scaleprobe probe [options] [-f file] target ...\n"
-	    "  targets: HOST, HOST:PORT, [IPV6]:PORT, ADDR/PREFIX (port 80 by default)\n"
-	    "  -f FILE             read targets from FILE, one per line, # comments\n"
-	    "  --scales LIST       shifts to probe, 0..255 (default 0,7,14)\n"
-	    "  --rate PPS          packets per second, every kind, never more in any\n"
-	    "                      second: 1..10000000 (default 100)\n"
-	    "  --timeout SECONDS   wait for a reply after each SYN (default 2)\n"
-	    "  --retries N         resend a silent SYN N times (default 2)\n"
-	    "  --allow CIDR        lift the special-purpose blocklist for CIDR (repeatable)\n"
-	    "  --allow-large       accept prefixes of more than 256 addresses\n"
-	    "  --source ADDR       source address (one per family; default from the route)\n"
-	    "  --interface NAME    capture interface (default from the route)\n"
-	    "  --vantage NAME      vantage point name in the results (default host name)\n"
-	    "  --trace MODE        auto (default), always or never: follow each SYN\n"
-	    "                      hop by hop (TTL 1..30) and compare router quotes\n"
-	    "  --[no-]window-test  complete a handshake per scale and measure which shift\n"
-	    "                      the server applied (default on: HTTP GET on 80, TLS\n"
-	    "                      ClientHello on 443, --payload FILE elsewhere)\n"
-	    "  --payload FILE      the window test's request on any port\n"
-	    "  --contact URL       named in the window test's request, for operators\n"
-	    "  --json              one JSON object per path (NDJSON)\n"
-	    "  --db FILE           store every result in the SQLite store FILE too\n"
-	    "  -v, --verbose       counters and peak memory on stderr at the end\n"
+	    "usage: scaleprobe probe [options] [-c config] [-f file] target ...\n"
+	    "  targets: HOST, HOST:PORT, [IPV6]:PORT, ADDR/PREFIX (port 80 by default)\n");
+	cli_usage_settings(f);
+	fprintf(f,
 	    "exit: 0 clean, 1 path problem found, 2 error or nothing probed, 3 some path not measured\n");
 }
 
-/* Parses an integer in [lo, hi] from all of s. */
-static int
-parse_long(const char *s, long lo, long hi, long *out)
+/* Prints every error of a configuration, one line each. */
+static void
+probe_conf_errors(struct conf_errors *e)
 {
-	char *end;
-	long v;
+	char *text = conf_errors_text(e);
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
+	fputs(text, stderr);
+	free(text);
+	conf_errors_free(e);
 }
 
+/* -c FILE, read before any flag so that the flags override it.  Returns
+ * 0 (also without -c), or -1 after printing its errors. */
 static int
-parse_scales(const char *s, struct probe_opts *o)
+probe_config(int argc, char **argv, const struct cli_getopt *go, struct conf *c)
 {
-	char *copy = xstrdup(s), *tok, *save = NULL;
-	int rc = 0;
-
-	o->nscales = 0;
-	/* strtok_r would skip an empty element: "1,,2" is a typo, not 1,2 */
-	if (s[0] == ',' || s[0] == '\0' || s[strlen(s) - 1] == ',' || strstr(s, ",,") != NULL) {
-		log_warnx("--scales: '%s' has an empty element", s);
-		free(copy);
-		return -1;
-	}
-	for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-		long v;
-		if (parse_long(tok, 0, 255, &v) != 0) {
-			log_warnx("--scales: '%s' is not a shift in 0..255", tok);
-			rc = -1;
-			break;
-		}
-		if (o->nscales == RESULT_MAX_SCALES) {
-			log_warnx("--scales: at most %d values", RESULT_MAX_SCALES);
-			rc = -1;
-			break;
-		}
-		o->scales[o->nscales++] = (int)v;
-	}
-	if (rc == 0 && o->nscales == 0) {
-		log_warnx("--scales: empty list");
-		rc = -1;
-	}
-	free(copy);
-	return rc;
-}
-
-static int
-parse_source(const char *s, struct probe_opts *o)
-{
-	struct addr a;
-
-	if (addr_parse(s, &a) != 0) {
-		log_warnx("--source: '%s' is not an IPv4 or IPv6 address", s);
-		return -1;
-	}
-	if (a.family == ADDR_V4) {
-		o->source4 = a;
-		o->have_source4 = true;
-	} else {
-		o->source6 = a;
-		o->have_source6 = true;
-	}
-	return 0;
-}
-
-/* Reads options into o; returns 0, 1 for --help, -1 on a usage error. */
-static int
-probe_options(int argc, char **argv, struct probe_opts *o)
-{
-	const char *why;
-	long v;
+	struct conf_errors e = { NULL, 0 };
+	const char *path = NULL;
+	bool neg;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "f:vh", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'f':
-			if (targets_read_file(&o->targets, optarg, &o->topts) != 0)
-				return -1;
-			break;
-		case OPT_SCALES:
-			if (parse_scales(optarg, o) != 0)
-				return -1;
-			break;
-		case OPT_RATE:
-			if (parse_long(optarg, 1, 10000000, &v) != 0) {
-				log_warnx("--rate: '%s' is not a rate in 1..10000000", optarg);
-				return -1;
-			}
-			o->rate = (uint32_t)v;
-			break;
-		case OPT_TIMEOUT: {
-			char *end;
-			errno = 0;
-			o->timeout = strtod(optarg, &end);
-			if (errno != 0 || *end != '\0' || !(o->timeout > 0) ||
-			    o->timeout > PROBE_MAX_TIMEOUT) {
-				log_warnx("--timeout: '%s' is not in (0, %.0f] seconds",
-				    optarg, PROBE_MAX_TIMEOUT);
-				return -1;
-			}
-			break;
-		}
-		case OPT_RETRIES:
-			if (parse_long(optarg, 0, PROBE_MAX_RETRIES, &v) != 0) {
-				log_warnx("--retries: '%s' is not in 0..%d", optarg,
-				    PROBE_MAX_RETRIES);
-				return -1;
-			}
-			o->retries = (int)v;
-			break;
-		case OPT_ALLOW:
-			if (blocklist_allow(o->bl, optarg, &why) != 0) {
-				log_warnx("--allow: '%s': %s", optarg, why);
-				return -1;
-			}
-			break;
-		case OPT_ALLOW_LARGE:
-			o->topts.allow_large = true;
-			break;
-		case OPT_SOURCE:
-			if (parse_source(optarg, o) != 0)
-				return -1;
-			break;
-		case OPT_INTERFACE:
-			o->ifname = optarg;
-			break;
-		case OPT_VANTAGE:
-			snprintf(o->vantage, sizeof(o->vantage), "%s", optarg);
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_WINDOW:
-			o->window_test = true;
-			break;
-		case OPT_NO_WINDOW:
-			o->window_test = false;
-			break;
-		case OPT_CONTACT: {
-			uint8_t probe[REQUEST_MAX];
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, go->shortopts, go->longopts, NULL)) != -1) {
+		const struct setting *s = cli_getopt_setting(ch, &neg);
 
-			/* refused here, or every HTTP window test would quietly
-			 * not run */
-			if (request_http(probe, sizeof(probe), "example.org", optarg) == 0) {
-				log_warnx("--contact: '%s' is not a URL or mailto: address of "
-				    "visible ASCII without parentheses or backslash, at most "
-				    "%d bytes", optarg, REQUEST_CONTACT_MAX);
-				return -1;
-			}
-			o->contact = optarg;
-			break;
-		}
-		case OPT_PAYLOAD: {
-			char err[256];
-			long n;
+		if (s != NULL && s->id == SET_CONFIG)
+			path = optarg;
+	}
+	opterr = 1;
+	optind = 0;		/* glibc: start again, from scratch */
+	if (path == NULL)
+		return 0;
+	if (conf_load(c, path, &e) != 0) {
+		probe_conf_errors(&e);
+		return -1;
+	}
+	return 0;
+}
 
-			free(o->payload);
-			o->payload = xmalloc(REQUEST_PAYLOAD_MAX);
-			n = request_payload_file(optarg, o->payload, REQUEST_PAYLOAD_MAX,
-			    err, sizeof(err));
-			if (n < 0) {
-				log_warnx("--payload: %s", err);
+/* Every group's targets join the command line's, as written. */
+static int
+probe_conf_targets(const struct conf *c, struct targets *t, const struct targets_opts *topts)
+{
+	for (size_t i = 0; i < c->ngroups; i++)
+		for (size_t k = 0; k < c->groups[i].targets.n; k++)
+			if (targets_parse_spec(t, c->groups[i].targets.v[k].as_given,
+			    topts) != 0)
 				return -1;
-			}
-			o->payload_len = (size_t)n;
-			break;
-		}
-		case OPT_TRACE:
-			if (strcmp(optarg, "auto") == 0)
-				o->trace = ENGINE_TRACE_AUTO;
-			else if (strcmp(optarg, "always") == 0)
-				o->trace = ENGINE_TRACE_ALWAYS;
-			else if (strcmp(optarg, "never") == 0)
-				o->trace = ENGINE_TRACE_NEVER;
-			else {
-				log_warnx("--trace: '%s' is not auto, always or never", optarg);
-				return -1;
-			}
-			break;
-		case OPT_MAX_INFLIGHT:
-			if (parse_long(optarg, 1, 1 << 20, &v) != 0) {
-				log_warnx("--max-inflight: '%s' is not in 1..%d", optarg, 1 << 20);
-				return -1;
-			}
-			o->max_inflight = (size_t)v;
-			break;
-		case OPT_DB:
-			o->db = optarg;
-			break;
-		case 'v':
-			log_setverbose(log_getverbose() + 1);
-			break;
-		case 'h':
+	return 0;
+}
+
+/* Reads the flags into c (over its configuration) and the targets into t;
+ * returns 0, 1 for --help, -1 on a usage error (said in one line). */
+static int
+probe_options(int argc, char **argv, struct conf *c, struct targets *t, bool *db)
+{
+	struct cli_getopt go;
+	struct targets_opts topts = { false, 0 };
+	struct conf_errors e = { NULL, 0 };
+	char why[700];
+	bool neg;
+	int ch;
+
+	cli_getopt_build(&go);
+	if (probe_config(argc, argv, &go, c) != 0)
+		return -1;
+	while ((ch = getopt_long(argc, argv, go.shortopts, go.longopts, NULL)) != -1) {
+		const struct setting *s = cli_getopt_setting(ch, &neg);
+		const char *v = optarg;
+
+		if (s == NULL)
+			return -1;	/* getopt_long said why */
+		switch (s->id) {
+		case SET_CONFIG:
+			continue;
+		case SET_HELP:
 			return 1;
+		case SET_FILE:
+			topts.allow_large = c->allow_large;
+			if (targets_read_file(t, optarg, &topts) != 0)
+				return -1;
+			continue;
 		default:
+			break;
+		}
+		if (s->type == SETT_BOOL)
+			v = neg ? "no" : "yes";
+		if (setting_set(c, NULL, s, &v, s->type == SETT_ACTION ? 0 : 1, 0, why,
+		    sizeof(why)) != 0) {
+			log_warnx("--%s: %s", s->flag, why);
+			return -1;
+		}
+		/* the database's default is scaleprobed's: probe stores only
+		 * when told to */
+		if (s->id == SET_DATABASE)
+			*db = true;
+		/* read now, so a missing file is named before anything else */
+		if (s->id == SET_PAYLOAD && conf_load_payloads(c, "--payload", &e) != 0) {
+			log_warnx("--payload: %s", e.v[0].msg);
+			conf_errors_free(&e);
 			return -1;
 		}
 	}
+	topts.allow_large = c->allow_large;
+	if (probe_conf_targets(c, t, &topts) != 0)
+		return -1;
 	for (int i = optind; i < argc; i++)
-		if (targets_parse_spec(&o->targets, argv[i], &o->topts) != 0)
+		if (targets_parse_spec(t, argv[i], &topts) != 0)
 			return -1;
 	return 0;
 }
@@ -352,12 +179,12 @@ probe_result(void *arg, struct path_result *res)
 	else
 		out->clean++;
 
-	if (out->o->json) {
+	if (out->c->json) {
 		size_t len;
 		const char *text;
 
 		json_reset(&out->j);
-		output_json(&out->j, res, out->o->vantage);
+		output_json(&out->j, res, out->vantage);
 		text = json_text(&out->j, &len);
 		fwrite(text, 1, len, stdout);
 		fputc('\n', stdout);
@@ -376,39 +203,40 @@ probe_result(void *arg, struct path_result *res)
 
 /* The settings that shape results, as the store keeps them per run. */
 static void
-probe_settings(const struct probe_opts *o, char *buf, size_t len)
+probe_settings(const struct conf *c, char *buf, size_t len)
 {
-	size_t n = 0;
+	static const char *const trace[] = { "never", "auto", "always" };
+	size_t n = 0, payload = 0;
 
+	/* the payload for every port (--payload), as before the map */
+	if (c->npayloads > 0 && c->payloads[0].port == 0)
+		payload = c->payloads[0].len;
 	n += (size_t)snprintf(buf + n, len - n, "scales=");
-	for (int i = 0; i < o->nscales && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%d", i ? "," : "", o->scales[i]);
+	for (int i = 0; i < c->nscales && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%d", i ? "," : "", c->scales[i]);
 	if (n < len)
-		snprintf(buf + n, len - n, " rate=%u timeout=%g retries=%d trace=%s "
-		    "window-test=%s payload=%zu", o->rate, o->timeout, o->retries,
-		    o->trace == ENGINE_TRACE_AUTO ? "auto" : o->trace == ENGINE_TRACE_ALWAYS ?
-		    "always" : "never", o->window_test ? "on" : "off", o->payload_len);
+		snprintf(buf + n, len - n, " rate=%u timeout=%g retries=%u trace=%s "
+		    "window-test=%s payload=%zu", c->rate, c->timeout, c->retries,
+		    trace[c->trace], c->window_test ? "on" : "off", payload);
 }
 
 /* --db: the store opened (a bad file refused before anything is sent)
  * and the run's row begun; -1 after saying why. */
 static int
-probe_store_open(const struct probe_opts *o, struct probe_out *out)
+probe_store_open(const struct conf *c, const char *vantage, struct probe_out *out)
 {
-	char err[STORE_ERRLEN], settings[512];
+	char err[STORE_ERRLEN], shaping[512];
 	struct store_run run;
 
-	if (o->db == NULL)
-		return 0;
-	if ((out->st = store_open(o->db, STORE_WRITE, NULL, err, sizeof(err))) == NULL) {
+	if ((out->st = store_open(c->database, STORE_WRITE, NULL, err, sizeof(err))) == NULL) {
 		log_warnx("%s", err);
 		return -1;
 	}
-	probe_settings(o, settings, sizeof(settings));
+	probe_settings(c, shaping, sizeof(shaping));
 	memset(&run, 0, sizeof(run));
 	clock_gettime(CLOCK_REALTIME, &run.start);
-	run.vantage = o->vantage;
-	run.settings = settings;
+	run.vantage = vantage;
+	run.settings = shaping;
 	run.program = "scaleprobe " SCALEPROBE_VERSION;
 	if (store_run_begin(out->st, &run, &out->run_id) != 0) {
 		log_warnx("%s", store_error(out->st));
@@ -417,6 +245,34 @@ probe_store_open(const struct probe_opts *o, struct probe_out *out)
 		return -1;
 	}
 	return 0;
+}
+
+/* --db: everything flushed and the store closed; -1 after saying why. */
+static int
+probe_store_close(struct probe_out *out)
+{
+	char err[STORE_ERRLEN];
+	struct store_stats ss;
+	int rc = 0;
+
+	if (store_flush(out->st, true) != 0) {
+		log_warnx("%s", store_error(out->st));
+		rc = -1;
+	}
+	ss = *store_get_stats(out->st);
+	if (store_close(out->st, err, sizeof(err)) != 0) {
+		log_warnx("%s", err);
+		rc = -1;
+	}
+	out->st = NULL;
+	/* the event loop's stalls the store caused, for the notes */
+	if (log_getverbose() > 0)
+		log_info("store: %llu results in %llu batches; longest commit %.2f ms, "
+		    "longest insert %.2f ms; evidence of %llu packets, %llu bytes",
+		    (unsigned long long)ss.paths, (unsigned long long)ss.batches,
+		    ss.commit_ns_max / 1e6, ss.add_ns_max / 1e6,
+		    (unsigned long long)ss.evidence, (unsigned long long)ss.evidence_bytes);
+	return rc;
 }
 
 static void
@@ -465,43 +321,48 @@ probe_privileged(void)
 	return found ? ok : geteuid() == 0;
 }
 
+/* The configuration's payloads as the run takes them. */
+static struct probe_payload *
+probe_payloads(const struct conf *c)
+{
+	struct probe_payload *v = xcalloc(c->npayloads + 1, sizeof(*v));
+
+	for (size_t i = 0; i < c->npayloads; i++)
+		v[i] = (struct probe_payload){ c->payloads[i].port, c->payloads[i].bytes,
+		    c->payloads[i].len };
+	return v;
+}
+
 static int
 cmd_probe(int argc, char **argv)
 {
-	struct probe_opts o;
+	struct conf c;
+	struct targets targets;
+	struct blocklist *bl = NULL;
+	struct probe_payload *payloads = NULL;
 	struct probe_out out;
 	struct paths paths;
 	struct paths_opts po;
 	struct probe_run_config rc;
 	struct probe_run_stats st;
+	char vantage[256];
+	bool db = false;
 	int r, status;
 
-	memset(&o, 0, sizeof(o));
-	targets_init(&o.targets);
-	o.bl = blocklist_new();
-	o.scales[0] = 0;
-	o.scales[1] = 7;
-	o.scales[2] = 14;
-	o.nscales = 3;
-	o.rate = PROBE_DEFAULT_RATE;
-	o.timeout = PROBE_DEFAULT_TIMEOUT;
-	o.retries = PROBE_DEFAULT_RETRIES;
-	o.trace = ENGINE_TRACE_AUTO;
-	o.window_test = true;
-	if (gethostname(o.vantage, sizeof(o.vantage)) != 0)
-		snprintf(o.vantage, sizeof(o.vantage), "unknown");
-
-	r = probe_options(argc, argv, &o);
-	if (r != 0 || o.targets.nerrors > 0) {
-		if (o.targets.errors != NULL)
-			fputs(o.targets.errors, stderr);
+	conf_init(&c);
+	targets_init(&targets);
+	r = probe_options(argc, argv, &c, &targets, &db);
+	if (r != 0 || targets.nerrors > 0) {
+		if (targets.errors != NULL)
+			fputs(targets.errors, stderr);
 		/* a misuse is one line that names it (--help has the rest) */
 		if (r == 1)
 			probe_usage(stdout);
 		status = r == 1 ? EXIT_CLEAN : EXIT_USAGE;
 		goto done;
 	}
-	if (o.targets.n == 0) {
+	log_setverbose(log_getverbose() + (int)c.verbose);
+	if (targets.n == 0) {
 		log_warnx("no targets (scaleprobe probe --help)");
 		status = EXIT_USAGE;
 		goto done;
@@ -513,13 +374,18 @@ cmd_probe(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto done;
 	}
+	if (c.vantage != NULL)
+		snprintf(vantage, sizeof(vantage), "%s", c.vantage);
+	else if (gethostname(vantage, sizeof(vantage)) != 0)
+		snprintf(vantage, sizeof(vantage), "unknown");
 
+	bl = conf_blocklist(&c);
 	memset(&po, 0, sizeof(po));
-	po.bl = o.bl;
-	po.source4 = o.have_source4 ? &o.source4 : NULL;
-	po.source6 = o.have_source6 ? &o.source6 : NULL;
-	po.ifname = o.ifname;
-	if (paths_build(&paths, &o.targets, &po) != 0) {
+	po.bl = bl;
+	po.source4 = c.have_source4 ? &c.source4 : NULL;
+	po.source6 = c.have_source6 ? &c.source6 : NULL;
+	po.ifname = c.interface;
+	if (paths_build(&paths, &targets, &po) != 0) {
 		status = EXIT_USAGE;
 		goto done;
 	}
@@ -531,26 +397,29 @@ cmd_probe(int argc, char **argv)
 	}
 
 	memset(&out, 0, sizeof(out));
-	out.o = &o;
-	if (probe_store_open(&o, &out) != 0) {
+	out.c = &c;
+	out.vantage = vantage;
+	if (db && probe_store_open(&c, vantage, &out) != 0) {
 		paths_free(&paths);
 		status = EXIT_USAGE;
 		goto done;
 	}
 	json_init(&out.j);
+	payloads = probe_payloads(&c);
+	/* the engine's layer cannot see struct conf: what a run needs, here */
 	memset(&rc, 0, sizeof(rc));
 	rc.paths = &paths;
-	rc.nscales = o.nscales;
-	memcpy(rc.scales, o.scales, sizeof(rc.scales));
-	rc.rate = o.rate;
-	rc.timeout_ns = (uint64_t)llround(o.timeout * 1e9);
-	rc.retries = o.retries;
-	rc.max_inflight = o.max_inflight;
-	rc.trace = o.trace;
-	rc.window_test = o.window_test;
-	rc.contact = o.contact;
-	rc.payload = o.payload;
-	rc.payload_len = o.payload_len;
+	rc.nscales = c.nscales;
+	memcpy(rc.scales, c.scales, sizeof(rc.scales));
+	rc.rate = c.rate;
+	rc.timeout_ns = (uint64_t)llround(c.timeout * 1e9);
+	rc.retries = (int)c.retries;
+	rc.max_inflight = c.max_inflight;
+	rc.trace = (enum engine_trace)c.trace;
+	rc.window_test = c.window_test;
+	rc.contact = c.contact;
+	rc.payloads = payloads;
+	rc.npayloads = c.npayloads;
 	rc.progress = isatty(STDERR_FILENO) && paths.n > 1;
 	rc.on_result = probe_result;
 	rc.arg = &out;
@@ -565,41 +434,23 @@ cmd_probe(int argc, char **argv)
 		status = EXIT_UNMEASURED;
 	else
 		status = EXIT_CLEAN;
-	if (out.st != NULL) {
-		char err[STORE_ERRLEN];
-		struct store_stats ss;
-
-		if (store_flush(out.st, true) != 0) {
-			log_warnx("%s", store_error(out.st));
-			status = EXIT_USAGE;
-		}
-		ss = *store_get_stats(out.st);
-		if (store_close(out.st, err, sizeof(err)) != 0) {
-			log_warnx("%s", err);
-			status = EXIT_USAGE;
-		}
-		/* the event loop's stalls the store caused, for the notes */
-		if (log_getverbose() > 0)
-			log_info("store: %llu results in %llu batches; longest commit %.2f ms, "
-			    "longest insert %.2f ms; evidence of %llu packets, %llu bytes",
-			    (unsigned long long)ss.paths, (unsigned long long)ss.batches,
-			    ss.commit_ns_max / 1e6, ss.add_ns_max / 1e6,
-			    (unsigned long long)ss.evidence, (unsigned long long)ss.evidence_bytes);
-	}
+	if (out.st != NULL && probe_store_close(&out) != 0)
+		status = EXIT_USAGE;
 	if (log_getverbose() > 0)
 		probe_summary(&st, paths.n);
 	json_free(&out.j);
 	paths_free(&paths);
 done:
-	targets_free(&o.targets);
-	blocklist_free(o.bl);
-	free(o.payload);
+	free(payloads);
+	targets_free(&targets);
+	blocklist_free(bl);
+	conf_free(&c);
 	return status;
 }
 
 const struct cli_command cmd_probe_entry = {
 	.name = "probe",
-	.usage = "[options] [-f file] target ...",
+	.usage = "[options] [-c config] [-f file] target ...",
 	.summary = "probe targets now and print one result per path",
 	.run = cmd_probe,
 };

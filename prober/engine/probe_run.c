@@ -100,8 +100,9 @@ run_send_segment(void *arg, const struct send_segment *seg)
 	return sender_segment(r->sender, seg);
 }
 
-/* The window test's request: --payload when given, else an HTTP GET on
- * 80 and a TLS ClientHello on 443; nothing (no test) on other ports. */
+/* The window test's request: the payload for the port when given, else
+ * the payload for any port, else an HTTP GET on 80 and a TLS ClientHello
+ * on 443; nothing (no test) on other ports. */
 static size_t
 run_request(void *arg, const struct engine_path *p, uint8_t *buf, size_t cap)
 {
@@ -109,12 +110,17 @@ run_request(void *arg, const struct engine_path *p, uint8_t *buf, size_t cap)
 	char lit[ADDR_STRLEN];
 	const char *host = p->host != NULL ? p->host :
 	    addr_format(&p->dst, lit, sizeof(lit));
+	const struct probe_payload *pl = NULL;
 
-	if (r->cfg->payload != NULL) {
-		if (r->cfg->payload_len > cap)
+	for (size_t i = 0; i < r->cfg->npayloads; i++)
+		if (r->cfg->payloads[i].port == p->port ||
+		    (r->cfg->payloads[i].port == 0 && pl == NULL))
+			pl = &r->cfg->payloads[i];
+	if (pl != NULL) {
+		if (pl->len > cap)
 			return 0;
-		memcpy(buf, r->cfg->payload, r->cfg->payload_len);
-		return r->cfg->payload_len;
+		memcpy(buf, pl->bytes, pl->len);
+		return pl->len;
 	}
 	if (p->port == PROBE_HTTP_PORT)
 		return request_http(buf, cap, host, r->cfg->contact);

@@ -14,6 +14,12 @@
 #include "paths.h"
 #include "result.h"
 
+struct probe_payload {
+	uint16_t port;			/* 0: any port */
+	const uint8_t *bytes;
+	size_t len;
+};
+
 struct probe_run_config {
 	const struct paths *paths;
 	int nscales;
@@ -25,8 +31,10 @@ struct probe_run_config {
 	enum engine_trace trace;	/* --trace */
 	bool window_test;		/* --[no-]window-test */
 	const char *contact;		/* --contact URL, or NULL */
-	const uint8_t *payload;		/* --payload FILE's bytes, or NULL */
-	size_t payload_len;
+	/* The window test's requests by port (payload PORT FILE); port 0
+	 * stands for every port without its own (--payload FILE). */
+	const struct probe_payload *payloads;
+	size_t npayloads;
 	bool progress;			/* a progress line on stderr */
 	/* Called for each finished path; res is valid during the call. */
 	/* A path's result; non-zero ends the run as a failure (the caller

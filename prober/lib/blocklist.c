@@ -83,6 +83,9 @@ struct blocklist {
 	struct blocklist_entry entries[BLOCKLIST_N];
 	struct blocklist_allowed *allow;
 	size_t nallow, capallow;
+	struct blocklist_entry **blocked;	/* each its own allocation: the
+						   entries handed out stay put */
+	size_t nblocked;
 };
 
 struct blocklist *
@@ -110,6 +113,11 @@ blocklist_free(struct blocklist *bl)
 	if (bl == NULL)
 		return;
 	free(bl->allow);
+	for (size_t i = 0; i < bl->nblocked; i++) {
+		free((char *)bl->blocked[i]->prefix);
+		free(bl->blocked[i]);
+	}
+	free(bl->blocked);
 	free(bl);
 }
 
@@ -128,11 +136,30 @@ blocklist_allow(struct blocklist *bl, const char *cidr, const char **why)
 	return 0;
 }
 
+void
+blocklist_block(struct blocklist *bl, const struct addr *net, unsigned plen,
+    const char *text, const char *why)
+{
+	struct blocklist_entry *e = xcalloc(1, sizeof(*e));
+
+	e->net = *net;
+	e->plen = plen;
+	e->prefix = xstrdup(text);
+	e->name = why;
+	snprintf(e->text, sizeof(e->text), "%s (%s)", text, why);
+	bl->blocked = xreallocarray(bl->blocked, bl->nblocked + 1, sizeof(*bl->blocked));
+	bl->blocked[bl->nblocked++] = e;
+}
+
 const struct blocklist_entry *
 blocklist_check(const struct blocklist *bl, const struct addr *a)
 {
 	const struct blocklist_entry *best = NULL;
 
+	/* an opt-out is never lifted by an allow */
+	for (size_t i = 0; i < bl->nblocked; i++)
+		if (addr_in_prefix(a, &bl->blocked[i]->net, bl->blocked[i]->plen))
+			return bl->blocked[i];
 	for (size_t i = 0; i < bl->nallow; i++)
 		if (addr_in_prefix(a, &bl->allow[i].net, bl->allow[i].plen))
 			return NULL;

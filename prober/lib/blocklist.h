@@ -34,8 +34,14 @@ void blocklist_free(struct blocklist *bl);
  * address).  Returns 0, or -1 with a static reason in *why. */
 int blocklist_allow(struct blocklist *bl, const char *cidr, const char **why);
 
-/* NULL when a may be probed (in no entry, or in an allowed CIDR), else the
- * most specific entry that blocks it. */
+/* Blocks net/plen whatever the allow list says (a configuration's block
+ * list, an opt-out list); why names it in messages ("opt-out"). */
+void blocklist_block(struct blocklist *bl, const struct addr *net, unsigned plen,
+    const char *text, const char *why);
+
+/* NULL when a may be probed (in no entry, or in an allowed CIDR, and in
+ * no blocked range), else the entry that blocks it: a blocked range first,
+ * else the registries' most specific. */
 const struct blocklist_entry *blocklist_check(const struct blocklist *bl,
     const struct addr *a);
 

@@ -1,0 +1,100 @@
+/*
+ * conf.h -- scaleprobe.conf(5): the file read into a struct conf, every
+ * error as "file:line: what was expected", all of them in one pass; the
+ * configuration printed back normalized; the files it names read.
+ *
+ *   # comment
+ *   rate 100
+ *   allow 198.18.0.0/15
+ *   payload 8080 "/etc/scaleprobe/get-8080.txt"
+ *   group "web" {
+ *           interval 1h
+ *           jitter 5m
+ *           target www.example.org 198.51.100.0/28:443
+ *           file "/etc/scaleprobe/web.txt"
+ *   }
+ *
+ * One statement a line: a key and its values, words or "quoted strings"
+ * (\" and \\ inside); "group NAME {" opens a group, "}" alone closes it.
+ * Keys and their values are the settings table's (settings.h).
+ *
+ * conf_parse() is pure (the text in, the struct and errors out);
+ * conf_load() reads the file and the files it names (conf_file.c).
+ */
+#ifndef SCALEPROBE_CONF_H
+#define SCALEPROBE_CONF_H
+
+#include <stddef.h>
+
+#include "settings.h"
+
+/* Every error of a parse, in the order of their lines. */
+struct conf_error {
+	char *fname;
+	unsigned line;		/* 0: no line (an unreadable file) */
+	char *msg;		/* printable: bytes of the file escaped */
+	size_t seq;		/* the order found, for errors of one line */
+};
+
+struct conf_errors {
+	struct conf_error *v;
+	size_t n;
+};
+
+void conf_errors_add(struct conf_errors *e, const char *fname, unsigned line,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* "file:line: msg\n" for each, in order (malloc'd; "" when none). */
+char *conf_errors_text(const struct conf_errors *e);
+void conf_errors_free(struct conf_errors *e);
+
+/*
+ * Parses a configuration's text (need not be NUL-terminated, may hold any
+ * byte) into c, which conf_init() prepared; fname names it in errors.
+ * Inline targets are parsed into each group's targets; files are only
+ * named.  Returns 0, or -1 with every error added to e.
+ */
+int conf_parse(struct conf *c, const char *buf, size_t len, const char *fname,
+    struct conf_errors *e);
+
+/*
+ * The configuration as a file that parses back to the same settings:
+ * every top-level setting (defaults included) in the table's order, then
+ * each group.  malloc'd.
+ */
+char *conf_print(const struct conf *c);
+
+/* An opt-out list's text: one CIDR a line, '#' comments.  Pure. */
+int conf_optout_parse(struct conf_prefix **v, size_t *n, const char *buf, size_t len,
+    const char *fname, struct conf_errors *e);
+
+/* The allow, block and opt-out lists as a blocklist (conf_blocklist.c). */
+struct blocklist;
+struct blocklist *conf_blocklist(const struct conf *c);
+
+/* --- conf_file.c: the I/O ------------------------------------------------ */
+
+/*
+ * Reads path into a NUL-terminated buffer (*buf, malloc'd), at most max
+ * bytes.  Returns 0, or -1 with "path: why" in err.
+ */
+int conf_read_text(const char *path, size_t max, char **buf, size_t *len, char *err,
+    size_t errlen);
+
+/* Reads and parses path, then conf_load_files().  Returns 0, or -1. */
+int conf_load(struct conf *c, const char *path, struct conf_errors *e);
+
+/*
+ * Reads what the settings name: each payload not yet read, each group's
+ * target files (into its targets; a target given twice, as written, is an
+ * error), the opt-out list.  Errors of command-line settings (line 0)
+ * read "--payload: FILE: why".  Returns 0, or -1.
+ */
+int conf_load_files(struct conf *c, const char *fname, struct conf_errors *e);
+
+/* Reads each payload not yet read (conf_load_files' first step). */
+int conf_load_payloads(struct conf *c, const char *fname, struct conf_errors *e);
+
+/* Reads the opt-out list again (the daemon's reload); replaces c's. */
+int conf_optout_read(struct conf *c, struct conf_errors *e);
+
+#endif

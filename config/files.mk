@@ -1,0 +1,10 @@
+# config/: the settings table (every setting once, for the command line and
+# the file), scaleprobe.conf's parser and printer (pure), and the reading of
+# the files a configuration names.
+PURE_SRCS += config/settings.c
+PURE_SRCS += config/conf_parse.c
+PURE_SRCS += config/conf_print.c
+PURE_SRCS += config/conf_blocklist.c
+PROBER_SRCS += config/conf_file.c
+
+# MAN_PAGES += config/scaleprobe.conf.5

@@ -1,0 +1,223 @@
+/*
+ * settings.h -- every setting of scaleprobe and scaleprobed, defined once:
+ * the table (name, flag, type, range, default, help) that the command
+ * line, the configuration file, the usage text and the man pages all read,
+ * and struct conf, the one configuration that holds the result.
+ *
+ * A setting is set from text (a flag's argument or a file's value) by
+ * setting_set(); its default is text in the table, set through the same
+ * function by conf_init(), so defaults live in the table and nowhere else.
+ * setting_format() writes a value back as the file would read it.
+ *
+ * Pure: no I/O.  Files named by settings (payloads, target files, the
+ * opt-out list) are read by conf_file.c.
+ */
+#ifndef SCALEPROBE_SETTINGS_H
+#define SCALEPROBE_SETTINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "addr.h"
+#include "result.h"
+#include "targets.h"
+
+#ifndef SYSCONFDIR
+#define SYSCONFDIR "/etc"
+#endif
+#define CONF_DEFAULT_PATH SYSCONFDIR "/scaleprobe/scaleprobe.conf"
+
+/* The window test's request and contact limits (request.h holds the same
+ * numbers; test_conf checks they agree: config/ may not include engine/). */
+#define CONF_PAYLOAD_MAX 8192
+#define CONF_CONTACT_MAX 512
+
+/* enum engine_trace's values (test_conf checks they agree). */
+enum conf_trace {
+	CONF_TRACE_NEVER = 0,
+	CONF_TRACE_AUTO,
+	CONF_TRACE_ALWAYS,
+};
+
+enum setting_id {
+	SET_CONFIG,		/* -c FILE: the command line only */
+	SET_FILE,
+	SET_SCALES,
+	SET_RATE,
+	SET_TIMEOUT,
+	SET_RETRIES,
+	SET_ALLOW,
+	SET_ALLOW_LARGE,
+	SET_SOURCE,
+	SET_INTERFACE,
+	SET_VANTAGE,
+	SET_TRACE,
+	SET_WINDOW_TEST,
+	SET_PAYLOAD,
+	SET_CONTACT,
+	SET_MAX_INFLIGHT,
+	SET_DATABASE,
+	SET_JSON,
+	SET_VERBOSE,
+	SET_HELP,
+	SET_BLOCK,
+	SET_OPTOUT,
+	SET_RETENTION,
+	SET_INTERVAL,
+	SET_JITTER,
+	SET_GROUP,
+	SET_TARGET,
+	SET_COUNT
+};
+
+enum setting_type {
+	SETT_UINT,		/* decimal in [lo, hi] */
+	SETT_SECONDS,		/* a decimal number of seconds in (lo, hi] */
+	SETT_DURATION,		/* N, Ns, Nm, Nh or Nd in [lo, hi] seconds */
+	SETT_BOOL,		/* yes | no; a flag without argument sets yes */
+	SETT_CHOICE,		/* one of choices[] */
+	SETT_STRING,		/* any text of visible characters */
+	SETT_PATH,		/* a file name */
+	SETT_CONTACT,		/* a URL or mailto: for the HTTP request */
+	SETT_SCALES,		/* a list of shifts: 0,7,14 */
+	SETT_ADDR,		/* an IPv4 or IPv6 address, one per family */
+	SETT_PREFIXES,		/* CIDRs, repeatable */
+	SETT_PAYLOAD,		/* [PORT|*] FILE: a map of port to request file */
+	SETT_TARGETS,		/* target specs, repeatable */
+	SETT_SECTION,		/* group NAME { ... } */
+	SETT_ACTION,		/* a flag that does something (-v, -h) */
+};
+
+/* Where a setting may appear. */
+#define SETW_TOP	0x1	/* the configuration file, outside groups */
+#define SETW_GROUP	0x2	/* inside a group { } */
+#define SETW_CLI	0x4	/* scaleprobe probe's command line */
+
+struct setting {
+	enum setting_id id;
+	const char *key;	/* the file's key; NULL: command line only */
+	const char *flag;	/* long option; NULL: file only */
+	char shortopt;		/* short option or 0 */
+	const char *noflag;	/* a BOOL's negating long option, or NULL */
+	enum setting_type type;
+	unsigned where;		/* SETW_* */
+	bool repeat;		/* may be given more than once */
+	bool restart;		/* the daemon needs a restart to change it */
+	double lo, hi;		/* range of numbers */
+	const char *noun;	/* "a rate": "'0' is not a rate in 1..10000000" */
+	const char *unit;	/* after the range: "seconds" */
+	const char *const *choices;
+	const char *def;	/* the default, as the file writes it; NULL: none */
+	const char *arg;	/* the argument's name in the usage: "PPS" */
+	const char *help;	/* usage text; "\n" continues on the next line */
+};
+
+extern const struct setting settings[SET_COUNT];
+
+/* By file key or long option; NULL when there is none. */
+const struct setting *setting_by_key(const char *key);
+const struct setting *setting_by_flag(const char *flag);
+
+struct conf_prefix {
+	struct addr net;
+	unsigned plen;
+	char *text;		/* as written */
+	unsigned line;
+};
+
+struct conf_payload {
+	uint16_t port;		/* 0: every port without an entry of its own */
+	char *path;
+	unsigned line;
+	uint8_t *bytes;		/* read by conf_load_files(); NULL before */
+	size_t len;
+};
+
+struct conf_file {
+	char *path;
+	unsigned line;
+};
+
+struct conf_group {
+	char *name;
+	unsigned line;
+	uint32_t interval, jitter;	/* seconds */
+	unsigned interval_line, jitter_line;	/* 0: inherited */
+	char **target_text;		/* inline targets as written */
+	unsigned *target_line;
+	size_t ntargets;
+	struct conf_file *files;
+	size_t nfiles;
+	struct targets targets;		/* inline targets, then the files' */
+};
+
+struct conf {
+	char *database;
+	char *vantage;			/* NULL: the host name */
+	char *interface;		/* NULL: from the route */
+	struct addr source4, source6;
+	bool have_source4, have_source6;
+	uint32_t rate;
+	int scales[RESULT_MAX_SCALES];
+	int nscales;
+	double timeout;			/* seconds */
+	uint32_t retries;
+	uint32_t max_inflight;		/* 0: from rate and timeout */
+	enum conf_trace trace;
+	bool window_test;
+	struct conf_payload *payloads;	/* sorted by port */
+	size_t npayloads;
+	char *contact;
+	uint32_t retention;		/* days */
+	struct conf_prefix *allow, *block;
+	size_t nallow, nblock;
+	bool allow_large;
+	char *optout;
+	struct conf_prefix *optout_v;	/* the opt-out file's ranges */
+	size_t noptout;
+	uint32_t interval, jitter;	/* the groups' defaults, seconds */
+	struct conf_group *groups;
+	size_t ngroups;
+	bool json;			/* command line only */
+	unsigned verbose;		/* command line only */
+	unsigned set_line[SET_COUNT];	/* where each was last set; 0: default */
+};
+
+/* Every setting at its default. */
+void conf_init(struct conf *c);
+void conf_free(struct conf *c);
+
+/*
+ * Sets s from text into c (g: the group being read, for SETW_GROUP
+ * settings, else NULL); a repeatable setting adds to what is there.
+ * line is recorded (0 for the command line).  Returns 0, or -1 with
+ * what was expected in why ("'0' is not a rate in 1..10000000"), without
+ * the setting's name.  Most take one value; SETT_PREFIXES and SETT_TARGETS
+ * one or more, SETT_PAYLOAD "FILE" or "PORT FILE" ("*" for every port).
+ */
+int setting_set(struct conf *c, struct conf_group *g, const struct setting *s,
+    const char *const *vals, size_t nvals, unsigned line, char *why, size_t whylen);
+
+/*
+ * Writes s's value(s) as lines "KEY VALUE\n" (indent before each) into a
+ * growing buffer; nothing for a setting without a value.
+ */
+struct conf_buf {
+	char *p;
+	size_t len, cap;
+};
+void conf_buf_printf(struct conf_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void conf_buf_word(struct conf_buf *b, const char *s);	/* quoted if needed */
+void setting_format(struct conf_buf *b, const struct conf *c, const struct setting *s,
+    const char *indent);
+void conf_format_duration(char *buf, size_t len, uint32_t secs);
+
+/* The expected text of a number setting: "a rate in 1..10000000". */
+void setting_expected(const struct setting *s, char *buf, size_t len);
+
+/* Whether contact is acceptable in the window test's HTTP request. */
+bool conf_contact_ok(const char *contact);
+
+#endif
