@@ -140,7 +140,8 @@ split_line(struct parse *p, const char *s, size_t len, struct word **out)
 				    (s[i + 1] == '"' || s[i + 1] == '\\'))
 					i++;
 				else if (s[i] == '\\') {
-					perr(p, p->line, "'\\' in a string (expected \\\" or \\\\)");
+					perr(p, p->line, "a backslash in a string (expected one "
+					    "before '\"' or before a backslash)");
 					goto fail;
 				}
 				if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
@@ -205,6 +206,7 @@ open_group(struct parse *p, struct word *w, size_t n)
 	struct conf *c = p->c;
 	const char *name = n >= 2 ? w[1].s : "";
 	struct conf_group *g;
+	size_t before = p->e->n;
 
 	if (p->g != NULL) {
 		perr(p, p->line, "group: groups do not nest (expected '}' first)");
@@ -230,6 +232,7 @@ open_group(struct parse *p, struct word *w, size_t n)
 	targets_init(&g->targets);
 	g->name = xstrdup(name);
 	g->line = p->line;
+	g->broken = p->e->n > before;
 	p->g = g;
 }
 
@@ -347,7 +350,7 @@ finish(struct parse *p)
 			    g->interval_line : g->line, "jitter: %s is longer than the "
 			    "group's interval, %s", d1, d2);
 		}
-		if (g->ntargets == 0 && g->nfiles == 0)
+		if (g->ntargets == 0 && g->nfiles == 0 && !g->broken)
 			perr(p, g->line, "group '%s' has no targets (expected target or file)",
 			    g->name);
 		for (size_t k = 0; k < g->ntargets; k++) {
@@ -418,7 +421,7 @@ conf_parse(struct conf *c, const char *buf, size_t len, const char *fname,
 			words_free(w, (size_t)n);
 		pos += ll + (nl != NULL);
 	}
-	if (p.g != NULL)
+	if (p.g != NULL && !p.g->broken)
 		perr(&p, p.g->line, "group '%s': expected '}' before the end of the file",
 		    p.g->name);
 	finish(&p);

@@ -183,6 +183,7 @@ parse_duration(const char *s, uint32_t *out)
 		if (num[len - 1] == units[i].c) {
 			mul = units[i].mul;
 			num[--len] = '\0';
+			break;		/* one unit: "1ms" is no duration */
 		}
 	if (parse_u32(num, &v) != 0 || (uint64_t)v * mul > UINT32_MAX)
 		return -1;

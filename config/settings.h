@@ -150,6 +150,8 @@ struct conf_group {
 	struct conf_file *files;
 	size_t nfiles;
 	struct targets targets;		/* inline targets, then the files' */
+	bool broken;			/* its group line was wrong: no more
+					   errors are told about it */
 };
 
 struct conf {

@@ -16,3 +16,5 @@ FUZZERS += fuzz_engine
 fuzz_engine_SRCS = tests/unit/pktbuild.c
 # the store's packed evidence (prober/lib/evidence.c)
 FUZZERS += fuzz_evidence
+# scaleprobe.conf's parser and print-back (config/conf_parse.c, conf_print.c)
+FUZZERS += fuzz_conf

@@ -86,3 +86,5 @@ UNIT_TESTS += test_evidence
 UNIT_TESTS += test_store
 test_store_SRCS = $(DB_SRCS) tests/unit/storegen.c
 test_store_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
+# the settings table and scaleprobe.conf's parser, printer and opt-out lists
+UNIT_TESTS += test_conf

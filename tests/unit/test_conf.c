@@ -1,0 +1,458 @@
+/*
+ * test_conf.c -- the settings table (consistent, every default valid, in
+ * step with the engine's limits), scaleprobe.conf's parser (good files to
+ * their settings, broken ones to their exact "file:line:" errors, all in
+ * one pass), its print-back (parses to the same, idempotent), opt-out
+ * lists, and blocked ranges that no allow lifts.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "blocklist.h"
+#include "conf.h"
+#include "engine.h"
+#include "request.h"
+
+/* Parses text as "t.conf"; returns the errors' text (malloc'd, "" if none). */
+static char *
+parse(struct conf *c, const char *text, int *rc)
+{
+	struct conf_errors e = { NULL, 0 };
+	char *out;
+
+	conf_init(c);
+	*rc = conf_parse(c, text, strlen(text), "t.conf", &e);
+	out = conf_errors_text(&e);
+	conf_errors_free(&e);
+	return out;
+}
+
+/* --- the table ------------------------------------------------------------ */
+
+static void
+test_table(void **state)
+{
+	struct conf c;
+
+	(void)state;
+	for (size_t i = 0; i < SET_COUNT; i++) {
+		const struct setting *s = &settings[i];
+
+		assert_int_equal(s->id, i);
+		assert_true(s->key != NULL || s->flag != NULL || s->shortopt != 0);
+		assert_non_null(s->help);
+		/* a key is in the file, a flag on the command line */
+		assert_true((s->key != NULL) == ((s->where & (SETW_TOP | SETW_GROUP)) != 0));
+		assert_true((s->flag != NULL || s->shortopt != 0) == ((s->where & SETW_CLI) != 0));
+		for (size_t k = 0; k < i; k++) {
+			if (s->key != NULL && settings[k].key != NULL)
+				assert_string_not_equal(s->key, settings[k].key);
+			if (s->flag != NULL && settings[k].flag != NULL)
+				assert_string_not_equal(s->flag, settings[k].flag);
+			assert_true(s->shortopt == 0 || s->shortopt != settings[k].shortopt);
+		}
+		if (s->key != NULL)
+			assert_ptr_equal(setting_by_key(s->key), s);
+		if (s->flag != NULL)
+			assert_ptr_equal(setting_by_flag(s->flag), s);
+	}
+	assert_null(setting_by_key("json"));
+	assert_null(setting_by_key("nope"));
+	/* the defaults, set through the table (conf_init would fatalx) */
+	conf_init(&c);
+	assert_int_equal(c.rate, 100);
+	assert_int_equal(c.nscales, 3);
+	assert_int_equal(c.scales[0], 0);
+	assert_int_equal(c.scales[1], 7);
+	assert_int_equal(c.scales[2], 14);
+	assert_true(c.timeout == 2.0);
+	assert_int_equal(c.retries, 2);
+	assert_int_equal(c.trace, CONF_TRACE_AUTO);
+	assert_true(c.window_test);
+	assert_false(c.allow_large);
+	assert_int_equal(c.interval, 3600);
+	assert_int_equal(c.jitter, 300);
+	assert_string_equal(c.database, "/var/lib/scaleprobe/scaleprobe.db");
+	assert_null(c.vantage);
+	conf_free(&c);
+}
+
+/* config/ may not include engine/: the numbers it repeats must agree. */
+static void
+test_engine_agrees(void **state)
+{
+	static const char *const contacts[] = {
+		"https://example.org/scan", "mailto:noc@example.org", "a", "x(y)", "a\\b",
+		"sp ace", "tab\t", "caf\xc3\xa9", "",
+	};
+	uint8_t buf[REQUEST_MAX];
+	char big[CONF_CONTACT_MAX + 2];
+
+	(void)state;
+	assert_int_equal(CONF_PAYLOAD_MAX, REQUEST_PAYLOAD_MAX);
+	assert_int_equal(CONF_CONTACT_MAX, REQUEST_CONTACT_MAX);
+	assert_int_equal(CONF_TRACE_NEVER, ENGINE_TRACE_NEVER);
+	assert_int_equal(CONF_TRACE_AUTO, ENGINE_TRACE_AUTO);
+	assert_int_equal(CONF_TRACE_ALWAYS, ENGINE_TRACE_ALWAYS);
+	for (size_t i = 0; i < sizeof(contacts) / sizeof(contacts[0]); i++) {
+		if (contacts[i][0] == '\0')
+			continue;	/* "" means none to request_http */
+		assert_int_equal(conf_contact_ok(contacts[i]),
+		    request_http(buf, sizeof(buf), "example.org", contacts[i]) > 0);
+	}
+	memset(big, 'a', sizeof(big));
+	big[CONF_CONTACT_MAX] = '\0';
+	assert_true(conf_contact_ok(big));
+	assert_true(request_http(buf, sizeof(buf), "example.org", big) > 0);
+	big[CONF_CONTACT_MAX] = 'a';
+	big[CONF_CONTACT_MAX + 1] = '\0';
+	assert_false(conf_contact_ok(big));
+	assert_int_equal(request_http(buf, sizeof(buf), "example.org", big), 0);
+}
+
+/* --- good files --------------------------------------------------------------- */
+
+static void
+test_good(void **state)
+{
+	const char *text =
+	    "# a comment\n"
+	    "rate 250   # trailing\n"
+	    "scales 0,7\n"
+	    "timeout 0.5\n"
+	    "retries 0\n"
+	    "trace never\n"
+	    "window-test no\n"
+	    "contact \"mailto:noc@example.org\"\n"
+	    "source 198.18.0.1\n"
+	    "source fd00::1\n"
+	    "allow 198.18.0.0/15 fd00::/8\n"
+	    "block 198.18.5.0/24\n"
+	    "payload 443 \"/x/tls.bin\"\n"
+	    "payload /x/any.bin\n"
+	    "vantage \"a \\\"quoted\\\" \\\\ name\"\n"
+	    "interval 90m\n"
+	    "\n"
+	    "group web {\n"
+	    "\tjitter 30s\n"
+	    "\ttarget www.example.org 198.18.0.0/30:443\n"
+	    "\tfile /x/web.txt\n"
+	    "}\n"
+	    "group b-2.x {\n"
+	    "  interval 1d\n"
+	    "  jitter 1d\n"
+	    "  target [fd00::9]:22\n"
+	    "}";
+	struct conf c;
+	char *err;
+	int rc;
+
+	(void)state;
+	err = parse(&c, text, &rc);
+	assert_string_equal(err, "");
+	assert_int_equal(rc, 0);
+	assert_int_equal(c.rate, 250);
+	assert_int_equal(c.nscales, 2);
+	assert_true(c.timeout == 0.5);
+	assert_int_equal(c.retries, 0);
+	assert_int_equal(c.trace, CONF_TRACE_NEVER);
+	assert_false(c.window_test);
+	assert_string_equal(c.contact, "mailto:noc@example.org");
+	assert_true(c.have_source4 && c.have_source6);
+	assert_int_equal(c.nallow, 2);
+	assert_int_equal(c.nblock, 1);
+	assert_int_equal(c.npayloads, 2);
+	assert_int_equal(c.payloads[0].port, 0);	/* sorted by port */
+	assert_string_equal(c.payloads[0].path, "/x/any.bin");
+	assert_int_equal(c.payloads[1].port, 443);
+	assert_string_equal(c.vantage, "a \"quoted\" \\ name");
+	assert_int_equal(c.ngroups, 2);
+	assert_string_equal(c.groups[0].name, "web");
+	assert_int_equal(c.groups[0].interval, 5400);	/* inherited */
+	assert_int_equal(c.groups[0].jitter, 30);
+	assert_int_equal(c.groups[0].ntargets, 2);
+	assert_int_equal(c.groups[0].targets.n, 2);
+	assert_int_equal(c.groups[0].targets.v[1].kind, TARGET_PREFIX);
+	assert_int_equal(c.groups[0].targets.v[1].port, 443);
+	assert_int_equal(c.groups[0].targets.v[1].line, 20);
+	assert_int_equal(c.groups[0].nfiles, 1);
+	assert_int_equal(c.groups[0].files[0].line, 21);
+	assert_int_equal(c.groups[1].interval, 86400);
+	assert_int_equal(c.groups[1].jitter, 86400);
+	assert_int_equal(c.groups[1].targets.v[0].port, 22);
+	free(err);
+	conf_free(&c);
+}
+
+/* --- broken files: the whole error text ------------------------------------ */
+
+struct bad {
+	const char *text;
+	const char *errors;
+};
+
+static const struct bad bad_cases[] = {
+	{ "rate 0\n", "t.conf:1: rate: '0' is not a rate in 1..10000000\n" },
+	{ "rate\n", "t.conf:1: rate: expected PPS\n" },
+	{ "rate 1 2\n", "t.conf:1: rate: expected one value, not 2\n" },
+	{ "rate 10\nrate 20\n", "t.conf:2: rate: already set on line 1\n" },
+	{ "timeout 0\n", "t.conf:1: timeout: '0' is not in (0, 60] seconds\n" },
+	{ "retries -1\n", "t.conf:1: retries: '-1' is not in 0..10\n" },
+	{ "scales 1,,2\n", "t.conf:1: scales: '1,,2' has an empty element\n" },
+	{ "scales 300\n", "t.conf:1: scales: '300' is not a shift in 0..255\n" },
+	{ "trace maybe\n", "t.conf:1: trace: 'maybe' is not auto, always or never\n" },
+	{ "window-test on\n", "t.conf:1: window-test: 'on' is not yes or no\n" },
+	{ "contact \"a b\"\n", "t.conf:1: contact: 'a b' is not a URL or mailto: address "
+	  "of visible ASCII without parentheses or backslash, at most 512 bytes\n" },
+	{ "source 1.2.3\n", "t.conf:1: source: '1.2.3' is not an IPv4 or IPv6 address\n" },
+	{ "source 198.18.0.1\nsource 198.18.0.2\n",
+	  "t.conf:2: source: an IPv4 source is already set on line 1\n" },
+	{ "allow 1.2.3.4/33\n", "t.conf:1: allow: '1.2.3.4/33': prefix length too long "
+	  "for IPv4 (at most 32)\n" },
+	{ "payload 0 /x\n", "t.conf:1: payload: '0' is not a port in 1..65535 or '*'\n" },
+	{ "payload 80 /x\npayload 80 /y\n",
+	  "t.conf:2: payload: port 80 already has a payload on line 1\n" },
+	{ "retention 0\n", "t.conf:1: retention: '0' is not in 1..36500 days\n" },
+	{ "interval 5s\n", "t.conf:1: interval: '5s' is not a duration in 10s..30d "
+	  "(N, Ns, Nm, Nh or Nd)\n" },
+	{ "interval h\n", "t.conf:1: interval: 'h' is not a duration in 10s..30d "
+	  "(N, Ns, Nm, Nh or Nd)\n" },
+	{ "interval 1ms\n", "t.conf:1: interval: '1ms' is not a duration in 10s..30d "
+	  "(N, Ns, Nm, Nh or Nd)\n" },
+	{ "jitter 1w\n", "t.conf:1: jitter: '1w' is not a duration in 0s..30d "
+	  "(N, Ns, Nm, Nh or Nd)\n" },
+	{ "frobnicate yes\n", "t.conf:1: unknown key 'frobnicate'\n" },
+	{ "json yes\n", "t.conf:1: unknown key 'json'\n" },
+	{ "\"rate\" 5\n", "t.conf:1: unknown key 'rate'\n" },
+	{ "target 198.18.0.1\n", "t.conf:1: target: allowed only inside a group { }\n" },
+	{ "}\n", "t.conf:1: unexpected '}' (no group is open)\n" },
+	{ "group a {\n target 198.18.0.1\n", "t.conf:1: group 'a': expected '}' before "
+	  "the end of the file\n" },
+	{ "group a\n", "t.conf:1: group: expected group NAME {\n" },
+	{ "group \"a b\" {\n target 198.18.0.1\n}\n", "t.conf:1: group: 'a b' is not a "
+	  "name of 1..64 letters, digits, '_', '.' or '-'\n" },
+	{ "group a {\n target 198.18.0.1\n}\ngroup a {\n target 198.18.0.2\n}\n",
+	  "t.conf:4: group: 'a' already defined on line 1\n" },
+	{ "group a {\n target 198.18.0.1\n group b {\n", "t.conf:1: group 'a': expected '}' "
+	  "before the end of the file\nt.conf:3: group: groups do not nest (expected '}' "
+	  "first)\n" },
+	{ "group a {\n rate 5\n target 198.18.0.1\n}\n", "t.conf:2: rate: not allowed "
+	  "inside a group (expected interval, jitter, target, file or '}')\n" },
+	{ "group a {\n}\n", "t.conf:1: group 'a' has no targets (expected target or file)\n" },
+	{ "group a {\n interval 1m\n jitter 2m\n target 198.18.0.1\n}\n",
+	  "t.conf:3: jitter: 2m is longer than the group's interval, 1m\n" },
+	{ "group a {\n target 198.18.0.1\n interval 1h\n interval 2h\n}\n",
+	  "t.conf:4: interval: already set on line 3\n" },
+	{ "group a {\n target 198.18.0.1 x.lab\n}\ngroup b {\n target x.lab\n}\n",
+	  "t.conf:5: target: 'x.lab' already given on line 2\n" },
+	{ "group a {\n target 198.18.0.0/16\n}\n", "t.conf:2: target: 198.18.0.0/16: prefix "
+	  "has 65536 addresses; more than 256 need --allow-large\n" },
+	{ "group a {\n target 198.18.0.1:0\n}\n", "t.conf:2: target: 198.18.0.1:0: port out "
+	  "of range (expected 1..65535)\n" },
+	{ "group a {\n file /a\n file /a\n}\n",
+	  "t.conf:3: file: '/a' already given on line 2\n" },
+	{ "rate \"5\n", "t.conf:1: unterminated string (expected a closing '\"')\n" },
+	{ "vantage \"a\\nb\"\n", "t.conf:1: a backslash in a string (expected one before '\"' or "
+	  "before a backslash)\n" },
+	{ "rate 5\x01\n", "t.conf:1: byte '\\x01' outside a string (expected printable "
+	  "ASCII, or a \"quoted string\")\n" },
+	{ "rate { 5\n", "t.conf:1: rate: unexpected '{'\n" },
+	{ "} x\n", "t.conf:1: unexpected '}' (no group is open)\n" },
+	{ "database \"\"\n", "t.conf:1: database: expected FILE, not an empty string\n" },
+};
+
+static void
+test_bad(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		struct conf c;
+		char *err;
+		int rc;
+
+		err = parse(&c, bad_cases[i].text, &rc);
+		if (strcmp(err, bad_cases[i].errors) != 0)
+			fail_msg("case %zu: %s\n got: %s\nwant: %s", i, bad_cases[i].text,
+			    err, bad_cases[i].errors);
+		assert_int_equal(rc, -1);
+		free(err);
+		conf_free(&c);
+	}
+}
+
+/* Every error of a file in one pass, in the order of the lines. */
+static void
+test_all_errors(void **state)
+{
+	const char *text =
+	    "group g {\n"
+	    " target 300.1.1.1\n"
+	    " target 198.18.0.1\n"
+	    "}\n"
+	    "rate 0\n"
+	    "bogus\n"
+	    "scales 1,,2\n"
+	    "allow-large yes\n";
+	struct conf c;
+	char *err;
+	int rc;
+
+	(void)state;
+	err = parse(&c, text, &rc);
+	assert_int_equal(rc, -1);
+	assert_string_equal(err,
+	    "t.conf:2: target: 300.1.1.1: not an IPv4 address, and a host name cannot "
+	    "end in a number\n"
+	    "t.conf:5: rate: '0' is not a rate in 1..10000000\n"
+	    "t.conf:6: unknown key 'bogus'\n"
+	    "t.conf:7: scales: '1,,2' has an empty element\n");
+	free(err);
+	conf_free(&c);
+}
+
+/* allow-large applies wherever it is written: targets are read at the end */
+static void
+test_allow_large_after(void **state)
+{
+	struct conf c;
+	char *err;
+	int rc;
+
+	(void)state;
+	err = parse(&c, "group g {\n target 198.18.0.0/16\n}\nallow-large yes\n", &rc);
+	assert_string_equal(err, "");
+	assert_int_equal(c.groups[0].targets.v[0].plen, 16);
+	free(err);
+	conf_free(&c);
+}
+
+/* --- printed back -------------------------------------------------------- */
+
+static void
+test_print_round_trip(void **state)
+{
+	const char *text =
+	    "vantage \"x y\"\nrate 7\nscales 14,0\ntimeout 2.25\npayload 8080 \"/p q\"\n"
+	    "allow 198.18.0.0/15\nblock fd00::/16\nopt-out /o\ninterface eth0\n"
+	    "source fd00::1\ncontact https://e.org/\nretention 30\nmax-inflight 9\n"
+	    "trace always\nwindow-test no\nallow-large yes\ninterval 90s\njitter 0\n"
+	    "database /db\n"
+	    "group \"g\" {\n target a.lab \"b.lab:443\"\n file \"/t f\"\n interval 2m\n}\n";
+	struct conf c1, c2;
+	char *err, *p1, *p2;
+	int rc;
+
+	(void)state;
+	err = parse(&c1, text, &rc);
+	assert_string_equal(err, "");
+	free(err);
+	p1 = conf_print(&c1);
+	err = parse(&c2, p1, &rc);
+	assert_string_equal(err, "");
+	free(err);
+	p2 = conf_print(&c2);
+	assert_string_equal(p1, p2);
+	/* the same settings, field by field where printing could hide it */
+	assert_string_equal(c2.vantage, "x y");
+	assert_int_equal(c2.rate, 7);
+	assert_int_equal(c2.scales[0], 14);
+	assert_true(c2.timeout == 2.25);
+	assert_string_equal(c2.payloads[0].path, "/p q");
+	assert_int_equal(c2.payloads[0].port, 8080);
+	assert_int_equal(c2.interval, 90);
+	assert_int_equal(c2.jitter, 0);
+	assert_int_equal(c2.groups[0].interval, 120);
+	assert_int_equal(c2.groups[0].jitter, 0);
+	assert_int_equal(c2.groups[0].targets.n, 2);
+	assert_string_equal(c2.groups[0].files[0].path, "/t f");
+	assert_true(strstr(p1, "group g {\n\tinterval 2m\n\tjitter 0s\n\ttarget a.lab\n"
+	    "\ttarget b.lab:443\n\tfile \"/t f\"\n}\n") != NULL);
+	free(p1);
+	free(p2);
+	conf_free(&c1);
+	conf_free(&c2);
+}
+
+/* --- opt-out lists and the blocklist ------------------------------------ */
+
+static void
+test_optout(void **state)
+{
+	const char *good = "# owners who asked\n198.18.7.0/24\n  fd00:7::/32  # x\n\n";
+	const char *bad = "198.18.7.0/24\nnot-a-prefix\n198.18.0.1/8\n";
+	struct conf_errors e = { NULL, 0 };
+	struct conf_prefix *v = NULL;
+	size_t n = 0;
+	char *text;
+
+	(void)state;
+	assert_int_equal(conf_optout_parse(&v, &n, good, strlen(good), "o", &e), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[1].line, 3);
+	assert_string_equal(v[1].text, "fd00:7::/32");
+	for (size_t i = 0; i < n; i++)
+		free(v[i].text);
+	free(v);
+	assert_int_equal(conf_optout_parse(&v, &n, bad, strlen(bad), "o", &e), -1);
+	text = conf_errors_text(&e);
+	assert_string_equal(text, "o:2: 'not-a-prefix': not an IPv4 or IPv6 address\n"
+	    "o:3: '198.18.0.1/8': host bits set after the prefix length\n");
+	free(text);
+	conf_errors_free(&e);
+}
+
+static void
+test_blocklist(void **state)
+{
+	struct conf c;
+	struct blocklist *bl;
+	struct addr a;
+	char *err;
+	int rc;
+
+	(void)state;
+	err = parse(&c, "allow 198.18.0.0/15\nblock 198.18.5.0/24\n", &rc);
+	assert_string_equal(err, "");
+	free(err);
+	c.optout_v = calloc(1, sizeof(*c.optout_v));
+	c.optout_v[0].text = strdup("198.18.7.0/24");
+	assert_int_equal(addr_parse_prefix("198.18.7.0/24", &c.optout_v[0].net,
+	    &c.optout_v[0].plen, &(const char *){ NULL }), 0);
+	c.noptout = 1;
+	bl = conf_blocklist(&c);
+	assert_int_equal(addr_parse("198.18.4.1", &a), 0);
+	assert_null(blocklist_check(bl, &a));
+	assert_int_equal(addr_parse("198.18.5.1", &a), 0);
+	assert_string_equal(blocklist_check(bl, &a)->text,
+	    "198.18.5.0/24 (blocked by the configuration)");
+	assert_int_equal(addr_parse("198.18.7.1", &a), 0);
+	assert_string_equal(blocklist_check(bl, &a)->text, "198.18.7.0/24 (opt-out)");
+	assert_int_equal(addr_parse("10.0.0.1", &a), 0);
+	assert_non_null(blocklist_check(bl, &a));
+	blocklist_free(bl);
+	conf_free(&c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_engine_agrees),
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_all_errors),
+		cmocka_unit_test(test_allow_large_after),
+		cmocka_unit_test(test_print_round_trip),
+		cmocka_unit_test(test_optout),
+		cmocka_unit_test(test_blocklist),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
