@@ -94,7 +94,9 @@ int conf_load_files(struct conf *c, const char *fname, struct conf_errors *e);
 /* Reads each payload not yet read (conf_load_files' first step). */
 int conf_load_payloads(struct conf *c, const char *fname, struct conf_errors *e);
 
-/* Reads the opt-out list again (the daemon's reload); replaces c's. */
-int conf_optout_read(struct conf *c, struct conf_errors *e);
+/* Reads the opt-out list (again, on the daemon's reload) and replaces
+ * c's; keeps the old list on an error.  fname: the configuration, named
+ * with the opt-out line when the file cannot be read. */
+int conf_optout_read(struct conf *c, const char *fname, struct conf_errors *e);
 
 #endif

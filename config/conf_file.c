@@ -203,12 +203,12 @@ conf_load_files(struct conf *c, const char *fname, struct conf_errors *e)
 		duplicates(seen, nseen, e);
 	free(seen);
 	if (c->optout != NULL)
-		conf_optout_read(c, e);
+		conf_optout_read(c, fname, e);
 	return e->n > first ? -1 : 0;
 }
 
 int
-conf_optout_read(struct conf *c, struct conf_errors *e)
+conf_optout_read(struct conf *c, const char *fname, struct conf_errors *e)
 {
 	struct conf_prefix *v = NULL;
 	char err[600], *buf;
@@ -216,7 +216,7 @@ conf_optout_read(struct conf *c, struct conf_errors *e)
 	int rc;
 
 	if (conf_read_text(c->optout, CONF_FILE_MAX, &buf, &len, err, sizeof(err)) != 0) {
-		conf_errors_add(e, c->optout, 0, "%s", strchr(err, ':') + 2);
+		conf_errors_add(e, fname, c->set_line[SET_OPTOUT], "opt-out: %s", err);
 		return -1;
 	}
 	rc = conf_optout_parse(&v, &n, buf, len, c->optout, e);
