@@ -7,4 +7,4 @@ PURE_SRCS += config/conf_print.c
 PURE_SRCS += config/conf_blocklist.c
 PROBER_SRCS += config/conf_file.c
 
-# MAN_PAGES += config/scaleprobe.conf.5
+MAN_PAGES += config/scaleprobe.conf.5

@@ -13,3 +13,6 @@ LAB_CHECKS += tests/e2e/safety-e2e
 LAB_CHECKS += tests/e2e/cli-misuse
 # the store: --db keeps what is printed, the evidence proves it, bad files refused
 LAB_CHECKS += tests/e2e/store-e2e
+# scaleprobe.conf through the binary: broken files and their file:line, print-back,
+# flags and keys against the settings table, probe -c, make install
+LAB_CHECKS += tests/e2e/config-check
