@@ -67,6 +67,17 @@ char *conf_print(const struct conf *c);
 int conf_optout_parse(struct conf_prefix **v, size_t *n, const char *buf, size_t len,
     const char *fname, struct conf_errors *e);
 
+/*
+ * Targets with the ports setting (conf_targets.c): a target that names no
+ * port is added once for each of ports[0..nports).  Errors as targets.h's.
+ * conf_targets_buf sets *nwritten to the entries the text holds (before
+ * the other ports were added).
+ */
+int conf_targets_spec(struct targets *t, const char *spec, bool allow_large,
+    const uint16_t *ports, int nports);
+int conf_targets_buf(struct targets *t, const char *buf, size_t len, const char *fname,
+    bool allow_large, const uint16_t *ports, int nports, size_t *nwritten);
+
 /* The allow, block and opt-out lists as a blocklist (conf_blocklist.c). */
 struct blocklist;
 struct blocklist *conf_blocklist(const struct conf *c);

@@ -161,7 +161,6 @@ conf_load_payloads(struct conf *c, const char *fname, struct conf_errors *e)
 int
 conf_load_files(struct conf *c, const char *fname, struct conf_errors *e)
 {
-	struct targets_opts topts = { c->allow_large, 0 };
 	char err[600], *buf;
 	size_t len, first = e->n, nseen = 0;
 	struct seen *seen = NULL;
@@ -170,18 +169,21 @@ conf_load_files(struct conf *c, const char *fname, struct conf_errors *e)
 	for (size_t i = 0; i < c->ngroups; i++) {
 		struct conf_group *g = &c->groups[i];
 
+		/* each target once as written, not once per port */
 		for (size_t t = 0; t < g->targets.n; t++)
-			seen_add(&seen, &nseen, &g->targets.v[t], fname);
+			if (t == 0 || strcmp(g->targets.v[t].as_given,
+			    g->targets.v[t - 1].as_given) != 0)
+				seen_add(&seen, &nseen, &g->targets.v[t], fname);
 		for (size_t k = 0; k < g->nfiles; k++) {
-			size_t before = g->targets.n;
+			size_t before = g->targets.n, nwritten = 0;
 
 			if (conf_read_text(g->files[k].path, CONF_FILE_MAX, &buf, &len, err,
 			    sizeof(err)) != 0) {
 				conf_errors_add(e, fname, g->files[k].line, "file: %s", err);
 				continue;
 			}
-			if (targets_parse_buf(&g->targets, buf, len, g->files[k].path,
-			    &topts) != 0) {
+			if (conf_targets_buf(&g->targets, buf, len, g->files[k].path,
+			    c->allow_large, g->ports, g->nports, &nwritten) != 0) {
 				/* already "file:line: TARGET: why", one a line */
 				for (char *l = g->targets.errors, *nl; l != NULL && *l != '\0';
 				    l = nl + 1) {
@@ -195,7 +197,7 @@ conf_load_files(struct conf *c, const char *fname, struct conf_errors *e)
 				g->targets.nerrors = 0;
 			}
 			free(buf);
-			for (size_t t = before; t < g->targets.n; t++)
+			for (size_t t = before; t < before + nwritten; t++)
 				seen_add(&seen, &nseen, &g->targets.v[t], g->files[k].path);
 		}
 	}

@@ -259,7 +259,7 @@ statement(struct parse *p, struct word *w, size_t n)
 	}
 	if (p->g != NULL && !(s->where & SETW_GROUP) && s->id != SET_GROUP) {
 		perr(p, p->line, "%s: not allowed inside a group (expected interval, "
-		    "jitter, target, file or '}')", s->key);
+		    "jitter, ports, target, file or '}')", s->key);
 		return;
 	}
 	if (p->g == NULL && !(s->where & SETW_TOP)) {
@@ -277,7 +277,8 @@ statement(struct parse *p, struct word *w, size_t n)
 		}
 	if (!s->repeat) {
 		prev = p->g == NULL ? p->c->set_line[s->id] : s->id == SET_INTERVAL ?
-		    p->g->interval_line : p->g->jitter_line;
+		    p->g->interval_line : s->id == SET_JITTER ? p->g->jitter_line :
+		    p->g->ports_line;
 		if (prev != 0) {
 			perr(p, p->line, "%s: already set on line %u", s->key, prev);
 			return;
@@ -331,7 +332,6 @@ static void
 finish(struct parse *p)
 {
 	struct conf *c = p->c;
-	struct targets_opts topts = { c->allow_large, 0 };
 	struct written *all = NULL;
 	size_t nall = 0;
 	char d1[32], d2[32];
@@ -343,6 +343,10 @@ finish(struct parse *p)
 			g->interval = c->interval;
 		if (g->jitter_line == 0)
 			g->jitter = c->jitter;
+		if (g->ports_line == 0) {
+			memcpy(g->ports, c->ports, sizeof(g->ports));
+			g->nports = c->nports;
+		}
 		if (g->jitter > g->interval) {
 			conf_format_duration(d1, sizeof(d1), g->jitter);
 			conf_format_duration(d2, sizeof(d2), g->interval);
@@ -356,12 +360,15 @@ finish(struct parse *p)
 		for (size_t k = 0; k < g->ntargets; k++) {
 			size_t before = g->targets.errors_len;
 
-			if (targets_parse_spec(&g->targets, g->target_text[k], &topts) != 0)
+			size_t first = g->targets.n;
+
+			if (conf_targets_spec(&g->targets, g->target_text[k], c->allow_large,
+			    g->ports, g->nports) != 0)
 				perr(p, g->target_line[k], "target: %.*s",
 				    (int)(g->targets.errors_len - before - 1),
 				    g->targets.errors + before);
-			else
-				g->targets.v[g->targets.n - 1].line = g->target_line[k];
+			for (size_t x = first; x < g->targets.n; x++)
+				g->targets.v[x].line = g->target_line[k];
 			all = xreallocarray(all, nall + 1, sizeof(*all));
 			all[nall++] = (struct written){ "target", g->target_text[k],
 			    g->target_line[k] };

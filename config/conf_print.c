@@ -26,6 +26,7 @@ conf_print(const struct conf *c)
 		conf_buf_printf(&b, " {\n\tinterval %s\n", d);
 		conf_format_duration(d, sizeof(d), g->jitter);
 		conf_buf_printf(&b, "\tjitter %s\n", d);
+		conf_format_ports(&b, "\t", g->ports, g->nports);
 		for (size_t k = 0; k < g->ntargets; k++) {
 			conf_buf_printf(&b, "\ttarget ");
 			conf_buf_word(&b, g->target_text[k]);

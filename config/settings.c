@@ -29,6 +29,9 @@ const struct setting settings[SET_COUNT] = {
 	{ SET_SCALES, "scales", "scales", 0, NULL, SETT_SCALES, SETW_TOP | SETW_CLI, false, false,
 	  0, 255, "a shift", NULL, NULL, "0,7,14", "LIST",
 	  "shifts to probe, @R (default @D)" },
+	{ SET_PORTS, "ports", "ports", 0, NULL, SETT_PORTS, SETW_TOP | SETW_GROUP | SETW_CLI,
+	  false, false, 1, 65535, "a port", NULL, NULL, "80", "LIST",
+	  "ports of targets that name none, @R (default @D)" },
 	{ SET_RATE, "rate", "rate", 0, NULL, SETT_UINT, SETW_TOP | SETW_CLI, false, false,
 	  1, 10000000, "a rate", NULL, NULL, "100", "PPS",
 	  "packets per second, every kind, never more in any\n"
@@ -192,6 +195,15 @@ parse_duration(const char *s, uint32_t *out)
 }
 
 void
+conf_format_ports(struct conf_buf *b, const char *indent, const uint16_t *ports, int n)
+{
+	conf_buf_printf(b, "%sports ", indent);
+	for (int i = 0; i < n; i++)
+		conf_buf_printf(b, "%s%u", i ? "," : "", ports[i]);
+	conf_buf_printf(b, "\n");
+}
+
+void
 conf_format_duration(char *buf, size_t len, uint32_t secs)
 {
 	if (secs != 0 && secs % 86400 == 0)
@@ -206,10 +218,14 @@ conf_format_duration(char *buf, size_t len, uint32_t secs)
 
 /* --- each type ----------------------------------------------------------- */
 
+/* A comma-separated list of numbers in [s->lo, s->hi], at most max, none
+ * twice (a port or a shift given twice is a typo). */
 static int
-set_scales(struct conf *c, const char *v, char *why, size_t whylen)
+set_list(const struct setting *s, const char *v, int *out, int max, int *nout,
+    char *why, size_t whylen)
 {
-	int scales[RESULT_MAX_SCALES], n = 0;
+	int vals[CONF_MAX_PORTS > RESULT_MAX_SCALES ? CONF_MAX_PORTS : RESULT_MAX_SCALES];
+	int n = 0;
 	const char *p = v;
 
 	/* "1,,2" is a typo, not 1,2 */
@@ -223,22 +239,27 @@ set_scales(struct conf *c, const char *v, char *why, size_t whylen)
 		uint32_t x;
 
 		if (len >= sizeof(tok) || (memcpy(tok, p, len), tok[len] = '\0',
-		    parse_u32(tok, &x) != 0) || x > 255) {
-			snprintf(why, whylen, "'%.*s' is not a shift in 0..255",
-			    len > 40 ? 40 : (int)len, p);
+		    parse_u32(tok, &x) != 0) || x < s->lo || x > s->hi) {
+			snprintf(why, whylen, "'%.*s' is not %s in %.0f..%.0f",
+			    len > 40 ? 40 : (int)len, p, s->noun, s->lo, s->hi);
 			return -1;
 		}
-		if (n == RESULT_MAX_SCALES) {
-			snprintf(why, whylen, "at most %d values", RESULT_MAX_SCALES);
+		if (n == max) {
+			snprintf(why, whylen, "at most %d values", max);
 			return -1;
 		}
-		scales[n++] = (int)x;
+		for (int i = 0; i < n && s->id == SET_PORTS; i++)
+			if (vals[i] == (int)x) {
+				snprintf(why, whylen, "port %u given twice", x);
+				return -1;
+			}
+		vals[n++] = (int)x;
 		p += len;
 		if (*p == ',')
 			p++;
 	}
-	memcpy(c->scales, scales, sizeof(scales));
-	c->nscales = n;
+	memcpy(out, vals, (size_t)n * sizeof(*out));
+	*nout = n;
 	return 0;
 }
 
@@ -407,9 +428,28 @@ setting_set(struct conf *c, struct conf_group *g, const struct setting *s,
 		set_string(&c->contact, v);
 		break;
 	case SETT_SCALES:
-		if (set_scales(c, v, why, whylen) != 0)
+		if (set_list(s, v, c->scales, RESULT_MAX_SCALES, &c->nscales, why,
+		    whylen) != 0)
 			return -1;
 		break;
+	case SETT_PORTS: {
+		int ports[CONF_MAX_PORTS], n;
+
+		if (set_list(s, v, ports, CONF_MAX_PORTS, &n, why, whylen) != 0)
+			return -1;
+		for (int i = 0; i < n; i++) {
+			if (g != NULL)
+				g->ports[i] = (uint16_t)ports[i];
+			else
+				c->ports[i] = (uint16_t)ports[i];
+		}
+		if (g != NULL) {
+			g->nports = n;
+			g->ports_line = line;
+		} else
+			c->nports = n;
+		break;
+	}
 	case SETT_ADDR: {
 		struct addr a;
 
@@ -669,6 +709,9 @@ setting_format(struct conf_buf *b, const struct conf *c, const struct setting *s
 		for (int i = 0; i < c->nscales; i++)
 			conf_buf_printf(b, "%s%d", i ? "," : "", c->scales[i]);
 		conf_buf_printf(b, "\n");
+		break;
+	case SET_PORTS:
+		conf_format_ports(b, indent, c->ports, c->nports);
 		break;
 	case SET_TIMEOUT:
 		conf_buf_printf(b, "%s%s %.17g\n", indent, k, c->timeout);

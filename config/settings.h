@@ -31,6 +31,9 @@
 /* The window test's request and contact limits (request.h holds the same
  * numbers; test_conf checks they agree: config/ may not include engine/). */
 #define CONF_PAYLOAD_MAX 8192
+
+/* Ports a target without one is probed on, at most. */
+#define CONF_MAX_PORTS 16
 #define CONF_CONTACT_MAX 512
 
 /* enum engine_trace's values (test_conf checks they agree). */
@@ -44,6 +47,7 @@ enum setting_id {
 	SET_CONFIG,		/* -c FILE: the command line only */
 	SET_FILE,
 	SET_SCALES,
+	SET_PORTS,
 	SET_RATE,
 	SET_TIMEOUT,
 	SET_RETRIES,
@@ -81,6 +85,7 @@ enum setting_type {
 	SETT_PATH,		/* a file name */
 	SETT_CONTACT,		/* a URL or mailto: for the HTTP request */
 	SETT_SCALES,		/* a list of shifts: 0,7,14 */
+	SETT_PORTS,		/* a list of ports: 80,443 */
 	SETT_ADDR,		/* an IPv4 or IPv6 address, one per family */
 	SETT_PREFIXES,		/* CIDRs, repeatable */
 	SETT_PAYLOAD,		/* [PORT|*] FILE: a map of port to request file */
@@ -143,7 +148,9 @@ struct conf_group {
 	char *name;
 	unsigned line;
 	uint32_t interval, jitter;	/* seconds */
-	unsigned interval_line, jitter_line;	/* 0: inherited */
+	uint16_t ports[CONF_MAX_PORTS];
+	int nports;
+	unsigned interval_line, jitter_line, ports_line;	/* 0: inherited */
 	char **target_text;		/* inline targets as written */
 	unsigned *target_line;
 	size_t ntargets;
@@ -163,6 +170,8 @@ struct conf {
 	uint32_t rate;
 	int scales[RESULT_MAX_SCALES];
 	int nscales;
+	uint16_t ports[CONF_MAX_PORTS];	/* for targets that name none */
+	int nports;
 	double timeout;			/* seconds */
 	uint32_t retries;
 	uint32_t max_inflight;		/* 0: from rate and timeout */
@@ -215,6 +224,7 @@ void conf_buf_word(struct conf_buf *b, const char *s);	/* quoted if needed */
 void setting_format(struct conf_buf *b, const struct conf *c, const struct setting *s,
     const char *indent);
 void conf_format_duration(char *buf, size_t len, uint32_t secs);
+void conf_format_ports(struct conf_buf *b, const char *indent, const uint16_t *ports, int n);
 
 /* The expected text of a number setting: "a rate in 1..10000000". */
 void setting_expected(const struct setting *s, char *buf, size_t len);

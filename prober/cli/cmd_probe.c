@@ -84,16 +84,38 @@ probe_config(int argc, char **argv, const struct cli_getopt *go, struct conf *c)
 	return 0;
 }
 
-/* Every group's targets join the command line's, as written. */
+/* Every group's targets join the command line's, as written, each on the
+ * port it was given (its group's ports applied already). */
 static int
-probe_conf_targets(const struct conf *c, struct targets *t, const struct targets_opts *topts)
+probe_conf_targets(const struct conf *c, struct targets *t)
 {
 	for (size_t i = 0; i < c->ngroups; i++)
-		for (size_t k = 0; k < c->groups[i].targets.n; k++)
-			if (targets_parse_spec(t, c->groups[i].targets.v[k].as_given,
-			    topts) != 0)
+		for (size_t k = 0; k < c->groups[i].targets.n; k++) {
+			const struct target *tg = &c->groups[i].targets.v[k];
+			struct targets_opts o = { c->allow_large, tg->port };
+
+			if (targets_parse_spec(t, tg->as_given, &o) != 0)
 				return -1;
+		}
 	return 0;
+}
+
+/* -f FILE, with the ports setting as it stands. */
+static int
+probe_targets_file(const struct conf *c, struct targets *t, const char *path)
+{
+	char err[600], *buf;
+	size_t len, n;
+	int rc;
+
+	/* bigger than any sane target list, as targets_file.c's limit */
+	if (conf_read_text(path, 64u << 20, &buf, &len, err, sizeof(err)) != 0) {
+		targets_add_error(t, "%s", err);
+		return -1;
+	}
+	rc = conf_targets_buf(t, buf, len, path, c->allow_large, c->ports, c->nports, &n);
+	free(buf);
+	return rc;
 }
 
 /* Reads the flags into c (over its configuration) and the targets into t;
@@ -102,7 +124,6 @@ static int
 probe_options(int argc, char **argv, struct conf *c, struct targets *t, bool *db)
 {
 	struct cli_getopt go;
-	struct targets_opts topts = { false, 0 };
 	struct conf_errors e = { NULL, 0 };
 	char why[700];
 	bool neg;
@@ -123,8 +144,7 @@ probe_options(int argc, char **argv, struct conf *c, struct targets *t, bool *db
 		case SET_HELP:
 			return 1;
 		case SET_FILE:
-			topts.allow_large = c->allow_large;
-			if (targets_read_file(t, optarg, &topts) != 0)
+			if (probe_targets_file(c, t, optarg) != 0)
 				return -1;
 			continue;
 		default:
@@ -148,11 +168,10 @@ probe_options(int argc, char **argv, struct conf *c, struct targets *t, bool *db
 			return -1;
 		}
 	}
-	topts.allow_large = c->allow_large;
-	if (probe_conf_targets(c, t, &topts) != 0)
+	if (probe_conf_targets(c, t) != 0)
 		return -1;
 	for (int i = optind; i < argc; i++)
-		if (targets_parse_spec(t, argv[i], &topts) != 0)
+		if (conf_targets_spec(t, argv[i], c->allow_large, c->ports, c->nports) != 0)
 			return -1;
 	return 0;
 }

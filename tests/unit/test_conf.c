@@ -225,6 +225,10 @@ static const struct bad bad_cases[] = {
 	  "(N, Ns, Nm, Nh or Nd)\n" },
 	{ "interval 1ms\n", "t.conf:1: interval: '1ms' is not a duration in 10s..30d "
 	  "(N, Ns, Nm, Nh or Nd)\n" },
+	{ "ports 80,80\n", "t.conf:1: ports: port 80 given twice\n" },
+	{ "ports 0\n", "t.conf:1: ports: '0' is not a port in 1..65535\n" },
+	{ "group a {\n ports 80,\n target 198.18.0.1\n}\n",
+	  "t.conf:2: ports: '80,' has an empty element\n" },
 	{ "jitter 1w\n", "t.conf:1: jitter: '1w' is not a duration in 0s..30d "
 	  "(N, Ns, Nm, Nh or Nd)\n" },
 	{ "frobnicate yes\n", "t.conf:1: unknown key 'frobnicate'\n" },
@@ -243,7 +247,7 @@ static const struct bad bad_cases[] = {
 	  "before the end of the file\nt.conf:3: group: groups do not nest (expected '}' "
 	  "first)\n" },
 	{ "group a {\n rate 5\n target 198.18.0.1\n}\n", "t.conf:2: rate: not allowed "
-	  "inside a group (expected interval, jitter, target, file or '}')\n" },
+	  "inside a group (expected interval, jitter, ports, target, file or '}')\n" },
 	{ "group a {\n}\n", "t.conf:1: group 'a' has no targets (expected target or file)\n" },
 	{ "group a {\n interval 1m\n jitter 2m\n target 198.18.0.1\n}\n",
 	  "t.conf:3: jitter: 2m is longer than the group's interval, 1m\n" },
@@ -332,6 +336,51 @@ test_allow_large_after(void **state)
 	conf_free(&c);
 }
 
+/* A target without a port goes on each port of its group's list. */
+static void
+test_ports(void **state)
+{
+	const char *text = "ports 443\ngroup a {\n ports 80,8080\n target x.lab y.lab:22\n}\n"
+	    "group b {\n target z.lab\n}\n";
+	const uint16_t two[] = { 80, 443 };
+	const char *file = "p.lab\n# c\n[fd00::1]:25\n198.18.0.0/31\n";
+	struct targets t;
+	struct conf c;
+	size_t nw;
+	char *err;
+	int rc;
+
+	(void)state;
+	err = parse(&c, text, &rc);
+	assert_string_equal(err, "");
+	free(err);
+	assert_int_equal(c.groups[0].targets.n, 3);
+	assert_string_equal(c.groups[0].targets.v[0].as_given, "x.lab");
+	assert_int_equal(c.groups[0].targets.v[0].port, 80);
+	assert_string_equal(c.groups[0].targets.v[1].as_given, "x.lab");
+	assert_int_equal(c.groups[0].targets.v[1].port, 8080);
+	assert_int_equal(c.groups[0].targets.v[1].line, 4);
+	assert_int_equal(c.groups[0].targets.v[2].port, 22);
+	assert_int_equal(c.groups[1].targets.n, 1);
+	assert_int_equal(c.groups[1].targets.v[0].port, 443);	/* inherited */
+	conf_free(&c);
+
+	targets_init(&t);
+	assert_int_equal(conf_targets_buf(&t, file, strlen(file), "f", false, two, 2, &nw), 0);
+	assert_int_equal(nw, 3);
+	assert_int_equal(t.n, 5);		/* p.lab and the /31 twice */
+	assert_int_equal(t.v[3].port, 443);
+	assert_string_equal(t.v[3].as_given, "p.lab");
+	assert_int_equal(t.v[3].line, 1);
+	assert_int_equal(t.v[4].port, 443);
+	assert_int_equal(t.v[4].kind, TARGET_PREFIX);
+	assert_int_equal(conf_targets_spec(&t, "[fd00::2]:80", false, two, 2), 0);
+	assert_int_equal(t.n, 6);		/* named its port: once */
+	assert_int_equal(conf_targets_spec(&t, "q.lab:1", false, two, 2), 0);
+	assert_int_equal(t.n, 7);		/* 1 named, though 1 is the probe's default */
+	targets_free(&t);
+}
+
 /* --- printed back -------------------------------------------------------- */
 
 static void
@@ -371,7 +420,7 @@ test_print_round_trip(void **state)
 	assert_int_equal(c2.groups[0].jitter, 0);
 	assert_int_equal(c2.groups[0].targets.n, 2);
 	assert_string_equal(c2.groups[0].files[0].path, "/t f");
-	assert_true(strstr(p1, "group g {\n\tinterval 2m\n\tjitter 0s\n\ttarget a.lab\n"
+	assert_true(strstr(p1, "group g {\n\tinterval 2m\n\tjitter 0s\n\tports 80\n\ttarget a.lab\n"
 	    "\ttarget b.lab:443\n\tfile \"/t f\"\n}\n") != NULL);
 	free(p1);
 	free(p2);
@@ -449,6 +498,7 @@ main(void)
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_all_errors),
 		cmocka_unit_test(test_allow_large_after),
+		cmocka_unit_test(test_ports),
 		cmocka_unit_test(test_print_round_trip),
 		cmocka_unit_test(test_optout),
 		cmocka_unit_test(test_blocklist),
