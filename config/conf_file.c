@@ -165,7 +165,10 @@ conf_load_files(struct conf *c, const char *fname, struct conf_errors *e)
 	size_t len, first = e->n, nseen = 0;
 	struct seen *seen = NULL;
 
+	/* top-level files first: groups tend to come last in a file */
 	conf_load_payloads(c, fname, e);
+	if (c->optout != NULL)
+		conf_optout_read(c, fname, e);
 	for (size_t i = 0; i < c->ngroups; i++) {
 		struct conf_group *g = &c->groups[i];
 
@@ -204,8 +207,6 @@ conf_load_files(struct conf *c, const char *fname, struct conf_errors *e)
 	if (e->n == first)
 		duplicates(seen, nseen, e);
 	free(seen);
-	if (c->optout != NULL)
-		conf_optout_read(c, fname, e);
 	return e->n > first ? -1 : 0;
 }
 

@@ -1,7 +1,6 @@
-# prober/cli: scaleprobe -- its subcommands, the output of results, the
-# --payload file.
+# prober/cli: scaleprobe -- its subcommands, the settings table as its
+# flags, the output of results.
 PURE_SRCS += prober/cli/output.c
-PROBER_SRCS += prober/cli/request_file.c
 CLI_SRCS += prober/cli/cli.c
 CLI_SRCS += prober/cli/cmd_probe.c
 CLI_SRCS += prober/cli/cmd_config.c

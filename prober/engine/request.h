@@ -6,8 +6,8 @@
  *             --contact, who to ask about the probe;
  *   port 443  a TLS ClientHello (request_tls) that a TLS 1.2 or 1.3 server
  *             answers with its first flight (ServerHello, certificate, ...);
- *   other     the bytes of --payload FILE (request_payload_file, the only
- *             function here that does I/O; it lives in request_file.c).
+ *   other     the bytes of a payload file (read by config/conf_file.c:
+ *             nothing here does I/O).
  *
  * Builders write into the caller's buffer and return the length, or 0 when
  * the input is refused or the buffer is too small: nothing is truncated,
@@ -61,13 +61,5 @@ size_t request_http(uint8_t *buf, size_t cap, const char *host, const char *cont
  * server's first flight is all the window test reads.
  */
 size_t request_tls(uint8_t *buf, size_t cap, const char *sni, uint64_t seed);
-
-/*
- * Reads --payload FILE whole (request_file.c: I/O).  Returns its length
- * (0 for an empty file) or -1 with a one-line reason in err naming the
- * file: missing, unreadable, not a regular file, or longer than cap.
- */
-long request_payload_file(const char *path, uint8_t *buf, size_t cap, char *err,
-    size_t errlen);
 
 #endif

@@ -77,7 +77,6 @@ UNIT_TESTS += test_window
 test_window_SRCS = tests/unit/window_sim.c
 UNIT_TESTS += test_window_input
 UNIT_TESTS += test_request
-test_request_SRCS = prober/cli/request_file.c
 # output.c: the NDJSON contract and the table, byte for byte
 UNIT_TESTS += test_output
 # the evidence a result carries, and its stored form
@@ -88,3 +87,4 @@ test_store_SRCS = $(DB_SRCS) tests/unit/storegen.c
 test_store_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 # the settings table and scaleprobe.conf's parser, printer and opt-out lists
 UNIT_TESTS += test_conf
+test_conf_SRCS = config/conf_file.c

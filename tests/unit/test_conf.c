@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "blocklist.h"
@@ -488,6 +490,131 @@ test_blocklist(void **state)
 	conf_free(&c);
 }
 
+/* --- the files a configuration names (conf_file.c) ---------------------- */
+
+static char dir[] = "/tmp/test_conf.XXXXXX";
+
+static void
+put(const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void
+test_read_text(void **state)
+{
+	char path[256], err[256], *buf;
+	size_t len;
+
+	(void)state;
+	put("p", "HELO x\r\n");
+	snprintf(path, sizeof(path), "%s/p", dir);
+	assert_int_equal(conf_read_text(path, 16, &buf, &len, err, sizeof(err)), 0);
+	assert_int_equal(len, 8);
+	assert_memory_equal(buf, "HELO x\r\n", 8);
+	free(buf);
+	assert_int_equal(conf_read_text(path, 8, &buf, &len, err, sizeof(err)), 0);
+	free(buf);
+	assert_int_equal(conf_read_text(path, 7, &buf, &len, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "longer than 7 bytes"));
+	assert_non_null(strstr(err, path));
+	assert_null(buf);
+	put("p", "");
+	assert_int_equal(conf_read_text(path, 7, &buf, &len, err, sizeof(err)), 0);
+	assert_int_equal(len, 0);
+	free(buf);
+	unlink(path);
+	assert_int_equal(conf_read_text(path, 7, &buf, &len, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "No such file"));
+	assert_int_equal(conf_read_text(dir, 7, &buf, &len, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+}
+
+/* A whole configuration with its files: payload bytes read, the target
+ * files' entries after the inline ones (on the group's ports), the opt-out
+ * list read; and each kind of file error at the line that names it. */
+static void
+test_load(void **state)
+{
+	struct conf_errors e = { NULL, 0 };
+	char text[1024], path[256], *err;
+	struct conf c;
+
+	(void)state;
+	put("req", "PING\n");
+	put("t", "# web\nw.lab\n198.18.0.2:443\n");
+	put("o", "198.18.7.0/24\n");
+	snprintf(text, sizeof(text), "payload 25 %s/req\nopt-out %s/o\ngroup g {\n"
+	    " ports 80,8080\n target 198.18.0.1\n file %s/t\n}\n", dir, dir, dir);
+	put("c.conf", text);
+	snprintf(path, sizeof(path), "%s/c.conf", dir);
+	conf_init(&c);
+	assert_int_equal(conf_load(&c, path, &e), 0);
+	assert_int_equal(c.payloads[0].len, 5);
+	assert_memory_equal(c.payloads[0].bytes, "PING\n", 5);
+	assert_int_equal(c.noptout, 1);
+	assert_int_equal(c.groups[0].targets.n, 5);	/* 2 + 1 + 2 */
+	assert_string_equal(c.groups[0].targets.v[2].as_given, "w.lab");
+	assert_int_equal(c.groups[0].targets.v[2].line, 2);
+	assert_int_equal(c.groups[0].targets.v[3].port, 443);
+	assert_int_equal(c.groups[0].targets.v[4].port, 8080);
+	conf_free(&c);
+
+	put("t", "198.18.0.9\n198.18.0.1\n");
+	snprintf(text, sizeof(text), "payload 25 %s/none\nopt-out %s/none\ngroup g {\n"
+	    " target 198.18.0.1\n file %s/t\n file %s/none\n}\n", dir, dir, dir, dir);
+	put("c.conf", text);
+	conf_init(&c);
+	assert_int_equal(conf_load(&c, path, &e), -1);
+	err = conf_errors_text(&e);
+	snprintf(text, sizeof(text),
+	    "%s/c.conf:1: payload: %s/none: No such file or directory\n"
+	    "%s/c.conf:2: opt-out: %s/none: No such file or directory\n"
+	    "%s/c.conf:6: file: %s/none: No such file or directory\n",
+	    dir, dir, dir, dir, dir, dir);
+	assert_string_equal(err, text);
+	free(err);
+	conf_errors_free(&e);
+	conf_free(&c);
+
+	/* without the missing files, the duplicate across file and inline */
+	snprintf(text, sizeof(text), "group g {\n target 198.18.0.1\n file %s/t\n}\n", dir);
+	put("c.conf", text);
+	conf_init(&c);
+	assert_int_equal(conf_load(&c, path, &e), -1);
+	err = conf_errors_text(&e);
+	snprintf(text, sizeof(text), "%s/t:2: target: '198.18.0.1' given again (first at "
+	    "%s/c.conf:2)\n", dir, dir);
+	assert_string_equal(err, text);
+	free(err);
+	conf_errors_free(&e);
+	conf_free(&c);
+}
+
+static int
+dir_setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) == NULL ? -1 : 0;
+}
+
+static int
+dir_teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
 int
 main(void)
 {
@@ -502,7 +629,9 @@ main(void)
 		cmocka_unit_test(test_print_round_trip),
 		cmocka_unit_test(test_optout),
 		cmocka_unit_test(test_blocklist),
+		cmocka_unit_test(test_read_text),
+		cmocka_unit_test(test_load),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);
 }

@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <unistd.h>
 #include <cmocka.h>
 
 #include "request.h"
@@ -284,37 +282,6 @@ test_tls_seed(void **state)
 	assert_true(differ > 80);
 }
 
-/* --- --payload ------------------------------------------------------------ */
-
-static void
-test_payload_file(void **state)
-{
-	char path[] = "/tmp/test_request.XXXXXX", err[256];
-	uint8_t buf[16];
-	int fd;
-
-	(void)state;
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "HELO x\r\n", 8), 8);
-	close(fd);
-	assert_int_equal(request_payload_file(path, buf, sizeof(buf), err, sizeof(err)), 8);
-	assert_memory_equal(buf, "HELO x\r\n", 8);
-	assert_int_equal(request_payload_file(path, buf, 8, err, sizeof(err)), 8);
-	assert_int_equal(request_payload_file(path, buf, 7, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "longer than 7 bytes"));
-	assert_non_null(strstr(err, path));
-	fd = open(path, O_WRONLY | O_TRUNC);
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(request_payload_file(path, buf, sizeof(buf), err, sizeof(err)), 0);
-	unlink(path);
-	assert_int_equal(request_payload_file(path, buf, sizeof(buf), err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "No such file"));
-	assert_int_equal(request_payload_file("/tmp", buf, sizeof(buf), err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "not a regular file"));
-}
-
 int
 main(void)
 {
@@ -324,7 +291,6 @@ main(void)
 		cmocka_unit_test(test_tls_structure),
 		cmocka_unit_test(test_tls_sni_and_padding),
 		cmocka_unit_test(test_tls_seed),
-		cmocka_unit_test(test_payload_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
