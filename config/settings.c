@@ -765,3 +765,27 @@ setting_format(struct conf_buf *b, const struct conf *c, const struct setting *s
 		break;
 	}
 }
+
+size_t
+conf_needs_restart(const struct conf *old, const struct conf *new, const char **names,
+    size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < SET_COUNT && n < max; i++) {
+		struct conf_buf a = { NULL, 0, 0 }, b = { NULL, 0, 0 };
+
+		if (!settings[i].restart)
+			continue;
+		/* as the file would write them: one comparison for every type */
+		conf_buf_printf(&a, "%s", "");
+		conf_buf_printf(&b, "%s", "");
+		setting_format(&a, old, &settings[i], "");
+		setting_format(&b, new, &settings[i], "");
+		if (strcmp(a.p, b.p) != 0)
+			names[n++] = settings[i].key;
+		free(a.p);
+		free(b.p);
+	}
+	return n;
+}

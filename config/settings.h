@@ -229,6 +229,14 @@ void conf_format_ports(struct conf_buf *b, const char *indent, const uint16_t *p
 /* The expected text of a number setting: "a rate in 1..10000000". */
 void setting_expected(const struct setting *s, char *buf, size_t len);
 
+/*
+ * For a reload: the keys of settings a reload cannot apply (the table's
+ * restart: database, vantage) whose value differs between old and new,
+ * at most max of them into names.  Returns how many.
+ */
+size_t conf_needs_restart(const struct conf *old, const struct conf *new, const char **names,
+    size_t max);
+
 /* Whether contact is acceptable in the window test's HTTP request. */
 bool conf_contact_ok(const char *contact);
 

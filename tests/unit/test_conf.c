@@ -430,6 +430,32 @@ test_print_round_trip(void **state)
 	conf_free(&c2);
 }
 
+/* A reload names the settings it cannot apply. */
+static void
+test_needs_restart(void **state)
+{
+	struct conf a, b;
+	const char *names[4];
+	char *err;
+	int rc;
+
+	(void)state;
+	err = parse(&a, "rate 5\nvantage x\n", &rc);
+	free(err);
+	err = parse(&b, "rate 6\nvantage x\n", &rc);
+	free(err);
+	assert_int_equal(conf_needs_restart(&a, &b, names, 4), 0);
+	conf_free(&b);
+	err = parse(&b, "database /other\n", &rc);
+	free(err);
+	assert_int_equal(conf_needs_restart(&a, &b, names, 4), 2);
+	assert_string_equal(names[0], "vantage");
+	assert_string_equal(names[1], "database");
+	assert_int_equal(conf_needs_restart(&a, &b, names, 1), 1);
+	conf_free(&a);
+	conf_free(&b);
+}
+
 /* --- opt-out lists and the blocklist ------------------------------------ */
 
 static void
@@ -627,6 +653,7 @@ main(void)
 		cmocka_unit_test(test_allow_large_after),
 		cmocka_unit_test(test_ports),
 		cmocka_unit_test(test_print_round_trip),
+		cmocka_unit_test(test_needs_restart),
 		cmocka_unit_test(test_optout),
 		cmocka_unit_test(test_blocklist),
 		cmocka_unit_test(test_read_text),
