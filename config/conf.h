@@ -24,6 +24,7 @@
 #ifndef SCALEPROBE_CONF_H
 #define SCALEPROBE_CONF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "settings.h"
@@ -86,10 +87,12 @@ struct blocklist *conf_blocklist(const struct conf *c);
 
 /*
  * Reads path into a NUL-terminated buffer (*buf, malloc'd), at most max
- * bytes.  Returns 0, or -1 with "path: why" in err.
+ * bytes; regular: refuse anything but a regular file (a payload), else
+ * only directories (a target list may come from a pipe: -f <(...)).
+ * Returns 0, or -1 with "path: why" in err.
  */
-int conf_read_text(const char *path, size_t max, char **buf, size_t *len, char *err,
-    size_t errlen);
+int conf_read_text(const char *path, size_t max, bool regular, char **buf, size_t *len,
+    char *err, size_t errlen);
 
 /* Reads and parses path, then conf_load_files().  Returns 0, or -1. */
 int conf_load(struct conf *c, const char *path, struct conf_errors *e);

@@ -19,8 +19,8 @@
 #define CONF_FILE_MAX (64u << 20)
 
 int
-conf_read_text(const char *path, size_t max, char **buf, size_t *len, char *err,
-    size_t errlen)
+conf_read_text(const char *path, size_t max, bool regular, char **buf, size_t *len,
+    char *err, size_t errlen)
 {
 	struct stat st;
 	char *p = NULL;
@@ -39,8 +39,9 @@ conf_read_text(const char *path, size_t max, char **buf, size_t *len, char *err,
 		close(fd);
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
+	if (S_ISDIR(st.st_mode) || (regular && !S_ISREG(st.st_mode))) {
+		snprintf(err, errlen, "%s: %s", path, regular ? "not a regular file" :
+		    strerror(EISDIR));
 		close(fd);
 		return -1;
 	}
@@ -83,7 +84,7 @@ conf_load(struct conf *c, const char *path, struct conf_errors *e)
 	size_t len;
 	int rc;
 
-	if (conf_read_text(path, CONF_FILE_MAX, &buf, &len, err, sizeof(err)) != 0) {
+	if (conf_read_text(path, CONF_FILE_MAX, false, &buf, &len, err, sizeof(err)) != 0) {
 		/* "path: why" is the whole message */
 		conf_errors_add(e, path, 0, "%s", strchr(err, ':') + 2);
 		return -1;
@@ -144,7 +145,7 @@ conf_load_payloads(struct conf *c, const char *fname, struct conf_errors *e)
 
 		if (p->bytes != NULL)
 			continue;
-		if (conf_read_text(p->path, CONF_PAYLOAD_MAX, &buf, &len, err,
+		if (conf_read_text(p->path, CONF_PAYLOAD_MAX, true, &buf, &len, err,
 		    sizeof(err)) != 0) {
 			if (p->line == 0)
 				conf_errors_add(e, "--payload", 0, "%s", err);
@@ -180,7 +181,7 @@ conf_load_files(struct conf *c, const char *fname, struct conf_errors *e)
 		for (size_t k = 0; k < g->nfiles; k++) {
 			size_t before = g->targets.n, nwritten = 0;
 
-			if (conf_read_text(g->files[k].path, CONF_FILE_MAX, &buf, &len, err,
+			if (conf_read_text(g->files[k].path, CONF_FILE_MAX, false, &buf, &len, err,
 			    sizeof(err)) != 0) {
 				conf_errors_add(e, fname, g->files[k].line, "file: %s", err);
 				continue;
@@ -218,7 +219,7 @@ conf_optout_read(struct conf *c, const char *fname, struct conf_errors *e)
 	size_t len, n = 0;
 	int rc;
 
-	if (conf_read_text(c->optout, CONF_FILE_MAX, &buf, &len, err, sizeof(err)) != 0) {
+	if (conf_read_text(c->optout, CONF_FILE_MAX, false, &buf, &len, err, sizeof(err)) != 0) {
 		conf_errors_add(e, fname, c->set_line[SET_OPTOUT], "opt-out: %s", err);
 		return -1;
 	}

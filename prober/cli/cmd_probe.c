@@ -109,7 +109,7 @@ probe_targets_file(const struct conf *c, struct targets *t, const char *path)
 	int rc;
 
 	/* bigger than any sane target list, as targets_file.c's limit */
-	if (conf_read_text(path, 64u << 20, &buf, &len, err, sizeof(err)) != 0) {
+	if (conf_read_text(path, 64u << 20, false, &buf, &len, err, sizeof(err)) != 0) {
 		targets_add_error(t, "%s", err);
 		return -1;
 	}

@@ -542,25 +542,34 @@ test_read_text(void **state)
 	(void)state;
 	put("p", "HELO x\r\n");
 	snprintf(path, sizeof(path), "%s/p", dir);
-	assert_int_equal(conf_read_text(path, 16, &buf, &len, err, sizeof(err)), 0);
+	assert_int_equal(conf_read_text(path, 16, true, &buf, &len, err, sizeof(err)), 0);
 	assert_int_equal(len, 8);
 	assert_memory_equal(buf, "HELO x\r\n", 8);
 	free(buf);
-	assert_int_equal(conf_read_text(path, 8, &buf, &len, err, sizeof(err)), 0);
+	assert_int_equal(conf_read_text(path, 8, true, &buf, &len, err, sizeof(err)), 0);
 	free(buf);
-	assert_int_equal(conf_read_text(path, 7, &buf, &len, err, sizeof(err)), -1);
+	assert_int_equal(conf_read_text(path, 7, true, &buf, &len, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "longer than 7 bytes"));
 	assert_non_null(strstr(err, path));
 	assert_null(buf);
 	put("p", "");
-	assert_int_equal(conf_read_text(path, 7, &buf, &len, err, sizeof(err)), 0);
+	assert_int_equal(conf_read_text(path, 7, true, &buf, &len, err, sizeof(err)), 0);
 	assert_int_equal(len, 0);
 	free(buf);
 	unlink(path);
-	assert_int_equal(conf_read_text(path, 7, &buf, &len, err, sizeof(err)), -1);
+	assert_int_equal(conf_read_text(path, 7, true, &buf, &len, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "No such file"));
-	assert_int_equal(conf_read_text(dir, 7, &buf, &len, err, sizeof(err)), -1);
+	assert_int_equal(conf_read_text(dir, 7, true, &buf, &len, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(conf_read_text(dir, 7, false, &buf, &len, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "Is a directory"));
+	/* a target list may come from a pipe or a device */
+	assert_int_equal(conf_read_text("/dev/null", 7, false, &buf, &len, err,
+	    sizeof(err)), 0);
+	assert_int_equal(len, 0);
+	free(buf);
+	assert_int_equal(conf_read_text("/dev/null", 7, true, &buf, &len, err,
+	    sizeof(err)), -1);
 }
 
 /* A whole configuration with its files: payload bytes read, the target
