@@ -98,7 +98,7 @@ const struct setting settings[SET_COUNT] = {
 	  1, 36500, NULL, "days", NULL, "400", "DAYS",
 	  "keep results this many days, @R (default @D)" },
 	{ SET_INTERVAL, "interval", NULL, 0, NULL, SETT_DURATION, SETW_TOP | SETW_GROUP, false,
-	  false, 10, 30 * 86400, NULL, NULL, NULL, "1h", "DURATION",
+	  false, 1, 30 * 86400, NULL, NULL, NULL, "1h", "DURATION",
 	  "a group's scans start this often (default @D; top level: every group's)" },
 	{ SET_JITTER, "jitter", NULL, 0, NULL, SETT_DURATION, SETW_TOP | SETW_GROUP, false,
 	  false, 0, 30 * 86400, NULL, NULL, NULL, "5m", "DURATION",

@@ -221,11 +221,11 @@ static const struct bad bad_cases[] = {
 	{ "payload 80 /x\npayload 80 /y\n",
 	  "t.conf:2: payload: port 80 already has a payload on line 1\n" },
 	{ "retention 0\n", "t.conf:1: retention: '0' is not in 1..36500 days\n" },
-	{ "interval 5s\n", "t.conf:1: interval: '5s' is not a duration in 10s..30d "
+	{ "interval 0s\n", "t.conf:1: interval: '0s' is not a duration in 1s..30d "
 	  "(N, Ns, Nm, Nh or Nd)\n" },
-	{ "interval h\n", "t.conf:1: interval: 'h' is not a duration in 10s..30d "
+	{ "interval h\n", "t.conf:1: interval: 'h' is not a duration in 1s..30d "
 	  "(N, Ns, Nm, Nh or Nd)\n" },
-	{ "interval 1ms\n", "t.conf:1: interval: '1ms' is not a duration in 10s..30d "
+	{ "interval 1ms\n", "t.conf:1: interval: '1ms' is not a duration in 1s..30d "
 	  "(N, Ns, Nm, Nh or Nd)\n" },
 	{ "ports 80,80\n", "t.conf:1: ports: port 80 given twice\n" },
 	{ "ports 0\n", "t.conf:1: ports: '0' is not a port in 1..65535\n" },
