@@ -2,6 +2,8 @@
 # the file), scaleprobe.conf's parser and printer (pure), and the reading of
 # the files a configuration names.
 PURE_SRCS += config/settings.c
+PURE_SRCS += config/setting_set.c
+PURE_SRCS += config/setting_format.c
 PURE_SRCS += config/conf_parse.c
 PURE_SRCS += config/conf_print.c
 PURE_SRCS += config/conf_blocklist.c
