@@ -39,7 +39,7 @@ probe_usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: scaleprobe probe [options] [-c config] [-f file] target ...\n"
-	    "  targets: HOST, HOST:PORT, [IPV6]:PORT, ADDR/PREFIX (port 80 by default)\n");
+	    "  targets: HOST, HOST:PORT, [IPV6]:PORT, ADDR/PREFIX (ports: --ports, default 80)\n");
 	cli_usage_settings(f);
 	fprintf(f,
 	    "exit: 0 clean, 1 path problem found, 2 error or nothing probed, 3 some path not measured\n");
