@@ -225,11 +225,11 @@ stress-run: all fuzzers
 
 # --- install ----------------------------------------------------------------
 
+# An existing scaleprobe.conf is the administrator's: never replaced.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
 	$(if $(filter scaleprobe,$(PROGRAMS)),install -m 0755 $(BUILD)/plain/scaleprobe $(DESTDIR)$(BINDIR)/scaleprobe)
 	$(if $(filter scaleprobed,$(PROGRAMS)),install -m 0755 $(BUILD)/plain/scaleprobed $(DESTDIR)$(SBINDIR)/scaleprobed)
-	# an existing configuration is the administrator's: never replaced
 	install -d $(DESTDIR)$(SYSCONFDIR)/scaleprobe
 	test -e $(DESTDIR)$(SYSCONFDIR)/scaleprobe/scaleprobe.conf || \
 	  install -m 0644 config/scaleprobe.conf $(DESTDIR)$(SYSCONFDIR)/scaleprobe/scaleprobe.conf

@@ -336,6 +336,11 @@ finish(struct parse *p)
 	size_t nall = 0;
 	char d1[32], d2[32];
 
+	if (c->alert_confirm > c->alert_window)
+		perr(p, c->set_line[SET_ALERT_CONFIRM] ? c->set_line[SET_ALERT_CONFIRM] :
+		    c->set_line[SET_ALERT_WINDOW], "alert-confirm: %u is more than "
+		    "alert-window, %u", c->alert_confirm, c->alert_window);
+
 	for (size_t i = 0; i < c->ngroups; i++) {
 		struct conf_group *g = &c->groups[i];
 

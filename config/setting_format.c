@@ -155,6 +155,19 @@ setting_format(struct conf_buf *b, const struct conf *c, const struct setting *s
 	case SET_RETENTION:
 		conf_buf_printf(b, "%s%s %u\n", indent, k, c->retention);
 		break;
+	case SET_ALERT_CONFIRM:
+		conf_buf_printf(b, "%s%s %u\n", indent, k, c->alert_confirm);
+		break;
+	case SET_ALERT_WINDOW:
+		conf_buf_printf(b, "%s%s %u\n", indent, k, c->alert_window);
+		break;
+	case SET_ALERT_COMMAND:
+		if (c->alert_command != NULL)
+			key_word(b, indent, k, c->alert_command);
+		break;
+	case SET_CONTROL:
+		key_word(b, indent, k, c->control);
+		break;
 	case SET_ALLOW:
 		for (size_t i = 0; i < c->nallow; i++)
 			key_word(b, indent, k, c->allow[i].text);

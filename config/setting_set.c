@@ -369,6 +369,18 @@ setting_set(struct conf *c, struct conf_group *g, const struct setting *s,
 	case SET_RETENTION:
 		c->retention = u;
 		break;
+	case SET_ALERT_CONFIRM:
+		c->alert_confirm = u;
+		break;
+	case SET_ALERT_WINDOW:
+		c->alert_window = u;
+		break;
+	case SET_ALERT_COMMAND:
+		set_string(&c->alert_command, v);
+		break;
+	case SET_CONTROL:
+		set_string(&c->control, v);
+		break;
 	case SET_INTERVAL:
 		if (g != NULL) {
 			g->interval = u;

@@ -94,6 +94,19 @@ const struct setting settings[SET_COUNT] = {
 	{ SET_RETENTION, "retention", NULL, 0, NULL, SETT_UINT, SETW_TOP, false, false,
 	  1, 36500, NULL, "days", NULL, "400", "DAYS",
 	  "keep results this many days, @R (default @D)" },
+	{ SET_ALERT_CONFIRM, "alert-confirm", NULL, 0, NULL, SETT_UINT, SETW_TOP, false, false,
+	  1, 16, NULL, "runs", NULL, "2", "N",
+	  "a path's change of verdict is an alert when N of the last\n"
+	  "alert-window runs agree, @R (default @D)" },
+	{ SET_ALERT_WINDOW, "alert-window", NULL, 0, NULL, SETT_UINT, SETW_TOP, false, false,
+	  1, 16, NULL, "runs", NULL, "3", "M",
+	  "the runs alert-confirm counts in, @R and at least alert-confirm (default @D)" },
+	{ SET_ALERT_COMMAND, "alert-command", NULL, 0, NULL, SETT_PATH, SETW_TOP, false, false,
+	  0, 0, NULL, NULL, NULL, NULL, "PROGRAM",
+	  "run for each alert raised or cleared, the change as JSON on its input" },
+	{ SET_CONTROL, "control", NULL, 0, NULL, SETT_PATH, SETW_TOP, false, true,
+	  0, 0, NULL, NULL, NULL, "/run/scaleprobe/scaleprobed.sock", "FILE",
+	  "the daemon's control socket, for scaleprobe status (default @D)" },
 	{ SET_INTERVAL, "interval", NULL, 0, NULL, SETT_DURATION, SETW_TOP | SETW_GROUP, false,
 	  false, 1, 30 * 86400, NULL, NULL, NULL, "1h", "DURATION",
 	  "a group's scans start this often (default @D; top level: every group's)" },
@@ -164,6 +177,8 @@ conf_free(struct conf *c)
 	free(c->interface);
 	free(c->contact);
 	free(c->optout);
+	free(c->alert_command);
+	free(c->control);
 	for (size_t i = 0; i < c->npayloads; i++) {
 		free(c->payloads[i].path);
 		free(c->payloads[i].bytes);

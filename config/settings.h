@@ -68,6 +68,10 @@ enum setting_id {
 	SET_BLOCK,
 	SET_OPTOUT,
 	SET_RETENTION,
+	SET_ALERT_CONFIRM,
+	SET_ALERT_WINDOW,
+	SET_ALERT_COMMAND,
+	SET_CONTROL,
 	SET_INTERVAL,
 	SET_JITTER,
 	SET_GROUP,
@@ -181,6 +185,10 @@ struct conf {
 	size_t npayloads;
 	char *contact;
 	uint32_t retention;		/* days */
+	uint32_t alert_confirm;		/* an alert needs this many ... */
+	uint32_t alert_window;		/* ... of the last this many runs */
+	char *alert_command;		/* run with the change as JSON on stdin */
+	char *control;			/* the daemon's control socket */
 	struct conf_prefix *allow, *block;
 	size_t nallow, nblock;
 	bool allow_large;

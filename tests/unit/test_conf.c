@@ -233,6 +233,8 @@ static const struct bad bad_cases[] = {
 	  "t.conf:2: ports: '80,' has an empty element\n" },
 	{ "jitter 1w\n", "t.conf:1: jitter: '1w' is not a duration in 0s..30d "
 	  "(N, Ns, Nm, Nh or Nd)\n" },
+	{ "alert-confirm 4\n", "t.conf:1: alert-confirm: 4 is more than alert-window, 3\n" },
+	{ "alert-window 1\n", "t.conf:1: alert-confirm: 2 is more than alert-window, 1\n" },
 	{ "frobnicate yes\n", "t.conf:1: unknown key 'frobnicate'\n" },
 	{ "json yes\n", "t.conf:1: unknown key 'json'\n" },
 	{ "\"rate\" 5\n", "t.conf:1: unknown key 'rate'\n" },
