@@ -1,6 +1,6 @@
 /*
  * test_conf.c -- the settings table (consistent, every default valid, in
- * step with the engine's limits), scaleprobe.conf's parser (good files to
+ * step with the engine's and the daemon's limits), scaleprobe.conf's parser (good files to
  * their settings, broken ones to their exact "file:line:" errors, all in
  * one pass), its print-back (parses to the same, idempotent), opt-out
  * lists, and blocked ranges that no allow lifts.
@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "alert.h"
 #include "blocklist.h"
 #include "conf.h"
 #include "engine.h"
@@ -102,6 +103,9 @@ test_engine_agrees(void **state)
 	assert_int_equal(CONF_TRACE_NEVER, ENGINE_TRACE_NEVER);
 	assert_int_equal(CONF_TRACE_AUTO, ENGINE_TRACE_AUTO);
 	assert_int_equal(CONF_TRACE_ALWAYS, ENGINE_TRACE_ALWAYS);
+	/* the daemon's alerts count at most ALERT_M_MAX runs */
+	assert_true(settings[SET_ALERT_WINDOW].hi == ALERT_M_MAX);
+	assert_true(settings[SET_ALERT_CONFIRM].hi == ALERT_M_MAX);
 	for (size_t i = 0; i < sizeof(contacts) / sizeof(contacts[0]); i++) {
 		if (contacts[i][0] == '\0')
 			continue;	/* "" means none to request_http */
