@@ -7,7 +7,9 @@
  *     within the text, in the order of the lines;
  *   - a configuration that parses prints back to text that parses clean
  *     and prints back byte for byte the same (idempotent), with the same
- *     groups and targets.
+ *     groups and targets;
+ *   - the same bytes as an opt-out list: it fails exactly when it reported
+ *     an error, and then keeps nothing; each range kept lies in itself.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -71,5 +73,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		conf_free(&again);
 	}
 	conf_free(&c);
+
+	{
+		struct conf_prefix *v = NULL;
+		size_t n = 0;
+
+		rc = conf_optout_parse(&v, &n, (const char *)data, size, "f.conf", &e);
+		CHECK((rc == 0) == (e.n == 0));
+		check_errors(&e, data, size);
+		CHECK(rc == 0 || (v == NULL && n == 0));
+		for (size_t i = 0; i < n; i++) {
+			CHECK(addr_in_prefix(&v[i].net, &v[i].net, v[i].plen));
+			CHECK(v[i].line >= 1);
+			free(v[i].text);
+		}
+		free(v);
+		conf_errors_free(&e);
+	}
 	return 0;
 }
