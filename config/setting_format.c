@@ -22,7 +22,9 @@ conf_format_ports(struct conf_buf *b, const char *indent, const uint16_t *ports,
 void
 conf_format_duration(char *buf, size_t len, uint32_t secs)
 {
-	if (secs != 0 && secs % 86400 == 0)
+	if (secs != 0 && secs % (7 * 86400) == 0)
+		snprintf(buf, len, "%uw", secs / (7 * 86400));
+	else if (secs != 0 && secs % 86400 == 0)
 		snprintf(buf, len, "%ud", secs / 86400);
 	else if (secs != 0 && secs % 3600 == 0)
 		snprintf(buf, len, "%uh", secs / 3600);

@@ -25,7 +25,7 @@ setting_expected(const struct setting *s, char *buf, size_t len)
 
 		conf_format_duration(lo, sizeof(lo), (uint32_t)s->lo);
 		conf_format_duration(hi, sizeof(hi), (uint32_t)s->hi);
-		snprintf(buf, len, "a duration in %s..%s (N, Ns, Nm, Nh or Nd)", lo, hi);
+		snprintf(buf, len, "a duration in %s..%s (N, Ns, Nm, Nh, Nd or Nw)", lo, hi);
 	} else
 		snprintf(buf, len, "%s%sin %.0f..%.0f%s%s", s->noun ? s->noun : "",
 		    s->noun ? " " : "", s->lo, s->hi, s->unit ? " " : "",
@@ -55,7 +55,7 @@ static int
 parse_duration(const char *s, uint32_t *out)
 {
 	static const struct { char c; uint32_t mul; } units[] = {
-		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 7 * 86400 },
 	};
 	char num[16];
 	size_t len = strlen(s);

@@ -82,7 +82,7 @@ enum setting_id {
 enum setting_type {
 	SETT_UINT,		/* decimal in [lo, hi] */
 	SETT_SECONDS,		/* a decimal number of seconds in (lo, hi] */
-	SETT_DURATION,		/* N, Ns, Nm, Nh or Nd in [lo, hi] seconds */
+	SETT_DURATION,		/* N, Ns, Nm, Nh, Nd or Nw in [lo, hi] seconds */
 	SETT_BOOL,		/* yes | no; a flag without argument sets yes */
 	SETT_CHOICE,		/* one of choices[] */
 	SETT_STRING,		/* any text of visible characters */

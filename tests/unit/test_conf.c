@@ -151,7 +151,7 @@ test_good(void **state)
 	    "\tfile /x/web.txt\n"
 	    "}\n"
 	    "group b-2.x {\n"
-	    "  interval 1d\n"
+	    "  interval 2w\n"
 	    "  jitter 1d\n"
 	    "  target [fd00::9]:22\n"
 	    "}";
@@ -189,7 +189,7 @@ test_good(void **state)
 	assert_int_equal(c.groups[0].targets.v[1].line, 20);
 	assert_int_equal(c.groups[0].nfiles, 1);
 	assert_int_equal(c.groups[0].files[0].line, 21);
-	assert_int_equal(c.groups[1].interval, 86400);
+	assert_int_equal(c.groups[1].interval, 14 * 86400);
 	assert_int_equal(c.groups[1].jitter, 86400);
 	assert_int_equal(c.groups[1].targets.v[0].port, 22);
 	free(err);
@@ -226,17 +226,17 @@ static const struct bad bad_cases[] = {
 	  "t.conf:2: payload: port 80 already has a payload on line 1\n" },
 	{ "retention 0\n", "t.conf:1: retention: '0' is not in 1..36500 days\n" },
 	{ "interval 0s\n", "t.conf:1: interval: '0s' is not a duration in 1s..30d "
-	  "(N, Ns, Nm, Nh or Nd)\n" },
+	  "(N, Ns, Nm, Nh, Nd or Nw)\n" },
 	{ "interval h\n", "t.conf:1: interval: 'h' is not a duration in 1s..30d "
-	  "(N, Ns, Nm, Nh or Nd)\n" },
+	  "(N, Ns, Nm, Nh, Nd or Nw)\n" },
 	{ "interval 1ms\n", "t.conf:1: interval: '1ms' is not a duration in 1s..30d "
-	  "(N, Ns, Nm, Nh or Nd)\n" },
+	  "(N, Ns, Nm, Nh, Nd or Nw)\n" },
 	{ "ports 80,80\n", "t.conf:1: ports: port 80 given twice\n" },
 	{ "ports 0\n", "t.conf:1: ports: '0' is not a port in 1..65535\n" },
 	{ "group a {\n ports 80,\n target 198.18.0.1\n}\n",
 	  "t.conf:2: ports: '80,' has an empty element\n" },
-	{ "jitter 1w\n", "t.conf:1: jitter: '1w' is not a duration in 0s..30d "
-	  "(N, Ns, Nm, Nh or Nd)\n" },
+	{ "jitter 1y\n", "t.conf:1: jitter: '1y' is not a duration in 0s..30d "
+	  "(N, Ns, Nm, Nh, Nd or Nw)\n" },
 	{ "alert-confirm 4\n", "t.conf:1: alert-confirm: 4 is more than alert-window, 3\n" },
 	{ "alert-window 1\n", "t.conf:1: alert-confirm: 2 is more than alert-window, 1\n" },
 	{ "frobnicate yes\n", "t.conf:1: unknown key 'frobnicate'\n" },
