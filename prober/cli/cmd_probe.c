@@ -72,6 +72,10 @@ probe_config(int argc, char **argv, const struct cli_getopt *go, struct conf *c)
 
 		if (s != NULL && s->id == SET_CONFIG)
 			path = optarg;
+		/* the file's prefixes are checked as it is read: the flag
+		 * must be in force by then to override the default */
+		if (s != NULL && s->id == SET_ALLOW_LARGE)
+			c->allow_large = true;
 	}
 	opterr = 1;
 	optind = 0;		/* glibc: start again, from scratch */
