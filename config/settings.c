@@ -75,7 +75,7 @@ const struct setting settings[SET_COUNT] = {
 	  "the rate and the timeout)" },
 	{ SET_DATABASE, "database", "db", 0, NULL, SETT_PATH, SETW_TOP | SETW_CLI, false, true,
 	  0, 0, NULL, NULL, NULL, "/var/lib/scaleprobe/scaleprobe.db", "FILE",
-	  "the results database (default @D)" },
+	  "store every result in the SQLite store FILE too" },
 	{ SET_JSON, NULL, "json", 0, NULL, SETT_BOOL, SETW_CLI, false, false,
 	  0, 0, NULL, NULL, NULL, "no", NULL,
 	  "one JSON object per path (NDJSON)" },
