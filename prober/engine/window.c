@@ -893,6 +893,10 @@ window_result(const struct window *w, struct window_result *res)
 		res->ignored = w->ignored;
 		res->retransmissions = w->retrans;
 	}
+	/* a connection's end is not the test's while a second one waits or
+	 * runs: the test has ended only when it is done */
+	if (w->st != ST_DONE)
+		res->end = WINDOW_END_NONE;
 	res->syn_proxy = w->proxy;
 	if (w->proxy) {
 		res->synack_window = w->proxy_window;
