@@ -151,6 +151,68 @@ blocklist_block(struct blocklist *bl, const struct addr *net, unsigned plen,
 	bl->blocked[bl->nblocked++] = e;
 }
 
+/* Whether prefix a/alen and b/blen share an address (prefixes nest or
+ * are apart). */
+static bool
+blocklist_overlap(const struct addr *a, unsigned alen, const struct addr *b, unsigned blen)
+{
+	if (a->family != b->family)
+		return false;
+	return alen <= blen ? addr_in_prefix(b, a, alen) : addr_in_prefix(a, b, blen);
+}
+
+enum blocklist_part
+blocklist_classify(const struct blocklist *bl, const struct addr *net, unsigned plen,
+    const struct blocklist_entry **why)
+{
+	const struct blocklist_entry *holds = NULL, *inside = NULL, *optout = NULL;
+	bool allowed_inside = false;
+
+	*why = NULL;
+	/* an opt-out is never lifted by an allow: one holding the prefix
+	 * blocks it all, one inside it blocks a part */
+	for (size_t i = 0; i < bl->nblocked; i++) {
+		const struct blocklist_entry *e = bl->blocked[i];
+
+		if (!blocklist_overlap(net, plen, &e->net, e->plen))
+			continue;
+		if (e->plen <= plen) {
+			*why = e;
+			return BLOCKLIST_ALL;
+		}
+		if (optout == NULL)
+			optout = e;
+	}
+	for (size_t i = 0; i < bl->nallow; i++) {
+		const struct blocklist_allowed *a = &bl->allow[i];
+
+		if (!blocklist_overlap(net, plen, &a->net, a->plen))
+			continue;
+		if (a->plen <= plen) {
+			*why = optout;
+			return optout != NULL ? BLOCKLIST_SOME : BLOCKLIST_NONE;
+		}
+		allowed_inside = true;
+	}
+	for (size_t i = 0; i < BLOCKLIST_N; i++) {
+		const struct blocklist_entry *e = &bl->entries[i];
+
+		if (!blocklist_overlap(net, plen, &e->net, e->plen))
+			continue;
+		if (e->plen <= plen) {
+			if (holds == NULL || e->plen > holds->plen)
+				holds = e;
+		} else if (inside == NULL)
+			inside = e;
+	}
+	if (holds != NULL) {
+		*why = holds;
+		return allowed_inside ? BLOCKLIST_SOME : BLOCKLIST_ALL;
+	}
+	*why = inside != NULL ? inside : optout;
+	return *why != NULL ? BLOCKLIST_SOME : BLOCKLIST_NONE;
+}
+
 const struct blocklist_entry *
 blocklist_check(const struct blocklist *bl, const struct addr *a)
 {

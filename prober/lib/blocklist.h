@@ -45,6 +45,19 @@ void blocklist_block(struct blocklist *bl, const struct addr *net, unsigned plen
 const struct blocklist_entry *blocklist_check(const struct blocklist *bl,
     const struct addr *a);
 
+/* How much of a prefix (net/plen; a host address is a /32 or /128) is
+ * blocked: all of it, some, or none.  For ALL and SOME, *why names an
+ * entry that blocks (the most specific one holding the prefix, or one
+ * inside it).  SOME is a hint to check each address with blocklist_check:
+ * an --allow may still lift all of what it names. */
+enum blocklist_part {
+	BLOCKLIST_NONE,
+	BLOCKLIST_SOME,
+	BLOCKLIST_ALL,
+};
+enum blocklist_part blocklist_classify(const struct blocklist *bl, const struct addr *net,
+    unsigned plen, const struct blocklist_entry **why);
+
 /* The entries, in registry order (for tests and documentation). */
 size_t blocklist_count(const struct blocklist *bl);
 const struct blocklist_entry *blocklist_entry(const struct blocklist *bl, size_t i);

@@ -4,6 +4,7 @@ PURE_SRCS += prober/lib/addr.c
 PURE_SRCS += prober/lib/log.c
 PURE_SRCS += prober/lib/siphash.c
 PURE_SRCS += prober/lib/permute.c
+PURE_SRCS += prober/lib/tspace.c
 PURE_SRCS += prober/lib/targets.c
 PURE_SRCS += prober/lib/blocklist.c
 PURE_SRCS += prober/lib/json.c

@@ -14,6 +14,7 @@ test_mbox_rules_SRCS = \
 # the pure building blocks of the engine and the CLI
 UNIT_TESTS += test_siphash
 UNIT_TESTS += test_permute
+UNIT_TESTS += test_tspace
 UNIT_TESTS += test_cookie
 UNIT_TESTS += test_ratelimit
 UNIT_TESTS += test_targets

@@ -1,0 +1,85 @@
+/*
+ * tspace.h -- the target space of a run: every address of every target,
+ * walked lazily in a keyed pseudo-random order (permute.h), never
+ * expanded.  A /8 is one record of 2^24 addresses; memory is per target,
+ * not per address.
+ *
+ * Targets go in one by one (a name once per address it resolved to);
+ * what the blocklist refuses whole is left out at once, with the entry
+ * that refuses it for the caller's message.  tspace_freeze() then fixes
+ * the order, and tspace_next() hands out one address after the other:
+ *
+ *   - an address of a record the blocklist refuses in part is checked on
+ *     its own (blocklist_check) and skipped when refused;
+ *   - an address more than one target holds (198.18.0.0/24 and
+ *     198.18.0.7, or two names of one address) goes out once, for the
+ *     first target that named it (the lowest entry number), and the same
+ *     address on two ports is two paths;
+ *   - only records that overlap another are checked, so a list of
+ *     disjoint targets costs nothing per address.
+ *
+ * Pure: no I/O, no clock; the caller resolves names and routes.
+ */
+#ifndef SCALEPROBE_TSPACE_H
+#define SCALEPROBE_TSPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "addr.h"
+#include "blocklist.h"
+#include "permute.h"
+#include "targets.h"
+
+struct tspace_rec {
+	const char *target;		/* as_given of its target */
+	const char *host;		/* the target's name, NULL for addresses */
+	struct addr net;		/* the prefix, or one address */
+	unsigned plen;
+	uint16_t port;
+	size_t entry;			/* its target's place in the list */
+	uint64_t count;			/* addresses */
+	uint64_t first;			/* index of its first address in the space */
+	bool check_block;		/* blocked in part: each address is checked */
+	bool check_dup;			/* overlaps another record */
+	uint64_t blocked;		/* addresses skipped as blocked so far */
+};
+
+struct tspace {
+	const struct blocklist *bl;
+	struct tspace_rec *v;
+	size_t n, cap;
+	uint64_t total;			/* addresses in the space (duplicates and
+					   addresses blocked in part included) */
+	struct permute perm;
+	uint64_t next;			/* index of the walk */
+	size_t *dup;			/* records with check_dup, sorted */
+	size_t ndup;
+	uint8_t dup_plens[2][129];	/* [v4, v6][plen]: a record of it is in dup */
+	uint64_t skipped_dup, skipped_blocked;
+	bool frozen;
+};
+
+/* bl may be NULL: nothing is blocked. */
+void tspace_init(struct tspace *s, const struct blocklist *bl);
+void tspace_free(struct tspace *s);
+
+/* Adds target tg, number entry of its list: its address or prefix, or for
+ * a name, a (one of the addresses it resolved to).  Returns what the
+ * blocklist refuses of it; for BLOCKLIST_ALL nothing is added, and *why
+ * names the entry (for SOME, an entry inside it). */
+enum blocklist_part tspace_add(struct tspace *s, const struct target *tg, size_t entry,
+    const struct addr *a, const struct blocklist_entry **why);
+
+/* Fixes the order under key; nothing can be added after. */
+void tspace_freeze(struct tspace *s, const uint8_t key[SIPHASH_KEY_LEN]);
+
+/* The next address of the walk: 1 with *rec (its record) and *a, or 0
+ * when every address has been handed out. */
+int tspace_next(struct tspace *s, struct tspace_rec **rec, struct addr *a);
+
+/* The address k (< rec->count) of a record. */
+void tspace_address(const struct tspace_rec *rec, uint64_t k, struct addr *a);
+
+#endif

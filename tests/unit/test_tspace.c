@@ -1,0 +1,217 @@
+/*
+ * test_tspace.c -- the target space: every address of every target once,
+ * in an order that is not the sorted one; an address two targets hold
+ * goes out once, for the first; the same address on two ports twice;
+ * what the blocklist refuses whole is left out with the entry named, what
+ * it refuses in part is skipped address by address; a /8 is one record.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tspace.h"
+
+static const uint8_t key[16] = { 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6 };
+static const struct targets_opts large = { true, 0 };
+
+struct walked {
+	size_t n;
+	struct addr a[70000];
+	const char *target[70000];
+	uint16_t port[70000];
+};
+
+static struct walked w;
+
+/* Parses specs into t, adds them all to s (with bl), freezes, walks. */
+static void
+walk(struct targets *t, struct tspace *s, const struct blocklist *bl, const char **specs,
+    size_t nspecs, int expect_blocked)
+{
+	struct tspace_rec *rec;
+	struct addr a;
+	int blocked = 0;
+
+	targets_init(t);
+	for (size_t i = 0; i < nspecs; i++)
+		assert_int_equal(targets_parse_spec(t, specs[i], &large), 0);
+	tspace_init(s, bl);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct blocklist_entry *why;
+
+		if (tspace_add(s, &t->v[i], i, NULL, &why) == BLOCKLIST_ALL) {
+			assert_non_null(why);
+			blocked++;
+		}
+	}
+	assert_int_equal(blocked, expect_blocked);
+	tspace_freeze(s, key);
+	w.n = 0;
+	while (tspace_next(s, &rec, &a) == 1) {
+		assert_true(w.n < 70000);
+		w.a[w.n] = a;
+		w.target[w.n] = rec->target;
+		w.port[w.n] = rec->port;
+		w.n++;
+	}
+	assert_int_equal(tspace_next(s, &rec, &a), 0);
+}
+
+static size_t
+count_addr(const char *text, uint16_t port, const char **target)
+{
+	struct addr a;
+	size_t n = 0;
+
+	assert_int_equal(addr_parse(text, &a), 0);
+	for (size_t i = 0; i < w.n; i++)
+		if (addr_equal(&w.a[i], &a) && w.port[i] == port) {
+			n++;
+			if (target != NULL)
+				*target = w.target[i];
+		}
+	return n;
+}
+
+static int
+addr_sort(const void *a, const void *b)
+{
+	return addr_compare(a, b);
+}
+
+/* A /16: 65,536 addresses, each once, not in sorted order. */
+static void
+test_prefix_once(void **state)
+{
+	const char *specs[] = { "198.19.0.0/16" };
+	struct targets t;
+	struct tspace s;
+	size_t in_order = 0;
+
+	(void)state;
+	walk(&t, &s, NULL, specs, 1, 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(w.n, 65536);
+	for (size_t i = 1; i < w.n; i++)
+		in_order += addr_compare(&w.a[i - 1], &w.a[i]) < 0;
+	assert_true(in_order < 65536 * 3 / 4);
+	qsort(w.a, w.n, sizeof(w.a[0]), addr_sort);
+	for (size_t i = 0; i < w.n; i++) {
+		assert_int_equal(w.a[i].bytes[2], i >> 8);
+		assert_int_equal(w.a[i].bytes[3], i & 0xff);
+	}
+	tspace_free(&s);
+	targets_free(&t);
+}
+
+/* Overlapping targets: the first keeps an address; ports apart are apart. */
+static void
+test_overlap(void **state)
+{
+	const char *specs[] = {
+		"198.18.0.7:443",	/* 0: first, keeps .7 on 443 */
+		"198.18.0.0/24",	/* 1: .0-.255 on 80 */
+		"198.18.0.7",		/* 2: .7 on 80 again: dropped */
+		"198.18.0.0/24:443",	/* 3: 255 new on 443 */
+		"198.18.1.0/30",	/* 4: apart, not checked */
+		"fd00::/126",		/* 5 */
+		"fd00::2",		/* 6: dropped */
+	};
+	struct targets t;
+	struct tspace s;
+	const char *who = NULL;
+
+	(void)state;
+	walk(&t, &s, NULL, specs, sizeof(specs) / sizeof(specs[0]), 0);
+	assert_int_equal(w.n, 256 + 256 + 4 + 4);
+	assert_int_equal(count_addr("198.18.0.7", 443, &who), 1);
+	assert_string_equal(who, "198.18.0.7:443");
+	assert_int_equal(count_addr("198.18.0.7", 80, &who), 1);
+	assert_string_equal(who, "198.18.0.0/24");
+	assert_int_equal(count_addr("198.18.0.8", 443, &who), 1);
+	assert_string_equal(who, "198.18.0.0/24:443");
+	assert_int_equal(count_addr("fd00::2", 80, &who), 1);
+	assert_string_equal(who, "fd00::/126");
+	assert_int_equal(s.skipped_dup, 3);
+	for (size_t i = 0; i < s.n; i++)
+		assert_int_equal(s.v[i].check_dup, strcmp(s.v[i].target, "198.18.1.0/30") != 0);
+	tspace_free(&s);
+	targets_free(&t);
+}
+
+/* Blocked whole: left out.  Blocked in part (an --allow inside): each
+ * address checked. */
+static void
+test_blocked(void **state)
+{
+	const char *specs[] = { "10.1.0.0/24", "198.18.0.0/23", "192.0.0.0/23" };
+	struct blocklist *bl = blocklist_new();
+	const char *why;
+	struct targets t;
+	struct tspace s;
+
+	(void)state;
+	assert_int_equal(blocklist_allow(bl, "198.18.1.0/24", &why), 0);
+	walk(&t, &s, bl, specs, 3, 1);
+	/* 198.18.1.0/24 allowed, 198.18.0.0/24 not; 192.0.1.0/24 free,
+	 * 192.0.0.0/24 blocked */
+	assert_int_equal(w.n, 512);
+	assert_int_equal(count_addr("198.18.1.9", 80, NULL), 1);
+	assert_int_equal(count_addr("198.18.0.9", 80, NULL), 0);
+	assert_int_equal(count_addr("192.0.1.9", 80, NULL), 1);
+	assert_int_equal(count_addr("192.0.0.9", 80, NULL), 0);
+	assert_int_equal(s.skipped_blocked, 512);
+	tspace_free(&s);
+	targets_free(&t);
+	blocklist_free(bl);
+}
+
+/* A /8 and a name's addresses: records, not addresses. */
+static void
+test_large_is_small(void **state)
+{
+	const char *specs[] = { "198.0.0.0/8", "server.lab" };
+	const struct blocklist_entry *why;
+	struct tspace_rec *rec;
+	struct targets t;
+	struct tspace s;
+	struct addr a, b;
+
+	(void)state;
+	targets_init(&t);
+	for (size_t i = 0; i < 2; i++)
+		assert_int_equal(targets_parse_spec(&t, specs[i], &large), 0);
+	tspace_init(&s, NULL);
+	assert_int_equal(tspace_add(&s, &t.v[0], 0, NULL, &why), BLOCKLIST_NONE);
+	assert_int_equal(addr_parse("198.18.0.5", &a), 0);
+	assert_int_equal(addr_parse("fd00::5", &b), 0);
+	assert_int_equal(tspace_add(&s, &t.v[1], 1, &a, &why), BLOCKLIST_NONE);
+	assert_int_equal(tspace_add(&s, &t.v[1], 1, &b, &why), BLOCKLIST_NONE);
+	tspace_freeze(&s, key);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.total, (1u << 24) + 2);
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(tspace_next(&s, &rec, &a), 1);
+		assert_int_equal(a.bytes[0], rec->host != NULL && a.family == ADDR_V6 ? 0xfd :
+		    198);
+	}
+	tspace_free(&s);
+	targets_free(&t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_prefix_once),
+		cmocka_unit_test(test_overlap),
+		cmocka_unit_test(test_blocked),
+		cmocka_unit_test(test_large_is_small),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
