@@ -408,7 +408,8 @@ cmd_probe(int argc, char **argv)
 	po.source4 = c.have_source4 ? &c.source4 : NULL;
 	po.source6 = c.have_source6 ? &c.source6 : NULL;
 	po.ifname = c.interface;
-	if (paths_build(&paths, &targets, &po) != 0) {
+	if (paths_open(&paths, &targets, &po) != 0) {
+		paths_free(&paths);
 		status = EXIT_USAGE;
 		goto done;
 	}
@@ -443,7 +444,7 @@ cmd_probe(int argc, char **argv)
 	rc.contact = c.contact;
 	rc.payloads = payloads;
 	rc.npayloads = c.npayloads;
-	rc.progress = isatty(STDERR_FILENO) && paths.n > 1;
+	rc.progress = isatty(STDERR_FILENO) && paths.total > 1;
 	rc.on_result = probe_result;
 	rc.arg = &out;
 	if (probe_run(&rc, &st) != 0)

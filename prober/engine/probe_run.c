@@ -44,7 +44,7 @@ struct run {
 	struct capture *cap[PATHS_MAX_IFACES];
 	int ncap;
 	struct engine *engine;
-	size_t next;			/* next path to hand to the engine */
+	char filter[256];		/* the captures' BPF filter */
 	bool run_now;			/* the timer is set to fire at once */
 	bool interrupted;
 	bool failed;			/* on_result could not hand a result on */
@@ -64,22 +64,37 @@ now_ns(void)
 
 /* --- engine callbacks ---------------------------------------------------- */
 
+static int run_captures(struct run *r);
+
+/* The next path of the walk; a path through an interface not seen
+ * before gets its capture first (paths are found lazily, so interfaces
+ * are too).  An error ends the run. */
 static int
 run_next_path(void *arg, struct engine_path *out)
 {
 	struct run *r = arg;
-	const struct path *p;
+	struct path p;
+	int rc;
 
-	if (r->next >= r->cfg->paths->n)
+	if (r->failed)
 		return 0;
-	p = &r->cfg->paths->v[r->next++];
+	if ((rc = paths_next(r->cfg->paths, &p)) == 1 && p.iface >= r->ncap &&
+	    run_captures(r) != 0)
+		rc = -1;
+	if (rc != 1) {
+		if (rc < 0) {
+			r->failed = true;
+			event_base_loopexit(r->base, NULL);
+		}
+		return 0;
+	}
 	memset(out, 0, sizeof(*out));
-	out->target = p->target;
-	out->dst = p->dst;
-	out->src = p->src;
-	out->port = p->port;
-	out->host = p->host;
-	out->capture = p->iface;
+	out->target = p.target;
+	out->dst = p.dst;
+	out->src = p.src;
+	out->port = p.port;
+	out->host = p.host;
+	out->capture = p.iface;
 	clock_gettime(CLOCK_REALTIME, &out->wall);
 	return 1;
 }
@@ -293,8 +308,8 @@ run_progress(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	engine_counters(r->engine, &n);
-	fprintf(stderr, "\rscaleprobe: %llu/%zu paths done, %zu in flight, %llu SYNs sent  ",
-	    (unsigned long long)n.paths_done, r->cfg->paths->n,
+	fprintf(stderr, "\rscaleprobe: %llu/%llu paths done, %zu in flight, %llu SYNs sent  ",
+	    (unsigned long long)n.paths_done, (unsigned long long)r->cfg->paths->total,
 	    engine_inflight(r->engine), (unsigned long long)n.syns_sent);
 }
 
@@ -333,6 +348,31 @@ run_inflight(const struct probe_run_config *cfg)
 	return (size_t)n;
 }
 
+/* Opens the capture of every interface the paths have shown so far. */
+static int
+run_captures(struct run *r)
+{
+	char err[512];
+
+	while (r->ncap < r->cfg->paths->nifaces) {
+		struct capture_config cc;
+		int i = r->ncap;
+
+		memset(&cc, 0, sizeof(cc));
+		cc.ifname = r->cfg->paths->ifnames[i];
+		cc.filter = r->filter;
+		cc.snaplen = PROBE_SNAPLEN;
+		cc.buffer_bytes = PROBE_CAPTURE_BUFFER;
+		r->cap[i] = capture_open(r->base, &cc, run_packet, r, err, sizeof(err));
+		if (r->cap[i] == NULL) {
+			log_warnx("%s", err);
+			return -1;
+		}
+		r->ncap++;
+	}
+	return 0;
+}
+
 static int
 run_open(struct run *r)
 {
@@ -340,7 +380,7 @@ run_open(struct run *r)
 	struct send_config sc;
 	struct engine_config ec;
 	struct engine_ops ops;
-	char err[512], filter[256];
+	char err[512];
 
 	if ((r->guard = guard_open(err, sizeof(err))) == NULL) {
 		log_warnx("%s", err);
@@ -363,22 +403,9 @@ run_open(struct run *r)
 		return -1;
 	}
 
-	run_filter(filter, sizeof(filter), guard_port_lo(r->guard), sc.nvariants);
-	for (int i = 0; i < cfg->paths->nifaces; i++) {
-		struct capture_config cc;
-
-		memset(&cc, 0, sizeof(cc));
-		cc.ifname = cfg->paths->ifnames[i];
-		cc.filter = filter;
-		cc.snaplen = PROBE_SNAPLEN;
-		cc.buffer_bytes = PROBE_CAPTURE_BUFFER;
-		r->cap[i] = capture_open(r->base, &cc, run_packet, r, err, sizeof(err));
-		if (r->cap[i] == NULL) {
-			log_warnx("%s", err);
-			return -1;
-		}
-		r->ncap++;
-	}
+	run_filter(r->filter, sizeof(r->filter), guard_port_lo(r->guard), sc.nvariants);
+	if (run_captures(r) != 0)
+		return -1;
 
 	ec.rate = cfg->rate;
 	ec.timeout_ns = cfg->timeout_ns;

@@ -21,7 +21,7 @@ struct probe_payload {
 };
 
 struct probe_run_config {
-	const struct paths *paths;
+	struct paths *paths;		/* walked as the engine has room */
 	int nscales;
 	int scales[RESULT_MAX_SCALES];
 	uint32_t rate;

@@ -1,11 +1,15 @@
 /*
- * paths.c -- targets to paths: expand, resolve, block, de-duplicate, route.
- * Name resolution (getaddrinfo, which reads /etc/hosts and, in a network
- * namespace, /etc/netns/NAME/hosts) and route lookups happen here, before
- * the event loop starts; nothing here sends a packet.
+ * paths.c -- targets to paths, one at a time: the target space (blocked
+ * parts and duplicates, tspace.c), names resolved, and the route of each
+ * path asked when it is handed out.  Name resolution (getaddrinfo, which
+ * reads /etc/hosts and, in a network namespace, /etc/netns/NAME/hosts)
+ * happens in paths_open, before the event loop starts; nothing here sends
+ * a packet.
  */
+#include <sys/random.h>
 #include <sys/socket.h>
 
+#include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -16,47 +20,35 @@
 #include "log.h"
 #include "paths.h"
 
+/* One line per target that the blocklist refuses (all or part of). */
 static void
-paths_push(struct paths *p, const struct target *tg, const struct addr *a)
+paths_blocked(struct paths *p, const struct target *tg, enum blocklist_part part,
+    const struct blocklist_entry *why, const struct addr *a)
 {
-	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 64;
-		p->v = xreallocarray(p->v, p->cap, sizeof(*p->v));
-	}
-	memset(&p->v[p->n], 0, sizeof(p->v[p->n]));
-	p->v[p->n].target = tg->as_given;
-	p->v[p->n].host = tg->kind == TARGET_NAME ? tg->name : NULL;
-	p->v[p->n].dst = *a;
-	p->v[p->n].port = tg->port;
-	p->n++;
+	char buf[ADDR_STRLEN];
+
+	p->blocked_targets++;
+	if (part == BLOCKLIST_SOME)
+		log_warnx("%s: blocked in part: the addresses in %s; --allow lifts it",
+		    tg->as_given, why->text);
+	else if (a == NULL && tg->kind == TARGET_PREFIX)
+		log_warnx("%s: blocked: %llu addresses, e.g. %s is in %s; --allow lifts it",
+		    tg->as_given, (unsigned long long)target_count(tg),
+		    addr_format(&tg->addr, buf, sizeof(buf)), why->text);
+	else
+		log_warnx("%s: blocked: %s is in %s; --allow lifts it", tg->as_given,
+		    addr_format(a != NULL ? a : &tg->addr, buf, sizeof(buf)), why->text);
 }
 
-/* Adds a unless the blocklist refuses it; counts what was refused. */
-static void
-paths_offer(struct paths *p, const struct paths_opts *o, const struct target *tg,
-    const struct addr *a, size_t *blocked, char *why, size_t whylen)
-{
-	const struct blocklist_entry *entry = blocklist_check(o->bl, a);
-
-	if (entry != NULL) {
-		if (*blocked == 0) {
-			char buf[ADDR_STRLEN];
-			snprintf(why, whylen, "%s is in %s", addr_format(a, buf, sizeof(buf)),
-			    entry->text);
-		}
-		(*blocked)++;
-		return;
-	}
-	paths_push(p, tg, a);
-}
-
+/* A name's addresses into the space, each once. */
 static int
-paths_resolve(struct paths *p, const struct paths_opts *o, const struct target *tg,
-    size_t *blocked, char *why, size_t whylen)
+paths_resolve(struct paths *p, const struct target *tg, size_t entry)
 {
 	struct addrinfo hints, *res, *ai;
 	struct addr seen[64];
-	size_t nseen = 0;
+	size_t nseen = 0, blocked = 0;
+	const struct blocklist_entry *first_why = NULL;
+	struct addr first_blocked;
 	int rc;
 
 	memset(&hints, 0, sizeof(hints));
@@ -68,7 +60,9 @@ paths_resolve(struct paths *p, const struct paths_opts *o, const struct target *
 		return -1;
 	}
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		const struct blocklist_entry *why;
 		struct addr a;
+		size_t i;
 
 		memset(&a, 0, sizeof(a));
 		if (ai->ai_family == AF_INET) {
@@ -83,7 +77,6 @@ paths_resolve(struct paths *p, const struct paths_opts *o, const struct target *
 			memcpy(a.bytes, &sin6.sin6_addr, 16);
 		} else
 			continue;
-		size_t i;
 		for (i = 0; i < nseen; i++)
 			if (addr_equal(&seen[i], &a))
 				break;
@@ -91,40 +84,25 @@ paths_resolve(struct paths *p, const struct paths_opts *o, const struct target *
 			continue;
 		if (nseen < sizeof(seen) / sizeof(seen[0]))
 			seen[nseen++] = a;
-		paths_offer(p, o, tg, &a, blocked, why, whylen);
+		if (tspace_add(&p->space, tg, entry, &a, &why) == BLOCKLIST_ALL) {
+			if (blocked++ == 0) {
+				first_why = why;
+				first_blocked = a;
+			}
+		}
 	}
 	freeaddrinfo(res);
-	return 0;
-}
+	if (blocked == 1)
+		paths_blocked(p, tg, BLOCKLIST_ALL, first_why, &first_blocked);
+	else if (blocked > 1) {
+		char buf[ADDR_STRLEN];
 
-static int
-path_cmp(const void *a, const void *b)
-{
-	const struct path *x = a, *y = b;
-	int c = addr_compare(&x->dst, &y->dst);
-
-	if (c != 0)
-		return c;
-	if (x->port != y->port)
-		return x->port < y->port ? -1 : 1;
-	/* stable for equal keys: keep the first target that named it */
-	return x < y ? -1 : x > y;
-}
-
-/* Sorts by (address, port) and keeps the first of each. */
-static void
-paths_dedup(struct paths *p)
-{
-	size_t w = 0;
-
-	qsort(p->v, p->n, sizeof(*p->v), path_cmp);
-	for (size_t r = 0; r < p->n; r++) {
-		if (w > 0 && addr_equal(&p->v[w - 1].dst, &p->v[r].dst) &&
-		    p->v[w - 1].port == p->v[r].port)
-			continue;
-		p->v[w++] = p->v[r];
+		p->blocked_targets++;
+		log_warnx("%s: blocked: %zu addresses, e.g. %s is in %s; --allow lifts it",
+		    tg->as_given, blocked, addr_format(&first_blocked, buf, sizeof(buf)),
+		    first_why->text);
 	}
-	p->n = w;
+	return 0;
 }
 
 static int
@@ -139,75 +117,118 @@ paths_iface(struct paths *p, const char *name)
 	return p->nifaces++;
 }
 
-/* Fills src and iface of every path; drops the ones without a route. */
+/* The next address of the space that has a route, as a path. */
 static int
-paths_route(struct paths *p, const struct paths_opts *o)
+paths_walk(struct paths *p, struct path *out)
 {
-	size_t w = 0;
+	struct tspace_rec *rec;
+	struct addr a;
 
-	for (size_t r = 0; r < p->n; r++) {
-		struct path *pa = &p->v[r];
-		const struct addr *forced = pa->dst.family == ADDR_V4 ? o->source4 : o->source6;
-		char ifname[ROUTE_IFNAMSIZ], err[256], buf[ADDR_STRLEN];
+	while (tspace_next(&p->space, &rec, &a) == 1) {
+		const struct addr *forced = a.family == ADDR_V4 ? p->source4 : p->source6;
+		char ifname[ROUTE_IFNAMSIZ], err[256];
+		size_t ri = (size_t)(rec - p->space.v);
 
-		if (route_lookup(&pa->dst, forced, &pa->src, ifname, err, sizeof(err)) != 0) {
-			log_warnx("%s: %s: %s", pa->target,
-			    addr_format(&pa->dst, buf, sizeof(buf)), err);
+		memset(out, 0, sizeof(*out));
+		if (route_lookup_on(p->rt, &a, forced, &out->src, ifname, err,
+		    sizeof(err)) != 0) {
+			/* a prefix without a route would be a line per
+			 * address: the first is told, the rest counted */
+			if (p->unrouted_per[ri]++ == 0)
+				log_warnx("%s: %s", rec->target, err);
 			p->unrouted++;
 			continue;
 		}
-		pa->iface = paths_iface(p, o->ifname ? o->ifname : ifname);
-		if (pa->iface < 0) {
+		out->iface = paths_iface(p, p->ifname != NULL ? p->ifname : ifname);
+		if (out->iface < 0) {
 			log_warnx("targets are reached through more than %d interfaces; "
 			    "use --interface any", PATHS_MAX_IFACES);
 			return -1;
 		}
-		if (pa->dst.family == ADDR_V4)
-			p->want_v4 = 1;
-		else
-			p->want_v6 = 1;
-		p->v[w++] = *pa;
+		out->target = rec->target;
+		out->host = rec->host;
+		out->dst = a;
+		out->port = rec->port;
+		return 1;
 	}
-	p->n = w;
 	return 0;
 }
 
 int
-paths_build(struct paths *p, const struct targets *t, const struct paths_opts *o)
+paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o)
 {
+	uint8_t key[SIPHASH_KEY_LEN];
+	int rc;
+
 	memset(p, 0, sizeof(*p));
+	p->source4 = o->source4;
+	p->source6 = o->source6;
+	p->ifname = o->ifname;
+	tspace_init(&p->space, o->bl);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct target *tg = &t->v[i];
-		size_t blocked = 0;
-		char why[160] = "";
+		const struct blocklist_entry *why;
+		enum blocklist_part part;
 
 		if (tg->kind == TARGET_NAME) {
-			if (paths_resolve(p, o, tg, &blocked, why, sizeof(why)) != 0)
+			if (paths_resolve(p, tg, i) != 0)
 				p->unresolved++;
-		} else {
-			uint64_t n = target_count(tg);
-			for (uint64_t k = 0; k < n; k++) {
-				struct addr a;
-				if (target_address(tg, k, &a) == 0)
-					paths_offer(p, o, tg, &a, &blocked, why, sizeof(why));
-			}
+			continue;
 		}
-		if (blocked > 0) {
-			p->blocked_targets++;
-			if (blocked == 1)
-				log_warnx("%s: blocked: %s; --allow lifts it", tg->as_given, why);
-			else
-				log_warnx("%s: blocked: %zu addresses, e.g. %s; --allow lifts it",
-				    tg->as_given, blocked, why);
-		}
+		part = tspace_add(&p->space, tg, i, NULL, &why);
+		if (part != BLOCKLIST_NONE)
+			paths_blocked(p, tg, part, why, NULL);
 	}
-	paths_dedup(p);
-	return paths_route(p, o);
+	for (size_t i = 0; i < p->space.n; i++) {
+		if (p->space.v[i].net.family == ADDR_V4)
+			p->want_v4 = 1;
+		else
+			p->want_v6 = 1;
+	}
+	if (o->key != NULL)
+		memcpy(key, o->key, sizeof(key));
+	else if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
+		log_warn("getrandom");
+		return -1;
+	}
+	tspace_freeze(&p->space, key);
+	p->total = p->space.total;
+	p->unrouted_per = xcalloc(p->space.n ? p->space.n : 1, sizeof(*p->unrouted_per));
+	if ((p->rt = route_open()) == NULL) {
+		log_warn("route: netlink");
+		return -1;
+	}
+	if ((rc = paths_walk(p, &p->first)) < 0)
+		return -1;
+	p->have_first = rc == 1;
+	p->n = p->have_first;
+	return 0;
+}
+
+int
+paths_next(struct paths *p, struct path *out)
+{
+	int rc;
+
+	if (p->have_first) {
+		*out = p->first;
+		p->have_first = false;
+		return 1;
+	}
+	if ((rc = paths_walk(p, out)) == 1)
+		p->n++;
+	return rc;
 }
 
 void
 paths_free(struct paths *p)
 {
-	free(p->v);
+	for (size_t i = 0; p->unrouted_per != NULL && i < p->space.n; i++)
+		if (p->unrouted_per[i] > 1)
+			log_warnx("%s: %llu more addresses without a route", p->space.v[i].target,
+			    (unsigned long long)(p->unrouted_per[i] - 1));
+	free(p->unrouted_per);
+	route_close(p->rt);
+	tspace_free(&p->space);
 	memset(p, 0, sizeof(*p));
 }

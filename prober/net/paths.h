@@ -1,19 +1,24 @@
 /*
- * paths.h -- from targets as the user wrote them to the list of paths to
- * probe: prefixes expanded, names resolved (A and AAAA, each address its
- * own path), the special-purpose blocklist applied (one stderr line per
- * blocked target), duplicates removed, source address and interface of
- * each path found from its route.
+ * paths.h -- from targets as the user wrote them to the paths to probe,
+ * one at a time as the engine has room for them: prefixes walked lazily
+ * in a keyed pseudo-random order (tspace.h), names resolved (A and AAAA,
+ * each address its own path), the special-purpose blocklist applied (one
+ * stderr line per blocked target), duplicates skipped, and the source
+ * address and interface of each path found from its route when it is
+ * handed out.  Memory is per target, never per address: a /8 costs what
+ * a single address does.
  */
 #ifndef SCALEPROBE_PATHS_H
 #define SCALEPROBE_PATHS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "addr.h"
 #include "route.h"
 #include "targets.h"
+#include "tspace.h"
 
 struct blocklist;
 
@@ -28,26 +33,47 @@ struct path {
 #define PATHS_MAX_IFACES 16
 
 struct paths {
-	struct path *v;
-	size_t n, cap;
+	size_t n;			/* paths handed out so far (the first is
+					   found by paths_open) */
+	uint64_t total;			/* addresses of the targets: the most
+					   paths there can be */
 	char ifnames[PATHS_MAX_IFACES][ROUTE_IFNAMSIZ];
-	int nifaces;
+	int nifaces;			/* interfaces of the paths so far */
 	int want_v4, want_v6;		/* families present */
 	size_t blocked_targets;		/* targets with a blocked address */
 	size_t unresolved;		/* names that gave no address */
 	size_t unrouted;		/* addresses with no route */
+
+	/* the walk (paths.c) */
+	struct tspace space;
+	struct route *rt;
+	const struct addr *source4, *source6;
+	const char *ifname;
+	struct path first;		/* found by paths_open, not yet handed out */
+	bool have_first;
+	uint64_t *unrouted_per;		/* per record of space */
 };
 
 struct paths_opts {
 	const struct blocklist *bl;
 	const struct addr *source4, *source6;	/* --source, or NULL */
 	const char *ifname;			/* --interface, or NULL */
+	const uint8_t *key;			/* the order's key (16 bytes); NULL:
+						   a random one */
 };
 
-/* Builds the list.  Messages for blocked, unresolved and unrouted targets
- * go to stderr, one line each.  Returns 0, or -1 on an error that stops the
- * run (too many interfaces), with a message printed. */
-int paths_build(struct paths *p, const struct targets *t, const struct paths_opts *o);
+/* Prepares the walk and finds the first path (so that n == 0 says there
+ * is nothing to probe).  Messages for blocked and unresolved targets go
+ * to stderr, one line each.  Returns 0, or -1 on an error that stops the
+ * run, with a message printed.  t and o->bl must outlive p. */
+int paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o);
+
+/* The next path: 1 and *out, 0 when there are no more, -1 on an error
+ * that stops the run (too many interfaces), with a message printed.  An
+ * address without a route is skipped with a message (one per target,
+ * the rest counted at paths_free). */
+int paths_next(struct paths *p, struct path *out);
+
 void paths_free(struct paths *p);
 
 #endif

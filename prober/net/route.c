@@ -13,11 +13,14 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "route.h"
+
+#define ROUTE_NAMES 16	/* interface names remembered */
 
 struct route_answer {
 	uint32_t oif;			/* 0: none */
@@ -56,19 +59,63 @@ route_msg(const struct nlmsghdr *nlh, void *data)
 	    MNL_CB_ERROR : MNL_CB_OK;
 }
 
+/* A netlink socket kept for many lookups (one per path of a large run:
+ * opening a socket for each would cost more than the lookup), and the
+ * names of the interfaces seen (if_indextoname is a syscall too). */
+struct route {
+	struct mnl_socket *nl;
+	unsigned portid, seq;
+	struct {
+		uint32_t index;
+		char name[ROUTE_IFNAMSIZ];
+	} names[ROUTE_NAMES];
+	int nnames;
+};
+
+struct route *
+route_open(void)
+{
+	struct route *rt = calloc(1, sizeof(*rt));
+	int saved;
+
+	if (rt == NULL)
+		return NULL;
+	if ((rt->nl = mnl_socket_open(NETLINK_ROUTE)) == NULL)
+		goto fail;
+	if (mnl_socket_bind(rt->nl, 0, MNL_SOCKET_AUTOPID) < 0)
+		goto fail;
+	rt->portid = mnl_socket_get_portid(rt->nl);
+	rt->seq = (unsigned)time(NULL);
+	return rt;
+fail:
+	saved = errno;
+	route_close(rt);
+	errno = saved;
+	return NULL;
+}
+
+void
+route_close(struct route *rt)
+{
+	if (rt == NULL)
+		return;
+	if (rt->nl != NULL)
+		mnl_socket_close(rt->nl);
+	free(rt);
+}
+
 /* One RTM_GETROUTE for dst (from src when src is not NULL); 0 and *ans,
  * or -1 and errno (the kernel's: ENETUNREACH, EHOSTUNREACH, ...). */
 static int
-route_ask(const struct addr *dst, const struct addr *src, struct route_answer *ans)
+route_ask(struct route *rt, const struct addr *dst, const struct addr *src,
+    struct route_answer *ans)
 {
 	char buf[8192];		/* one route answer is a few hundred bytes */
-	struct mnl_socket *nl;
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
 	size_t len = dst->family == ADDR_V4 ? 4 : 16;
-	unsigned seq = (unsigned)time(NULL), portid;
+	unsigned seq = ++rt->seq;
 	ssize_t n;
-	int rc = -1, saved = 0;
 
 	memset(ans, 0, sizeof(*ans));
 	ans->family = dst->family;
@@ -85,45 +132,80 @@ route_ask(const struct addr *dst, const struct addr *src, struct route_answer *a
 		mnl_attr_put(nlh, RTA_SRC, len, src->bytes);
 	}
 
-	if ((nl = mnl_socket_open(NETLINK_ROUTE)) == NULL)
+	if (mnl_socket_sendto(rt->nl, nlh, nlh->nlmsg_len) < 0)
 		return -1;
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
-		goto out;
-	portid = mnl_socket_get_portid(nl);
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-		goto out;
-	while ((n = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
-		int r = mnl_cb_run(buf, (size_t)n, seq, portid, route_msg, ans);
+	while ((n = mnl_socket_recvfrom(rt->nl, buf, sizeof(buf))) > 0) {
+		int r = mnl_cb_run(buf, (size_t)n, seq, rt->portid, route_msg, ans);
 
-		if (r == MNL_CB_ERROR)
-			goto out;	/* errno: the kernel's answer */
+		if (r == MNL_CB_ERROR) {
+			/* an answer to an earlier request (one that timed
+			 * out of our hands) is not this one's */
+			if (errno == EPROTO || errno == ESRCH)
+				continue;
+			return -1;	/* errno: the kernel's answer */
+		}
 		if (r == MNL_CB_STOP || ans->oif != 0)
 			break;
 	}
 	if (n < 0)
-		goto out;
-	rc = ans->oif != 0 ? 0 : -1;
-	if (rc != 0)
+		return -1;
+	if (ans->oif == 0) {
 		errno = ENETUNREACH;
-out:
-	saved = errno;
-	mnl_socket_close(nl);
-	errno = saved;
-	return rc;
+		return -1;
+	}
+	return 0;
+}
+
+/* The name of interface index, from the names seen or the kernel. */
+static int
+route_ifname(struct route *rt, uint32_t index, char name[ROUTE_IFNAMSIZ])
+{
+	char buf[IF_NAMESIZE];
+
+	for (int i = 0; i < rt->nnames; i++)
+		if (rt->names[i].index == index) {
+			memcpy(name, rt->names[i].name, ROUTE_IFNAMSIZ);
+			return 0;
+		}
+	if (if_indextoname(index, buf) == NULL || strlen(buf) >= ROUTE_IFNAMSIZ)
+		return -1;
+	snprintf(name, ROUTE_IFNAMSIZ, "%s", buf);
+	if (rt->nnames < ROUTE_NAMES) {
+		rt->names[rt->nnames].index = index;
+		memcpy(rt->names[rt->nnames].name, name, ROUTE_IFNAMSIZ);
+		rt->nnames++;
+	}
+	return 0;
 }
 
 int
 route_lookup(const struct addr *dst, const struct addr *want_src, struct addr *src,
     char ifname[ROUTE_IFNAMSIZ], char *err, size_t errlen)
 {
-	char buf[ADDR_STRLEN], sbuf[ADDR_STRLEN], name[IF_NAMESIZE];
+	struct route *rt = route_open();
+	int rc;
+
+	if (rt == NULL) {
+		snprintf(err, errlen, "route: netlink: %s", strerror(errno));
+		return -1;
+	}
+	rc = route_lookup_on(rt, dst, want_src, src, ifname, err, errlen);
+	route_close(rt);
+	return rc;
+}
+
+int
+route_lookup_on(struct route *rt, const struct addr *dst, const struct addr *want_src,
+    struct addr *src, char ifname[ROUTE_IFNAMSIZ], char *err, size_t errlen)
+{
+	char buf[ADDR_STRLEN], sbuf[ADDR_STRLEN];
 	struct route_answer ans;
 
 	if (dst->family != ADDR_V4 && dst->family != ADDR_V6) {
 		snprintf(err, errlen, "route: destination has no address family");
 		return -1;
 	}
-	if (route_ask(dst, want_src, &ans) != 0) {
+	if (route_ask(rt, dst, want_src, &ans) != 0) {
 		if (want_src != NULL)
 			snprintf(err, errlen, "route to %s from %s: %s (is it an address "
 			    "of this host?)", addr_format(dst, buf, sizeof(buf)),
@@ -142,11 +224,10 @@ route_lookup(const struct addr *dst, const struct addr *want_src, struct addr *s
 		    addr_format(dst, buf, sizeof(buf)));
 		return -1;
 	}
-	if (if_indextoname(ans.oif, name) == NULL || strlen(name) >= ROUTE_IFNAMSIZ) {
+	if (route_ifname(rt, ans.oif, ifname) != 0) {
 		snprintf(err, errlen, "route to %s: output interface %u has no name",
 		    addr_format(dst, buf, sizeof(buf)), (unsigned)ans.oif);
 		return -1;
 	}
-	snprintf(ifname, ROUTE_IFNAMSIZ, "%s", name);
 	return 0;
 }

@@ -13,10 +13,20 @@
 
 #define ROUTE_IFNAMSIZ 16
 
+struct route;
+
+/* A handle for many lookups (one netlink socket); NULL and errno on
+ * failure. */
+struct route *route_open(void);
+void route_close(struct route *rt);
+
 /* The route to dst, from want_src when not NULL (--source; policy routing
  * may pick another path for it): the source address (want_src, or the
  * route's preferred source) in *src and the output interface's name.
  * 0, or -1 with a one-line reason in err (no route, no source). */
+int route_lookup_on(struct route *rt, const struct addr *dst, const struct addr *want_src,
+    struct addr *src, char ifname[ROUTE_IFNAMSIZ], char *err, size_t errlen);
+/* The same with a socket of its own, for a single lookup. */
 int route_lookup(const struct addr *dst, const struct addr *want_src, struct addr *src,
     char ifname[ROUTE_IFNAMSIZ], char *err, size_t errlen);
 
