@@ -16,3 +16,5 @@ LAB_CHECKS += tests/e2e/store-e2e
 # scaleprobe.conf through the binary: broken files and their file:line, print-back,
 # flags and keys against the settings table, probe -c, make install
 LAB_CHECKS += tests/e2e/config-check
+# large target sets: a /16 and the lab's /15 interrupted, first SYN, RSS, order
+LAB_CHECKS += tests/e2e/largeset-e2e
