@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "tspace.h"
@@ -203,6 +205,63 @@ test_large_is_small(void **state)
 	targets_free(&t);
 }
 
+/* A /8 walked without sending: every address it hands out is new and
+ * inside, in bounded memory.  TSPACE_WALK=all walks all 2^24 and prints
+ * the time and peak RSS (the figures of design-notes.md); by default the
+ * first 2^18, to stay quick under the sanitizers. */
+static void
+test_walk_8(void **state)
+{
+	const char *specs[] = { "10.0.0.0/8" };
+	const char *env = getenv("TSPACE_WALK");
+	uint64_t want = env != NULL && strcmp(env, "all") == 0 ? 1ULL << 24 : 1ULL << 18;
+	uint8_t *seen = calloc((1u << 24) / 8, 1);
+	struct timespec t0, t1, t2;
+	struct tspace_rec *rec;
+	struct targets t;
+	struct tspace s;
+	struct rusage ru;
+	struct addr a;
+	uint64_t n = 0;
+
+	(void)state;
+	assert_non_null(seen);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	targets_init(&t);
+	assert_int_equal(targets_parse_spec(&t, specs[0], &large), 0);
+	tspace_init(&s, NULL);
+	{
+		const struct blocklist_entry *why;
+		assert_int_equal(tspace_add(&s, &t.v[0], 0, NULL, &why), BLOCKLIST_NONE);
+	}
+	tspace_freeze(&s, key);
+	assert_int_equal(tspace_next(&s, &rec, &a), 1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	do {
+		uint32_t k = (uint32_t)a.bytes[1] << 16 | (uint32_t)a.bytes[2] << 8 | a.bytes[3];
+
+		assert_int_equal(a.bytes[0], 10);
+		assert_int_equal(seen[k / 8] >> (k % 8) & 1, 0);
+		seen[k / 8] |= (uint8_t)(1u << (k % 8));
+	} while (++n < want && tspace_next(&s, &rec, &a) == 1);
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	assert_int_equal(n, want);
+	if (want == 1ULL << 24)
+		assert_int_equal(tspace_next(&s, &rec, &a), 0);
+	getrusage(RUSAGE_SELF, &ru);
+	print_message("# /8 walked without sending: first address after %.3f ms, %llu "
+	    "addresses in %.2f s (%.0f ns each), peak RSS %.1f MiB (2 MiB of it this "
+	    "test's bitmap)\n",
+	    ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / 1e6,
+	    (unsigned long long)n,
+	    (double)(t2.tv_sec - t1.tv_sec) + (double)(t2.tv_nsec - t1.tv_nsec) / 1e9,
+	    ((double)(t2.tv_sec - t1.tv_sec) * 1e9 + (double)(t2.tv_nsec - t1.tv_nsec)) /
+	    (double)n, (double)ru.ru_maxrss / 1024.0);
+	free(seen);
+	tspace_free(&s);
+	targets_free(&t);
+}
+
 int
 main(void)
 {
@@ -211,6 +270,7 @@ main(void)
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_blocked),
 		cmocka_unit_test(test_large_is_small),
+		cmocka_unit_test(test_walk_8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
