@@ -123,6 +123,19 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 		return NULL;
 	}
 	cookie_key_init(&e->key, cfg->key);
+	if (cfg->trace_pace > 0) {
+		struct hop_pace_config pc;
+
+		pc.rate_min = cfg->trace_pace;
+		pc.rate_max = cfg->rate;
+		pc.burst = cfg->trace_pace_burst ? cfg->trace_pace_burst : 6;
+		pc.loss_ns = cfg->timeout_ns > 0 ? cfg->timeout_ns : ENGINE_NS_PER_SEC;
+		if (pc.rate_max < pc.rate_min || hop_pace_init(&e->pace, &pc) != 0) {
+			free(e);
+			return NULL;
+		}
+		e->paced = true;
+	}
 	want = cfg->max_inflight * 2;
 	for (e->nbuckets = 64; e->nbuckets < want; e->nbuckets <<= 1)
 		;

@@ -73,6 +73,10 @@ struct engine_config {
 	int trace_max_ttl;		/* 1..30 */
 	uint64_t trace_gap_ns;		/* between TTL levels of a sweep */
 	size_t max_traces;		/* paths tracing at once */
+	uint32_t trace_pace;		/* trace probes per second per TTL across
+					   paths, at the start and at least
+					   (hop_pace.h); 0: not paced */
+	uint32_t trace_pace_burst;	/* 0: 6, Linux's ICMP burst */
 	bool window_test;		/* run the window test (ops->request) */
 	size_t max_windows;		/* paths window-testing at once */
 };

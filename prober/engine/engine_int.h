@@ -22,6 +22,7 @@
 #include "cookie.h"
 #include "engine.h"
 #include "evidence.h"
+#include "hop_pace.h"
 #include "ratelimit.h"
 #include "reply.h"
 #include "trace.h"
@@ -147,6 +148,8 @@ struct engine {
 	struct slot_list hs_sendq;	/* handshake: variants to send */
 	struct slot_list hs_waitq;	/* handshake: all sent, by deadline */
 	struct slot_list win_running, trace_running;
+	struct hop_pace pace;		/* trace probes per TTL (stage_trace.c) */
+	bool paced;			/* cfg.trace_pace set */
 	size_t win_conns;		/* window-test connections open */
 
 	struct rst_owed *rsts;		/* ring of RSTs owed */

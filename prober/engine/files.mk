@@ -10,6 +10,7 @@ PURE_SRCS += prober/engine/stage_handshake.c
 PURE_SRCS += prober/engine/stage_window.c
 PURE_SRCS += prober/engine/stage_trace.c
 PURE_SRCS += prober/engine/trace.c
+PURE_SRCS += prober/engine/hop_pace.c
 PURE_SRCS += prober/engine/window.c
 PURE_SRCS += prober/engine/window_judge.c
 PURE_SRCS += prober/engine/window_ranges.c

@@ -25,6 +25,9 @@
 #define PROBE_TRACE_MAX_TTL	30
 #define PROBE_TRACE_GAP_NS	5000000u	/* 5 ms between TTL levels */
 #define PROBE_MAX_TRACES	256	/* ~40 KiB each while it runs */
+#define PROBE_TRACE_PACE	1	/* trace probes per second per TTL at the
+					   start and at least: a Linux router's
+					   ICMP rate (hop_pace.h) */
 #define PROBE_MAX_WINDOWS	64	/* paths window-testing at once */
 #define PROBE_HTTP_PORT		80
 #define PROBE_TLS_PORT		443
@@ -417,6 +420,7 @@ run_open(struct run *r)
 	ec.trace_max_ttl = PROBE_TRACE_MAX_TTL;
 	ec.trace_gap_ns = PROBE_TRACE_GAP_NS;
 	ec.max_traces = PROBE_MAX_TRACES;
+	ec.trace_pace = PROBE_TRACE_PACE;
 	ec.window_test = cfg->window_test;
 	ec.max_windows = PROBE_MAX_WINDOWS;
 	if (getrandom(ec.key, sizeof(ec.key), 0) != (ssize_t)sizeof(ec.key)) {

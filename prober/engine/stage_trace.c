@@ -83,16 +83,22 @@ tr_run(struct engine *e, uint64_t now)
 {
 	struct slot *s, *next;
 
+	if (e->paced)
+		hop_pace_expire(&e->pace, now);
 	for (s = e->trace_running.head; s != NULL; s = next) {
 		int v, ttl;
 
 		next = s->next;
-		while (engine_out_can(e, now) && trace_next(s->tr, now, &v, &ttl)) {
+		/* a TTL out of its budget holds this trace back, not the others */
+		while (engine_out_can(e, now) && trace_next(s->tr, now, &v, &ttl) &&
+		    (!e->paced || hop_pace_can(&e->pace, ttl, now))) {
 			struct send_syn syn;
 
 			engine_make_syn(e, s, v, ttl, s->trace_tsval, &syn);
 			if (engine_out_syn(e, &syn, now) > 0)
 				e->n.trace_sent++;
+			if (e->paced)
+				hop_pace_sent(&e->pace, ttl, now);
 			trace_sent(s->tr, v, ttl, now);
 		}
 		if (trace_step(s->tr, now))
@@ -103,15 +109,35 @@ tr_run(struct engine *e, uint64_t now)
 static uint64_t
 tr_wake(struct engine *e, uint64_t now)
 {
-	uint64_t next = ENGINE_NEVER;
+	uint64_t next = ENGINE_NEVER, paced = ENGINE_NEVER;
+	bool due = false;
 
-	for (const struct slot *s = e->trace_running.head; s != NULL; s = s->next) {
+	for (struct slot *s = e->trace_running.head; s != NULL; s = s->next) {
 		uint64_t w = trace_wake(s->tr);
-		if (w < next)
+		int v, ttl;
+
+		/* a probe due now whose TTL is out of budget waits for the
+		 * budget, not for --rate's next token */
+		if (w <= now && e->paced && trace_next(s->tr, now, &v, &ttl) &&
+		    !hop_pace_can(&e->pace, ttl, now)) {
+			uint64_t t = hop_pace_when(&e->pace, ttl, now);
+
+			if (t < paced)
+				paced = t;
+			continue;
+		}
+		if (w <= now)
+			due = true;
+		else if (w < next)
 			next = w;
 	}
-	/* a probe due now waits for a token */
-	return next <= now ? engine_out_when(e, now, 1) : next;
+	if (due) {
+		uint64_t t = engine_out_when(e, now, 1);
+
+		if (t < next)
+			next = t;
+	}
+	return paced < next ? paced : next;
 }
 
 /* Router hop ttl quoted variant v's trace SYN: compare with what we sent. */
@@ -139,6 +165,8 @@ static void
 tr_input(struct engine *e, struct slot *s, const struct match *m,
     const struct reply *r, uint64_t now)
 {
+	if (e->paced)
+		hop_pace_answered(&e->pace, m->tag, now);
 	if (m->icmp) {
 		/* an ICMP error from a router on the way */
 		quote(e, s, m->v, m->tag, r, now);

@@ -46,6 +46,8 @@ struct fake {
 	int ndone;			/* every result, kept or not */
 	const char *capture_failed;	/* what capture_failure answers */
 	int capture_asked;		/* the capture index it was asked for */
+	uint32_t trace_pace;		/* engine_config.trace_pace */
+	size_t max_traces;		/* 0: 4 */
 };
 
 static int
@@ -240,7 +242,8 @@ engine_traced(struct fake *f, uint32_t rate, int retries, size_t inflight,
 	c.trace = trace;
 	c.trace_max_ttl = 6;
 	c.trace_gap_ns = 1000000;
-	c.max_traces = 4;
+	c.max_traces = f->max_traces ? f->max_traces : 4;
+	c.trace_pace = f->trace_pace;
 	c.window_test = f->window_test;
 	c.max_windows = f->max_windows ? f->max_windows : 1;
 	memset(&o, 0, sizeof(o));
@@ -1251,6 +1254,103 @@ test_window_second_port(void **state)
 	free(f);
 }
 
+/* A router's ICMP budget as Linux keeps it per destination (here, the
+ * prober): a burst of 6, then 1 per second. */
+struct linux_icmp {
+	uint64_t credit_ms, last_ms;
+	bool started;
+};
+
+static bool
+linux_icmp_allows(struct linux_icmp *r, uint64_t now)
+{
+	uint64_t ms = now / 1000000;
+
+	if (!r->started) {
+		r->started = true;
+		r->credit_ms = 6000;
+	} else {
+		r->credit_ms += ms - r->last_ms;
+		if (r->credit_ms > 6000)
+			r->credit_ms = 6000;
+	}
+	r->last_ms = ms;
+	if (r->credit_ms < 1000)
+		return false;
+	r->credit_ms -= 1000;
+	return true;
+}
+
+/* Sixteen paths traced at once through two Linux routers at their default
+ * ICMP limits (TTL 1 and 2; the destination at 3).  Returns the hops
+ * (path, variant, TTL 1..2) that stayed silent, of 128; *secs the time
+ * the run took. */
+static int
+traced_through_limits(uint32_t pace, double *secs)
+{
+	enum { N = 16 };
+	struct fake *f = fake_new(N, 0);
+	struct engine *e;
+	struct linux_icmp router[3];
+	struct addr hop[3];
+	uint8_t pkt[256], q[128];
+	uint64_t start = 1 * SEC, now = start;
+	int seen = 0, silent = 0;
+
+	memset(router, 0, sizeof(router));
+	hop[1] = A("198.18.1.2");
+	hop[2] = A("198.18.2.2");
+	f->trace_pace = pace;
+	f->max_traces = N;
+	e = engine_traced(f, 100000, 2, N, ENGINE_TRACE_ALWAYS);
+	for (int step = 0; step < 200000 && f->nres < N; step++) {
+		engine_run(e, now);
+		for (; seen < f->nsyn; seen++) {
+			int ttl = f->syn[seen].ttl;
+			size_t ql, len;
+
+			if (ttl >= 3) {
+				len = answer(f, seen, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+				    pkt, sizeof(pkt));
+			} else {
+				if (!linux_icmp_allows(&router[ttl], now))
+					continue;
+				ql = f_render(f, &f->syn[seen], q, sizeof(q));
+				len = pkt_build_icmp(pkt, sizeof(pkt), &hop[ttl],
+				    &f->syn_src[seen], 11, 0, q, ql, 0);
+			}
+			engine_input(e, now + 1000000, pkt, len);
+		}
+		now += 5000000;
+	}
+	assert_int_equal(f->nres, N);
+	for (int i = 0; i < N; i++)
+		for (int v = 0; v < 4; v++)
+			for (int k = 1; k <= 2; k++)
+				silent += f->res[i].trace[v]->hop[k].quote == QUOTE_NONE;
+	*secs = (double)(now - start) / SEC;
+	engine_free(e);
+	free(f);
+	return silent;
+}
+
+/* Paced per TTL across paths, the routers' budgets are not overrun: every
+ * hop answers in the end; unpaced, most of them stay silent. */
+static void
+test_trace_paced(void **state)
+{
+	double paced_s, unpaced_s;
+	int paced = traced_through_limits(1, &paced_s);
+	int unpaced = traced_through_limits(0, &unpaced_s);
+
+	(void)state;
+	print_message("# 16 traces through two Linux-limited routers: paced %d of 128 hops "
+	    "silent in %.1f s, unpaced %d silent in %.1f s\n", paced, paced_s, unpaced,
+	    unpaced_s);
+	assert_true(unpaced >= 64);
+	assert_true(paced <= 6);
+}
+
 int
 main(void)
 {
@@ -1273,6 +1373,7 @@ main(void)
 		cmocka_unit_test(test_capture_failure_reported),
 		cmocka_unit_test(test_burst_reads_capture),
 		cmocka_unit_test(test_window_second_port),
+		cmocka_unit_test(test_trace_paced),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
