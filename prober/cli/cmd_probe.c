@@ -413,7 +413,8 @@ cmd_probe(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto done;
 	}
-	if (paths.n == 0) {
+	/* names are resolved during the run: only they may still give one */
+	if (paths.n == 0 && paths.nnames == 0) {
 		log_warnx("nothing to probe");
 		paths_free(&paths);
 		status = EXIT_USAGE;
@@ -451,7 +452,10 @@ cmd_probe(int argc, char **argv)
 		status = EXIT_USAGE;
 	else if (st.interrupted)
 		status = EXIT_USAGE;
-	else if (out.problems > 0)
+	else if (paths.n == 0) {
+		log_warnx("nothing to probe");
+		status = EXIT_USAGE;
+	} else if (out.problems > 0)
 		status = EXIT_PROBLEM;
 	else if (out.unmeasured > 0 || paths.blocked_targets > 0 ||
 	    paths.unresolved > 0 || paths.unrouted > 0)

@@ -193,6 +193,13 @@ engine_counters(const struct engine *e, struct engine_counters *out)
 	*out = e->n;
 }
 
+void
+engine_paths_ready(struct engine *e)
+{
+	e->paths_later = false;
+	e->wants_run = true;
+}
+
 bool
 engine_wants_run(const struct engine *e)
 {
@@ -429,11 +436,15 @@ path_admit(struct engine *e, uint64_t now)
 	struct stage *hs = &e->stages[STAGE_HANDSHAKE];
 	struct engine_path p;
 	struct slot *s;
+	int rc;
 
-	if (e->no_more_paths || e->inflight >= e->cfg.max_inflight)
+	if (e->no_more_paths || e->paths_later || e->inflight >= e->cfg.max_inflight)
 		return false;
-	if (e->ops.next_path(e->ops.arg, &p) != 1) {
-		e->no_more_paths = true;
+	if ((rc = e->ops.next_path(e->ops.arg, &p)) != 1) {
+		if (rc == ENGINE_PATH_LATER)
+			e->paths_later = true;
+		else
+			e->no_more_paths = true;
 		return false;
 	}
 	if (engine_path_find(e, &p.dst, p.port) != NULL) {
@@ -537,7 +548,7 @@ next_wake(struct engine *e, uint64_t now)
 				next = t;
 		}
 	}
-	if (!e->no_more_paths && e->inflight < e->cfg.max_inflight &&
+	if (!e->no_more_paths && !e->paths_later && e->inflight < e->cfg.max_inflight &&
 	    e->hs_sendq.head == NULL && !stage_backlog(e))
 		one = true;
 	if (one) {

@@ -44,6 +44,7 @@
  * link the replies of a burst arrive while it is sent, and must find room
  * in the capture ring (thousands of frames) */
 #define ENGINE_DRAIN_EVERY 512
+#define ENGINE_PATH_LATER 2
 
 enum engine_trace {
 	ENGINE_TRACE_NEVER = 0,
@@ -94,7 +95,9 @@ struct engine_path {
 
 struct engine_ops {
 	void *arg;
-	/* Next path to probe: 1 and *out filled, 0 when there are no more. */
+	/* Next path to probe: 1 and *out filled, 0 when there are no more,
+	 * ENGINE_PATH_LATER when none is ready yet (a name being resolved):
+	 * the engine asks again after engine_paths_ready(). */
 	int (*next_path)(void *arg, struct engine_path *out);
 	int (*send_syn)(void *arg, const struct send_syn *syn);
 	int (*send_segment)(void *arg, const struct send_segment *seg);
@@ -152,6 +155,10 @@ void engine_input(struct engine *e, uint64_t now, const uint8_t *pkt, size_t len
 /* Whether input since the last engine_run made something due now: the
  * caller runs the engine at once rather than at the time it returned. */
 bool engine_wants_run(const struct engine *e);
+
+/* Paths may be ready again after next_path said ENGINE_PATH_LATER: the
+ * caller runs the engine soon (engine_wants_run). */
+void engine_paths_ready(struct engine *e);
 
 bool engine_finished(const struct engine *e);
 size_t engine_inflight(const struct engine *e);

@@ -141,6 +141,7 @@ struct engine {
 	size_t nbuckets;		/* power of two */
 	size_t inflight;
 	bool no_more_paths;
+	bool paths_later;		/* next_path had none ready yet */
 	bool wants_run;			/* input changed what is due */
 
 	struct stage stages[STAGE_COUNT];

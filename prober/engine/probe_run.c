@@ -84,6 +84,8 @@ run_next_path(void *arg, struct engine_path *out)
 	if ((rc = paths_next(r->cfg->paths, &p)) == 1 && p.iface >= r->ncap &&
 	    run_captures(r) != 0)
 		rc = -1;
+	if (rc == PATHS_LATER)
+		return ENGINE_PATH_LATER;
 	if (rc != 1) {
 		if (rc < 0) {
 			r->failed = true;
@@ -291,6 +293,21 @@ run_packet(void *arg, const uint8_t *pkt, size_t len, const struct timeval *ts)
 	}
 }
 
+/* A name's addresses came: the engine may admit them now. */
+static void
+run_names_ready(void *arg)
+{
+	struct run *r = arg;
+
+	if (r->engine == NULL)
+		return;
+	engine_paths_ready(r->engine);
+	if (!r->run_now) {
+		r->run_now = true;
+		run_schedule(r, 0, 0);
+	}
+}
+
 static void
 run_signal(evutil_socket_t sig, short what, void *arg)
 {
@@ -444,6 +461,9 @@ run_open(struct run *r)
 		log_warnx("engine: bad configuration");
 		return -1;
 	}
+	/* names resolve while the prefixes and addresses are probed */
+	if (paths_resolve(cfg->paths, r->base, run_names_ready, r) != 0)
+		return -1;
 	return 0;
 }
 

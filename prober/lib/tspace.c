@@ -157,21 +157,23 @@ tspace_overlaps(struct tspace *s)
 		end = last;
 	}
 
-	/* the index of what is checked */
+	/* the index of every record: overlaps are checked in it, and
+	 * addresses found later (tspace_holds) */
 	s->ndup = 0;
-	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].check_dup) {
-			order[s->ndup++] = i;
-			s->dup_plens[s->v[i].net.family == ADDR_V6][s->v[i].plen] = 1;
-		}
+	for (size_t i = 0; i < s->n; i++) {
+		order[s->ndup++] = i;
+		s->dup_plens[s->v[i].net.family == ADDR_V6][s->v[i].plen] = 1;
+	}
 	qsort(order, s->ndup, sizeof(*order), tspace_cmp_key);
 	s->dup = order;
 	tspace_sorting = NULL;
 }
 
-/* Whether a target listed before rec's (same port) holds a. */
-static bool
-tspace_is_dup(const struct tspace *s, const struct tspace_rec *rec, const struct addr *a)
+/* The record of the lowest entry that holds a on port (below entry when
+ * before is set); NULL when none does. */
+static const struct tspace_rec *
+tspace_lookup(const struct tspace *s, const struct addr *a, uint16_t port, size_t entry,
+    bool before)
 {
 	int fam = a->family == ADDR_V6;
 	unsigned bits = (unsigned)addr_len(a) * 8;
@@ -185,7 +187,7 @@ tspace_is_dup(const struct tspace *s, const struct tspace_rec *rec, const struct
 		key.net = *a;
 		addr_mask(&key.net, plen);
 		key.plen = plen;
-		key.port = rec->port;
+		key.port = port;
 		/* the first of equal keys: the lowest entry */
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
@@ -196,10 +198,23 @@ tspace_is_dup(const struct tspace *s, const struct tspace_rec *rec, const struct
 				hi = mid;
 		}
 		if (lo < s->ndup && tspace_key_cmp(&s->v[s->dup[lo]], &key) == 0 &&
-		    s->v[s->dup[lo]].entry < rec->entry)
-			return true;
+		    (!before || s->v[s->dup[lo]].entry < entry))
+			return &s->v[s->dup[lo]];
 	}
-	return false;
+	return NULL;
+}
+
+/* Whether a target listed before rec's (same port) holds a. */
+static bool
+tspace_is_dup(const struct tspace *s, const struct tspace_rec *rec, const struct addr *a)
+{
+	return tspace_lookup(s, a, rec->port, rec->entry, true) != NULL;
+}
+
+bool
+tspace_holds(const struct tspace *s, const struct addr *a, uint16_t port)
+{
+	return s->frozen && tspace_lookup(s, a, port, 0, false) != NULL;
 }
 
 /* --- the walk ------------------------------------------------------------ */

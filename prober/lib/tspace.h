@@ -54,9 +54,9 @@ struct tspace {
 					   addresses blocked in part included) */
 	struct permute perm;
 	uint64_t next;			/* index of the walk */
-	size_t *dup;			/* records with check_dup, sorted */
+	size_t *dup;			/* every record, sorted for lookups */
 	size_t ndup;
-	uint8_t dup_plens[2][129];	/* [v4, v6][plen]: a record of it is in dup */
+	uint8_t dup_plens[2][129];	/* [v4, v6][plen]: a record has it */
 	uint64_t skipped_dup, skipped_blocked;
 	bool frozen;
 };
@@ -78,6 +78,10 @@ void tspace_freeze(struct tspace *s, const uint8_t key[SIPHASH_KEY_LEN]);
 /* The next address of the walk: 1 with *rec (its record) and *a, or 0
  * when every address has been handed out. */
 int tspace_next(struct tspace *s, struct tspace_rec **rec, struct addr *a);
+
+/* Whether a target of the space holds a on port (a name's address found
+ * while the walk runs is probed there already). */
+bool tspace_holds(const struct tspace *s, const struct addr *a, uint16_t port);
 
 /* The address k (< rec->count) of a record. */
 void tspace_address(const struct tspace_rec *rec, uint64_t k, struct addr *a);

@@ -5,3 +5,4 @@ PROBER_SRCS += prober/net/capture.c
 PROBER_SRCS += prober/net/guard.c
 PROBER_SRCS += prober/net/route.c
 PROBER_SRCS += prober/net/paths.c
+PROBER_SRCS += prober/net/resolve.c

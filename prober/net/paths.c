@@ -1,17 +1,12 @@
 /*
  * paths.c -- targets to paths, one at a time: the target space (blocked
- * parts and duplicates, tspace.c), names resolved, and the route of each
- * path asked when it is handed out.  Name resolution (getaddrinfo, which
- * reads /etc/hosts and, in a network namespace, /etc/netns/NAME/hosts)
- * happens in paths_open, before the event loop starts; nothing here sends
- * a packet.
+ * parts and duplicates, tspace.c), names resolved in the run's event loop
+ * (resolve.c, which reads /etc/hosts and resolv.conf -- in a network
+ * namespace, ip netns exec's /etc/netns/NAME ones), and the route of each
+ * path asked when it is handed out.  Nothing here sends a probe.
  */
 #include <sys/random.h>
-#include <sys/socket.h>
 
-#include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +14,7 @@
 #include "blocklist.h"
 #include "log.h"
 #include "paths.h"
+#include "resolve.h"
 
 /* One line per target that the blocklist refuses (all or part of). */
 static void
@@ -40,58 +36,97 @@ paths_blocked(struct paths *p, const struct target *tg, enum blocklist_part part
 		    addr_format(a != NULL ? a : &tg->addr, buf, sizeof(buf)), why->text);
 }
 
-/* A name's addresses into the space, each once. */
-static int
-paths_resolve(struct paths *p, const struct target *tg, size_t entry)
+/* --- names ---------------------------------------------------------------- */
+
+static size_t
+paths_seen_hash(const struct addr *a, uint16_t port)
 {
-	struct addrinfo hints, *res, *ai;
-	struct addr seen[64];
-	size_t nseen = 0, blocked = 0;
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < addr_len(a); i++)
+		h = (h ^ a->bytes[i]) * 1099511628211ull;
+	h = (h ^ port) * 1099511628211ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* Adds (a, port); false when it was there. */
+static bool
+paths_seen_add(struct paths_seen *s, const struct addr *a, uint16_t port)
+{
+	size_t i;
+
+	if (s->n * 2 >= s->cap) {
+		struct paths_seen old = *s;
+
+		s->cap = old.cap ? old.cap * 2 : 64;
+		s->v = xcalloc(s->cap, sizeof(*s->v));
+		s->n = 0;
+		for (size_t k = 0; k < old.cap; k++)
+			if (old.v[k].used)
+				paths_seen_add(s, &old.v[k].a, old.v[k].port);
+		free(old.v);
+	}
+	for (i = paths_seen_hash(a, port) & (s->cap - 1); s->v[i].used;
+	    i = (i + 1) & (s->cap - 1))
+		if (s->v[i].port == port && addr_equal(&s->v[i].a, a))
+			return false;
+	s->v[i].used = true;
+	s->v[i].a = *a;
+	s->v[i].port = port;
+	s->n++;
+	return true;
+}
+
+static void
+paths_found_push(struct paths *p, const struct target *tg, const struct addr *a)
+{
+	if (p->found_n == p->found_cap) {
+		size_t cap = p->found_cap ? p->found_cap * 2 : 64;
+		struct paths_found *v = xreallocarray(NULL, cap, sizeof(*v));
+
+		for (size_t i = 0; i < p->found_n; i++)
+			v[i] = p->found[(p->found_head + i) % p->found_cap];
+		free(p->found);
+		p->found = v;
+		p->found_cap = cap;
+		p->found_head = 0;
+	}
+	p->found[(p->found_head + p->found_n) % p->found_cap].tg = tg;
+	p->found[(p->found_head + p->found_n) % p->found_cap].a = *a;
+	p->found_n++;
+}
+
+/* A name's answer: each address not blocked, and not probed for another
+ * target already, waits for paths_next. */
+static void
+paths_resolved(void *arg, void *tag, const struct addr *addrs, size_t n, const char *error)
+{
+	struct paths *p = arg;
+	const struct target *tg = tag;
 	const struct blocklist_entry *first_why = NULL;
 	struct addr first_blocked;
-	int rc;
+	size_t blocked = 0;
 
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	rc = getaddrinfo(tg->name, NULL, &hints, &res);
-	if (rc != 0) {
-		log_warnx("%s: cannot resolve: %s", tg->as_given, gai_strerror(rc));
-		return -1;
+	if (n == 0) {
+		log_warnx("%s: cannot resolve: %s", tg->as_given, error);
+		p->unresolved++;
 	}
-	for (ai = res; ai != NULL; ai = ai->ai_next) {
-		const struct blocklist_entry *why;
-		struct addr a;
-		size_t i;
+	for (size_t i = 0; i < n; i++) {
+		const struct blocklist_entry *why = p->bl != NULL ?
+		    blocklist_check(p->bl, &addrs[i]) : NULL;
 
-		memset(&a, 0, sizeof(a));
-		if (ai->ai_family == AF_INET) {
-			struct sockaddr_in sin;
-			memcpy(&sin, ai->ai_addr, sizeof(sin));
-			a.family = ADDR_V4;
-			memcpy(a.bytes, &sin.sin_addr, 4);
-		} else if (ai->ai_family == AF_INET6) {
-			struct sockaddr_in6 sin6;
-			memcpy(&sin6, ai->ai_addr, sizeof(sin6));
-			a.family = ADDR_V6;
-			memcpy(a.bytes, &sin6.sin6_addr, 16);
-		} else
-			continue;
-		for (i = 0; i < nseen; i++)
-			if (addr_equal(&seen[i], &a))
-				break;
-		if (i < nseen)
-			continue;
-		if (nseen < sizeof(seen) / sizeof(seen[0]))
-			seen[nseen++] = a;
-		if (tspace_add(&p->space, tg, entry, &a, &why) == BLOCKLIST_ALL) {
+		if (why != NULL) {
 			if (blocked++ == 0) {
 				first_why = why;
-				first_blocked = a;
+				first_blocked = addrs[i];
 			}
+			continue;
 		}
+		if (tspace_holds(&p->space, &addrs[i], tg->port) ||
+		    !paths_seen_add(&p->seen, &addrs[i], tg->port))
+			continue;
+		paths_found_push(p, tg, &addrs[i]);
 	}
-	freeaddrinfo(res);
 	if (blocked == 1)
 		paths_blocked(p, tg, BLOCKLIST_ALL, first_why, &first_blocked);
 	else if (blocked > 1) {
@@ -102,6 +137,29 @@ paths_resolve(struct paths *p, const struct target *tg, size_t entry)
 		    tg->as_given, blocked, addr_format(&first_blocked, buf, sizeof(buf)),
 		    first_why->text);
 	}
+	if (p->ready != NULL)
+		p->ready(p->ready_arg);
+}
+
+int
+paths_resolve(struct paths *p, struct event_base *base, void (*ready)(void *arg),
+    void *arg)
+{
+	struct resolver_config rc;
+	char err[256];
+
+	if (p->nnames == 0)
+		return 0;
+	memset(&rc, 0, sizeof(rc));
+	if ((p->res = resolver_new(base, &rc, err, sizeof(err))) == NULL) {
+		log_warnx("%s", err);
+		return -1;
+	}
+	p->ready = ready;
+	p->ready_arg = arg;
+	for (size_t i = 0; i < p->nnames; i++)
+		resolver_query(p->res, p->names[i]->name, (void *)(uintptr_t)p->names[i],
+		    paths_resolved, p);
 	return 0;
 }
 
@@ -117,40 +175,59 @@ paths_iface(struct paths *p, const char *name)
 	return p->nifaces++;
 }
 
-/* The next address of the space that has a route, as a path. */
+/* The route of a path to a; 1 and *out, 0 when a has no route (told, for
+ * a prefix once: its record's count *unrouted), -1 to stop the run. */
+static int
+paths_route(struct paths *p, const char *target, const char *host, const struct addr *a,
+    uint16_t port, uint64_t *unrouted, struct path *out)
+{
+	const struct addr *forced = a->family == ADDR_V4 ? p->source4 : p->source6;
+	char ifname[ROUTE_IFNAMSIZ], err[256];
+
+	memset(out, 0, sizeof(*out));
+	if (route_lookup_on(p->rt, a, forced, &out->src, ifname, err, sizeof(err)) != 0) {
+		/* a prefix without a route would be a line per address: the
+		 * first is told, the rest counted */
+		if (unrouted == NULL || (*unrouted)++ == 0)
+			log_warnx("%s: %s", target, err);
+		p->unrouted++;
+		return 0;
+	}
+	out->iface = paths_iface(p, p->ifname != NULL ? p->ifname : ifname);
+	if (out->iface < 0) {
+		log_warnx("targets are reached through more than %d interfaces; "
+		    "use --interface any", PATHS_MAX_IFACES);
+		return -1;
+	}
+	out->target = target;
+	out->host = host;
+	out->dst = *a;
+	out->port = port;
+	return 1;
+}
+
+/* The next path: names' addresses first (they were waited for), then the
+ * walk of the space. */
 static int
 paths_walk(struct paths *p, struct path *out)
 {
 	struct tspace_rec *rec;
 	struct addr a;
+	int rc;
 
-	while (tspace_next(&p->space, &rec, &a) == 1) {
-		const struct addr *forced = a.family == ADDR_V4 ? p->source4 : p->source6;
-		char ifname[ROUTE_IFNAMSIZ], err[256];
-		size_t ri = (size_t)(rec - p->space.v);
+	while (p->found_n > 0) {
+		struct paths_found f = p->found[p->found_head];
 
-		memset(out, 0, sizeof(*out));
-		if (route_lookup_on(p->rt, &a, forced, &out->src, ifname, err,
-		    sizeof(err)) != 0) {
-			/* a prefix without a route would be a line per
-			 * address: the first is told, the rest counted */
-			if (p->unrouted_per[ri]++ == 0)
-				log_warnx("%s: %s", rec->target, err);
-			p->unrouted++;
-			continue;
-		}
-		out->iface = paths_iface(p, p->ifname != NULL ? p->ifname : ifname);
-		if (out->iface < 0) {
-			log_warnx("targets are reached through more than %d interfaces; "
-			    "use --interface any", PATHS_MAX_IFACES);
-			return -1;
-		}
-		out->target = rec->target;
-		out->host = rec->host;
-		out->dst = a;
-		out->port = rec->port;
-		return 1;
+		p->found_head = (p->found_head + 1) % p->found_cap;
+		p->found_n--;
+		if ((rc = paths_route(p, f.tg->as_given, f.tg->name, &f.a, f.tg->port, NULL,
+		    out)) != 0)
+			return rc;
 	}
+	while (tspace_next(&p->space, &rec, &a) == 1)
+		if ((rc = paths_route(p, rec->target, rec->host, &a, rec->port,
+		    &p->unrouted_per[rec - p->space.v], out)) != 0)
+			return rc;
 	return 0;
 }
 
@@ -161,6 +238,7 @@ paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o)
 	int rc;
 
 	memset(p, 0, sizeof(*p));
+	p->bl = o->bl;
 	p->source4 = o->source4;
 	p->source6 = o->source6;
 	p->ifname = o->ifname;
@@ -171,8 +249,10 @@ paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o)
 		enum blocklist_part part;
 
 		if (tg->kind == TARGET_NAME) {
-			if (paths_resolve(p, tg, i) != 0)
-				p->unresolved++;
+			/* resolved as the run goes (paths_resolve) */
+			p->names = xreallocarray(p->names, p->nnames + 1, sizeof(*p->names));
+			p->names[p->nnames++] = tg;
+			p->want_v4 = p->want_v6 = 1;
 			continue;
 		}
 		part = tspace_add(&p->space, tg, i, NULL, &why);
@@ -217,6 +297,8 @@ paths_next(struct paths *p, struct path *out)
 	}
 	if ((rc = paths_walk(p, out)) == 1)
 		p->n++;
+	else if (rc == 0 && p->res != NULL && resolver_pending(p->res) > 0)
+		rc = PATHS_LATER;
 	return rc;
 }
 
@@ -228,6 +310,10 @@ paths_free(struct paths *p)
 			log_warnx("%s: %llu more addresses without a route", p->space.v[i].target,
 			    (unsigned long long)(p->unrouted_per[i] - 1));
 	free(p->unrouted_per);
+	resolver_free(p->res);
+	free(p->names);
+	free(p->found);
+	free(p->seen.v);
 	route_close(p->rt);
 	tspace_free(&p->space);
 	memset(p, 0, sizeof(*p));

@@ -1,8 +1,9 @@
 /*
  * paths.h -- from targets as the user wrote them to the paths to probe,
  * one at a time as the engine has room for them: prefixes walked lazily
- * in a keyed pseudo-random order (tspace.h), names resolved (A and AAAA,
- * each address its own path), the special-purpose blocklist applied (one
+ * in a keyed pseudo-random order (tspace.h), names resolved while the
+ * run goes on (resolve.h: A and AAAA, each address its own path, handed
+ * out as they come), the special-purpose blocklist applied (one
  * stderr line per blocked target), duplicates skipped, and the source
  * address and interface of each path found from its route when it is
  * handed out.  Memory is per target, never per address: a /8 costs what
@@ -21,6 +22,24 @@
 #include "tspace.h"
 
 struct blocklist;
+struct event_base;
+struct resolver;
+
+/* A name's address waiting to be handed out. */
+struct paths_found {
+	const struct target *tg;
+	struct addr a;
+};
+
+/* The (address, port) pairs names gave so far: each is probed once. */
+struct paths_seen {
+	struct paths_seen_slot {
+		struct addr a;
+		uint16_t port;
+		bool used;
+	} *v;
+	size_t n, cap;			/* cap: a power of two, or 0 */
+};
 
 struct path {
 	const char *target;		/* as_given of its target */
@@ -52,6 +71,17 @@ struct paths {
 	struct path first;		/* found by paths_open, not yet handed out */
 	bool have_first;
 	uint64_t *unrouted_per;		/* per record of space */
+
+	/* names (paths_resolve) */
+	const struct target **names;
+	size_t nnames;
+	const struct blocklist *bl;
+	struct resolver *res;
+	struct paths_found *found;	/* ring of names' addresses */
+	size_t found_head, found_n, found_cap;
+	struct paths_seen seen;
+	void (*ready)(void *arg);	/* a name's addresses came */
+	void *ready_arg;
 };
 
 struct paths_opts {
@@ -62,16 +92,26 @@ struct paths_opts {
 						   a random one */
 };
 
-/* Prepares the walk and finds the first path (so that n == 0 says there
- * is nothing to probe).  Messages for blocked and unresolved targets go
- * to stderr, one line each.  Returns 0, or -1 on an error that stops the
- * run, with a message printed.  t and o->bl must outlive p. */
+/* Prepares the walk and finds its first path (n == 0 and nnames == 0 say
+ * there is nothing to probe).  Messages for blocked targets go to stderr,
+ * one line each.  Returns 0, or -1 on an error that stops the run, with a
+ * message printed.  t and o->bl must outlive p. */
 int paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o);
 
-/* The next path: 1 and *out, 0 when there are no more, -1 on an error
- * that stops the run (too many interfaces), with a message printed.  An
- * address without a route is skipped with a message (one per target,
- * the rest counted at paths_free). */
+/* Starts resolving the names of the targets in base's loop; ready(arg) is
+ * called whenever a name's answer came (paths_next may have more).
+ * Unresolved and blocked names get a stderr line each.  Returns 0, or -1
+ * with a message printed. */
+int paths_resolve(struct paths *p, struct event_base *base, void (*ready)(void *arg),
+    void *arg);
+
+/* The next path: 1 and *out; PATHS_LATER when none is there yet but a
+ * name is still being resolved (ready() tells when to ask again); 0 when
+ * there are no more; -1 on an error that stops the run (too many
+ * interfaces), with a message printed.  An address without a route is
+ * skipped with a message (one per target, the rest counted at
+ * paths_free). */
+#define PATHS_LATER 2
 int paths_next(struct paths *p, struct path *out);
 
 void paths_free(struct paths *p);

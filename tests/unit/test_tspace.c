@@ -141,6 +141,23 @@ test_overlap(void **state)
 	assert_int_equal(s.skipped_dup, 3);
 	for (size_t i = 0; i < s.n; i++)
 		assert_int_equal(s.v[i].check_dup, strcmp(s.v[i].target, "198.18.1.0/30") != 0);
+	/* what a name found later would hit */
+	{
+		struct addr a;
+
+		assert_int_equal(addr_parse("198.18.0.9", &a), 0);
+		assert_true(tspace_holds(&s, &a, 80));
+		assert_true(tspace_holds(&s, &a, 443));
+		assert_false(tspace_holds(&s, &a, 22));
+		assert_int_equal(addr_parse("198.18.1.3", &a), 0);
+		assert_true(tspace_holds(&s, &a, 80));
+		assert_int_equal(addr_parse("198.18.1.4", &a), 0);
+		assert_false(tspace_holds(&s, &a, 80));
+		assert_int_equal(addr_parse("fd00::3", &a), 0);
+		assert_true(tspace_holds(&s, &a, 80));
+		assert_int_equal(addr_parse("fd00::4", &a), 0);
+		assert_false(tspace_holds(&s, &a, 80));
+	}
 	tspace_free(&s);
 	targets_free(&t);
 }
