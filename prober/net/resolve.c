@@ -17,7 +17,9 @@
 #include "log.h"
 #include "resolve.h"
 
-#define RESOLVE_DEFAULT_PENDING 256
+#define RESOLVE_DEFAULT_PENDING 64	/* names: 128 queries (A, AAAA) in
+					   flight, what a resolver takes without
+					   dropping a burst */
 
 struct rquery {
 	struct resolver *r;
@@ -185,6 +187,10 @@ resolver_new(struct event_base *base, const struct resolver_config *c, char *err
 		/* evdns's own cap on queries in flight (64) would queue ours */
 		snprintf(n, sizeof(n), "%zu", r->max_pending * 2);
 		evdns_base_set_option(r->dns, "max-inflight:", n);
+		/* three timeouts declare a nameserver down and fail every
+		 * name queued after: among thousands of queries, a few lost
+		 * ones are no sign of a dead server */
+		evdns_base_set_option(r->dns, "max-timeouts:", "255");
 	}
 	if (c->nameserver == NULL)
 		flags |= DNS_OPTION_NAMESERVERS;
