@@ -245,6 +245,52 @@ test_allow_errors(void **state)
 	blocklist_free(bl);
 }
 
+/* How much of a prefix is blocked: all (inside an entry), some (an entry
+ * inside it, or an --allow inside a blocked one), none (apart, or under
+ * an --allow); the entry named is the most specific that holds it. */
+static void
+test_classify(void **state)
+{
+	static const struct {
+		const char *prefix;
+		enum blocklist_part part;
+		const char *named;	/* its prefix, NULL for none */
+	} cases[] = {
+		{ "10.1.0.0/16", BLOCKLIST_ALL, "10.0.0.0/8" },
+		{ "10.0.0.0/8", BLOCKLIST_ALL, "10.0.0.0/8" },
+		{ "192.0.0.9/32", BLOCKLIST_ALL, "192.0.0.9/32" },
+		{ "8.0.0.0/8", BLOCKLIST_NONE, NULL },
+		{ "8.8.8.8/32", BLOCKLIST_NONE, NULL },
+		{ "0.0.0.0/0", BLOCKLIST_SOME, "0.0.0.0/8" },
+		{ "192.0.0.0/23", BLOCKLIST_SOME, "192.0.0.0/24" },
+		{ "198.18.0.0/16", BLOCKLIST_SOME, "198.18.0.0/15" },	/* allow inside */
+		{ "198.18.7.0/24", BLOCKLIST_NONE, NULL },		/* allowed whole */
+		{ "fd00::/16", BLOCKLIST_ALL, "fc00::/7" },
+		{ "2001:4860::/32", BLOCKLIST_NONE, NULL },
+	};
+	struct blocklist *bl = blocklist_new();
+	const char *why;
+
+	(void)state;
+	assert_int_equal(blocklist_allow(bl, "198.18.7.0/24", &why), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct blocklist_entry *e;
+		struct addr net;
+		unsigned plen;
+
+		assert_int_equal(addr_parse_prefix(cases[i].prefix, &net, &plen, &why), 0);
+		if (blocklist_classify(bl, &net, plen, &e) != cases[i].part)
+			fail_msg("%s: expected part %d", cases[i].prefix, (int)cases[i].part);
+		if (cases[i].named == NULL)
+			assert_null(e);
+		else {
+			assert_non_null(e);
+			assert_string_equal(e->prefix, cases[i].named);
+		}
+	}
+	blocklist_free(bl);
+}
+
 int
 main(void)
 {
@@ -254,6 +300,7 @@ main(void)
 		cmocka_unit_test(test_allow_lab),
 		cmocka_unit_test(test_allow_partial),
 		cmocka_unit_test(test_allow_errors),
+		cmocka_unit_test(test_classify),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
