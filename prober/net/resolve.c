@@ -194,9 +194,10 @@ resolver_new(struct event_base *base, const struct resolver_config *c, char *err
 	}
 	if (c->nameserver == NULL)
 		flags |= DNS_OPTION_NAMESERVERS;
-	/* a missing resolv.conf is no error: the hosts file may do */
+	/* a missing resolv.conf (1) or one without a nameserver (6) is no
+	 * error: glibc asks 127.0.0.1 then, and so does evdns */
 	rc = evdns_base_resolv_conf_parse(r->dns, flags, conf);
-	if (rc != 0 && rc != 1 && c->nameserver == NULL) {
+	if (rc != 0 && rc != 1 && rc != 6 && c->nameserver == NULL) {
 		snprintf(err, errlen, "resolver: %s: cannot be parsed", conf);
 		goto fail;
 	}

@@ -90,3 +90,7 @@ test_store_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 # the settings table and scaleprobe.conf's parser, printer and opt-out lists
 UNIT_TESTS += test_conf
 test_conf_SRCS = config/conf_file.c
+# the resolver's queue (prober/net/resolve.c) on a hosts file of its own
+UNIT_TESTS += test_resolve
+test_resolve_SRCS = prober/net/resolve.c
+test_resolve_LIBS = $(shell pkg-config --libs libevent 2>/dev/null)
