@@ -42,6 +42,7 @@ struct run {
 	const struct probe_run_config *cfg;
 	struct event_base *base;
 	struct event *timer, *progress, *sigint, *sigterm, *sighup;
+	struct event *more;		/* paths_next paused: ask again */
 	struct guard *guard;
 	struct sender *sender;
 	struct capture *cap[PATHS_MAX_IFACES];
@@ -84,8 +85,12 @@ run_next_path(void *arg, struct engine_path *out)
 	if ((rc = paths_next(r->cfg->paths, &p)) == 1 && p.iface >= r->ncap &&
 	    run_captures(r) != 0)
 		rc = -1;
-	if (rc == PATHS_LATER)
+	if (rc == PATHS_LATER) {
+		/* a pause in a long skip: on at the loop's next turn */
+		if (r->cfg->paths->more_now)
+			event_active(r->more, EV_TIMEOUT, 0);
 		return ENGINE_PATH_LATER;
+	}
 	if (rc != 1) {
 		if (rc < 0) {
 			r->failed = true;
@@ -293,6 +298,16 @@ run_packet(void *arg, const uint8_t *pkt, size_t len, const struct timeval *ts)
 	}
 }
 
+static void run_names_ready(void *arg);
+
+static void
+run_more(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	run_names_ready(arg);
+}
+
 /* A name's addresses came: the engine may admit them now. */
 static void
 run_names_ready(void *arg)
@@ -489,6 +504,8 @@ run_close(struct run *r, struct probe_run_stats *stats)
 		guard_close(r->guard);
 	if (r->timer != NULL)
 		event_free(r->timer);
+	if (r->more != NULL)
+		event_free(r->more);
 	if (r->progress != NULL)
 		event_free(r->progress);
 	if (r->sigint != NULL)
@@ -520,7 +537,8 @@ probe_run(const struct probe_run_config *cfg, struct probe_run_stats *stats)
 	r.sigterm = evsignal_new(r.base, SIGTERM, run_signal, &r);
 	r.sighup = evsignal_new(r.base, SIGHUP, run_signal, &r);
 	r.timer = evtimer_new(r.base, run_tick, &r);
-	if (r.sigint == NULL || r.sigterm == NULL || r.sighup == NULL || r.timer == NULL ||
+	r.more = event_new(r.base, -1, 0, run_more, &r);
+	if (r.more == NULL || r.sigint == NULL || r.sigterm == NULL || r.sighup == NULL || r.timer == NULL ||
 	    evsignal_add(r.sigint, NULL) == -1 || evsignal_add(r.sigterm, NULL) == -1 ||
 	    evsignal_add(r.sighup, NULL) == -1 || signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
 		log_warnx("cannot set up the event loop");

@@ -253,20 +253,28 @@ tspace_find(struct tspace *s, uint64_t x)
 }
 
 int
-tspace_next(struct tspace *s, struct tspace_rec **rec, struct addr *a)
+tspace_next(struct tspace *s, struct tspace_rec **rec, struct addr *a, uint64_t *budget)
 {
 	while (s->frozen && s->next < s->total) {
-		uint64_t x = permute_at(&s->perm, s->next++);
-		struct tspace_rec *r = tspace_find(s, x);
+		uint64_t x;
+		struct tspace_rec *r;
 
+		if (budget != NULL && *budget == 0)
+			return TSPACE_LATER;
+		x = permute_at(&s->perm, s->next++);
+		r = tspace_find(s, x);
 		tspace_address(r, x - r->first, a);
 		if (r->check_block && blocklist_check(s->bl, a) != NULL) {
 			r->blocked++;
 			s->skipped_blocked++;
+			if (budget != NULL)
+				(*budget)--;
 			continue;
 		}
 		if (r->check_dup && tspace_is_dup(s, r, a)) {
 			s->skipped_dup++;
+			if (budget != NULL)
+				(*budget)--;
 			continue;
 		}
 		*rec = r;

@@ -76,8 +76,13 @@ enum blocklist_part tspace_add(struct tspace *s, const struct target *tg, size_t
 void tspace_freeze(struct tspace *s, const uint8_t key[SIPHASH_KEY_LEN]);
 
 /* The next address of the walk: 1 with *rec (its record) and *a, or 0
- * when every address has been handed out. */
-int tspace_next(struct tspace *s, struct tspace_rec **rec, struct addr *a);
+ * when every address has been handed out.  With *budget not NULL, each
+ * address skipped (blocked, or a duplicate) costs one; at 0 the walk
+ * stops with TSPACE_LATER, to be resumed by the next call (a /8 blocked
+ * but for a /24 must not hold an event loop for seconds). */
+#define TSPACE_LATER 2
+int tspace_next(struct tspace *s, struct tspace_rec **rec, struct addr *a,
+    uint64_t *budget);
 
 /* Whether a target of the space holds a on port (a name's address found
  * while the walk runs is probed there already). */

@@ -16,6 +16,10 @@
 #include "paths.h"
 #include "resolve.h"
 
+/* Addresses passed over (blocked, duplicates, no route) in one call of
+ * paths_next before it lets the event loop run: a few milliseconds. */
+#define PATHS_SKIP_MAX 4096
+
 /* One line per target that the blocklist refuses (all or part of). */
 static void
 paths_blocked(struct paths *p, const struct target *tg, enum blocklist_part part,
@@ -24,7 +28,10 @@ paths_blocked(struct paths *p, const struct target *tg, enum blocklist_part part
 	char buf[ADDR_STRLEN];
 
 	p->blocked_targets++;
-	if (part == BLOCKLIST_SOME)
+	if (part == BLOCKLIST_SOME && why->plen <= tg->plen)
+		log_warnx("%s: blocked but for what --allow lifts: it is in %s",
+		    tg->as_given, why->text);
+	else if (part == BLOCKLIST_SOME)
 		log_warnx("%s: blocked in part: the addresses in %s; --allow lifts it",
 		    tg->as_given, why->text);
 	else if (a == NULL && tg->kind == TARGET_PREFIX)
@@ -207,9 +214,10 @@ paths_route(struct paths *p, const char *target, const char *host, const struct 
 }
 
 /* The next path: names' addresses first (they were waited for), then the
- * walk of the space. */
+ * walk of the space.  With budget, at most that many addresses are passed
+ * over (blocked, duplicates, no route) before PATHS_LATER. */
 static int
-paths_walk(struct paths *p, struct path *out)
+paths_walk(struct paths *p, struct path *out, uint64_t *budget)
 {
 	struct tspace_rec *rec;
 	struct addr a;
@@ -224,11 +232,15 @@ paths_walk(struct paths *p, struct path *out)
 		    out)) != 0)
 			return rc;
 	}
-	while (tspace_next(&p->space, &rec, &a) == 1)
+	while ((rc = tspace_next(&p->space, &rec, &a, budget)) == 1) {
 		if ((rc = paths_route(p, rec->target, rec->host, &a, rec->port,
 		    &p->unrouted_per[rec - p->space.v], out)) != 0)
 			return rc;
-	return 0;
+		/* an address without a route costs as a skipped one */
+		if (budget != NULL && *budget > 0 && --*budget == 0)
+			return PATHS_LATER;
+	}
+	return rc == TSPACE_LATER ? PATHS_LATER : 0;
 }
 
 int
@@ -278,7 +290,9 @@ paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o)
 		log_warn("route: netlink");
 		return -1;
 	}
-	if ((rc = paths_walk(p, &p->first)) < 0)
+	/* no budget: before the loop starts, a long walk to the first path
+	 * holds nothing up (and ^C still ends it: no table yet) */
+	if ((rc = paths_walk(p, &p->first, NULL)) < 0)
 		return -1;
 	p->have_first = rc == 1;
 	p->n = p->have_first;
@@ -288,6 +302,7 @@ paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o)
 int
 paths_next(struct paths *p, struct path *out)
 {
+	uint64_t budget;
 	int rc;
 
 	if (p->have_first) {
@@ -295,8 +310,12 @@ paths_next(struct paths *p, struct path *out)
 		p->have_first = false;
 		return 1;
 	}
-	if ((rc = paths_walk(p, out)) == 1)
+	budget = PATHS_SKIP_MAX;
+	p->more_now = false;
+	if ((rc = paths_walk(p, out, &budget)) == 1)
 		p->n++;
+	else if (rc == PATHS_LATER)
+		p->more_now = true;
 	else if (rc == 0 && p->res != NULL && resolver_pending(p->res) > 0)
 		rc = PATHS_LATER;
 	return rc;

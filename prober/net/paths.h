@@ -82,6 +82,8 @@ struct paths {
 	struct paths_seen seen;
 	void (*ready)(void *arg);	/* a name's addresses came */
 	void *ready_arg;
+	bool more_now;			/* the last PATHS_LATER was a pause in a
+					   long skip: ask again at once */
 };
 
 struct paths_opts {
@@ -105,8 +107,10 @@ int paths_open(struct paths *p, const struct targets *t, const struct paths_opts
 int paths_resolve(struct paths *p, struct event_base *base, void (*ready)(void *arg),
     void *arg);
 
-/* The next path: 1 and *out; PATHS_LATER when none is there yet but a
- * name is still being resolved (ready() tells when to ask again); 0 when
+/* The next path: 1 and *out; PATHS_LATER when none is there yet: a name
+ * is still being resolved (ready() tells when to ask again), or, with
+ * more_now set, thousands of addresses were passed over (blocked, no
+ * route) and the caller lets its loop run before asking again; 0 when
  * there are no more; -1 on an error that stops the run (too many
  * interfaces), with a message printed.  An address without a route is
  * skipped with a message (one per target, the rest counted at

@@ -53,14 +53,14 @@ walk(struct targets *t, struct tspace *s, const struct blocklist *bl, const char
 	assert_int_equal(blocked, expect_blocked);
 	tspace_freeze(s, key);
 	w.n = 0;
-	while (tspace_next(s, &rec, &a) == 1) {
+	while (tspace_next(s, &rec, &a, NULL) == 1) {
 		assert_true(w.n < 70000);
 		w.a[w.n] = a;
 		w.target[w.n] = rec->target;
 		w.port[w.n] = rec->port;
 		w.n++;
 	}
-	assert_int_equal(tspace_next(s, &rec, &a), 0);
+	assert_int_equal(tspace_next(s, &rec, &a, NULL), 0);
 }
 
 static size_t
@@ -186,6 +186,46 @@ test_blocked(void **state)
 	assert_int_equal(s.skipped_blocked, 512);
 	tspace_free(&s);
 	targets_free(&t);
+
+	/* the same walk in slices of at most 2 skips: the same addresses */
+	{
+		struct tspace_rec *rec;
+		struct addr a;
+		size_t got = 0, later = 0;
+		int rc;
+
+		walk(&t, &s, bl, specs, 3, 1);
+		tspace_free(&s);
+		targets_free(&t);
+		targets_init(&t);
+		for (size_t i = 0; i < 3; i++)
+			assert_int_equal(targets_parse_spec(&t, specs[i], &large), 0);
+		tspace_init(&s, bl);
+		for (size_t i = 0; i < t.n; i++) {
+			const struct blocklist_entry *e;
+			(void)tspace_add(&s, &t.v[i], i, NULL, &e);
+		}
+		tspace_freeze(&s, key);
+		for (;;) {
+			uint64_t budget = 2;
+
+			rc = tspace_next(&s, &rec, &a, &budget);
+			if (rc == 0)
+				break;
+			if (rc == TSPACE_LATER) {
+				later++;
+				continue;
+			}
+			assert_true(addr_equal(&a, &w.a[got]));
+			got++;
+		}
+		assert_int_equal(got, 512);
+		/* runs of two blocked addresses or more paused the walk */
+		assert_true(later > 0);
+		assert_int_equal(s.skipped_blocked, 512);
+	}
+	tspace_free(&s);
+	targets_free(&t);
 	blocklist_free(bl);
 }
 
@@ -214,7 +254,7 @@ test_large_is_small(void **state)
 	assert_int_equal(s.n, 3);
 	assert_int_equal(s.total, (1u << 24) + 2);
 	for (int i = 0; i < 1000; i++) {
-		assert_int_equal(tspace_next(&s, &rec, &a), 1);
+		assert_int_equal(tspace_next(&s, &rec, &a, NULL), 1);
 		assert_int_equal(a.bytes[0], rec->host != NULL && a.family == ADDR_V6 ? 0xfd :
 		    198);
 	}
@@ -252,7 +292,7 @@ test_walk_8(void **state)
 		assert_int_equal(tspace_add(&s, &t.v[0], 0, NULL, &why), BLOCKLIST_NONE);
 	}
 	tspace_freeze(&s, key);
-	assert_int_equal(tspace_next(&s, &rec, &a), 1);
+	assert_int_equal(tspace_next(&s, &rec, &a, NULL), 1);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	do {
 		uint32_t k = (uint32_t)a.bytes[1] << 16 | (uint32_t)a.bytes[2] << 8 | a.bytes[3];
@@ -260,11 +300,11 @@ test_walk_8(void **state)
 		assert_int_equal(a.bytes[0], 10);
 		assert_int_equal(seen[k / 8] >> (k % 8) & 1, 0);
 		seen[k / 8] |= (uint8_t)(1u << (k % 8));
-	} while (++n < want && tspace_next(&s, &rec, &a) == 1);
+	} while (++n < want && tspace_next(&s, &rec, &a, NULL) == 1);
 	clock_gettime(CLOCK_MONOTONIC, &t2);
 	assert_int_equal(n, want);
 	if (want == 1ULL << 24)
-		assert_int_equal(tspace_next(&s, &rec, &a), 0);
+		assert_int_equal(tspace_next(&s, &rec, &a, NULL), 0);
 	getrusage(RUSAGE_SELF, &ru);
 	print_message("# /8 walked without sending: first address after %.3f ms, %llu "
 	    "addresses in %.2f s (%.0f ns each), peak RSS %.1f MiB (2 MiB of it this "
