@@ -153,6 +153,7 @@ paths_resolve(struct paths *p, struct event_base *base, void (*ready)(void *arg)
     void *arg)
 {
 	struct resolver_config rc;
+	struct permute order;
 	char err[256];
 
 	if (p->nnames == 0)
@@ -164,9 +165,15 @@ paths_resolve(struct paths *p, struct event_base *base, void (*ready)(void *arg)
 	}
 	p->ready = ready;
 	p->ready_arg = arg;
-	for (size_t i = 0; i < p->nnames; i++)
-		resolver_query(p->res, p->names[i]->name, (void *)(uintptr_t)p->names[i],
-		    paths_resolved, p);
+	/* asked, and so probed, in the run's keyed order too: a list of
+	 * names of one network must not reach it back to back */
+	if (permute_init(&order, p->nnames, p->key) != 0)
+		return -1;
+	for (size_t i = 0; i < p->nnames; i++) {
+		const struct target *tg = p->names[permute_at(&order, i)];
+
+		resolver_query(p->res, tg->name, (void *)(uintptr_t)tg, paths_resolved, p);
+	}
 	return 0;
 }
 
@@ -284,6 +291,7 @@ paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o)
 		return -1;
 	}
 	tspace_freeze(&p->space, key);
+	memcpy(p->key, key, sizeof(p->key));
 	p->total = p->space.total;
 	p->unrouted_per = xcalloc(p->space.n ? p->space.n : 1, sizeof(*p->unrouted_per));
 	if ((p->rt = route_open()) == NULL) {

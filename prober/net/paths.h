@@ -72,6 +72,8 @@ struct paths {
 	bool have_first;
 	uint64_t *unrouted_per;		/* per record of space */
 
+	uint8_t key[SIPHASH_KEY_LEN];	/* the order's */
+
 	/* names (paths_resolve) */
 	const struct target **names;
 	size_t nnames;
