@@ -414,7 +414,7 @@ cmd_probe(int argc, char **argv)
 		goto done;
 	}
 	/* names are resolved during the run: only they may still give one */
-	if (paths.n == 0 && paths.nnames == 0) {
+	if (paths.n == 0 && paths.nnames == 0 && !paths.more_now) {
 		log_warnx("nothing to probe");
 		paths_free(&paths);
 		status = EXIT_USAGE;

@@ -19,6 +19,9 @@
 /* Addresses passed over (blocked, duplicates, no route) in one call of
  * paths_next before it lets the event loop run: a few milliseconds. */
 #define PATHS_SKIP_MAX 4096
+/* ... and in paths_open, looking for the first path: about a second of
+ * route lookups. */
+#define PATHS_OPEN_SKIP_MAX 65536
 
 /* One line per target that the blocklist refuses (all or part of). */
 static void
@@ -254,6 +257,7 @@ int
 paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o)
 {
 	uint8_t key[SIPHASH_KEY_LEN];
+	uint64_t budget;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -298,11 +302,15 @@ paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o)
 		log_warn("route: netlink");
 		return -1;
 	}
-	/* no budget: before the loop starts, a long walk to the first path
-	 * holds nothing up (and ^C still ends it: no table yet) */
-	if ((rc = paths_walk(p, &p->first, NULL)) < 0)
+	/* a first path, so that a list with nothing to probe is told before
+	 * any table exists; but a prefix without a route (or blocked but for
+	 * a little) is not walked whole here, in silence: the run goes on
+	 * with it */
+	budget = PATHS_OPEN_SKIP_MAX;
+	if ((rc = paths_walk(p, &p->first, &budget)) < 0)
 		return -1;
 	p->have_first = rc == 1;
+	p->more_now = rc == PATHS_LATER;
 	p->n = p->have_first;
 	return 0;
 }

@@ -96,8 +96,9 @@ struct paths_opts {
 						   a random one */
 };
 
-/* Prepares the walk and finds its first path (n == 0 and nnames == 0 say
- * there is nothing to probe).  Messages for blocked targets go to stderr,
+/* Prepares the walk and looks for its first path (n == 0, nnames == 0 and
+ * !more_now say there is nothing to probe; with more_now, the walk passed
+ * over many addresses without finding one yet and goes on in the run).  Messages for blocked targets go to stderr,
  * one line each.  Returns 0, or -1 on an error that stops the run, with a
  * message printed.  t and o->bl must outlive p. */
 int paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o);
