@@ -289,6 +289,28 @@ test_classify(void **state)
 		}
 	}
 	blocklist_free(bl);
+
+	/* an opt-out is never lifted: all of what it holds, part of what
+	 * holds it, even under an --allow */
+	bl = blocklist_new();
+	assert_int_equal(blocklist_allow(bl, "198.18.0.0/15", &why), 0);
+	{
+		const struct blocklist_entry *e;
+		struct addr net;
+		unsigned plen;
+
+		assert_int_equal(addr_parse_prefix("198.18.5.0/24", &net, &plen, &why), 0);
+		blocklist_block(bl, &net, plen, "198.18.5.0/24", "opt-out");
+		assert_int_equal(addr_parse_prefix("198.18.5.0/25", &net, &plen, &why), 0);
+		assert_int_equal(blocklist_classify(bl, &net, plen, &e), BLOCKLIST_ALL);
+		assert_string_equal(e->name, "opt-out");
+		assert_int_equal(addr_parse_prefix("198.18.0.0/16", &net, &plen, &why), 0);
+		assert_int_equal(blocklist_classify(bl, &net, plen, &e), BLOCKLIST_SOME);
+		assert_string_equal(e->name, "opt-out");
+		assert_int_equal(addr_parse_prefix("198.19.0.0/16", &net, &plen, &why), 0);
+		assert_int_equal(blocklist_classify(bl, &net, plen, &e), BLOCKLIST_NONE);
+	}
+	blocklist_free(bl);
 }
 
 int
