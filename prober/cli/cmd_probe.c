@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +33,9 @@ struct probe_out {
 	size_t problems, unmeasured, clean;
 	struct store *st;		/* --db: what is printed is stored */
 	int64_t run_id;
+	bool flush_each;		/* stdout is read as it comes (a pipe, a
+					   terminal): each result flushed */
+	bool stdout_failed;		/* told once */
 };
 
 static void
@@ -213,8 +217,9 @@ probe_result(void *arg, struct path_result *res)
 		fputc('\n', stdout);
 	} else
 		output_text(stdout, res);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	if ((out->flush_each && fflush(stdout) != 0) || ferror(stdout)) {
 		log_warn("standard output");
+		out->stdout_failed = true;
 		return -1;
 	}
 	if (out->st != NULL && store_add(out->st, out->run_id, res) != 0) {
@@ -364,6 +369,7 @@ cmd_probe(int argc, char **argv)
 	struct blocklist *bl = NULL;
 	struct probe_payload *payloads = NULL;
 	struct probe_out out;
+	struct stat sb;
 	struct paths paths;
 	struct paths_opts po;
 	struct probe_run_config rc;
@@ -424,6 +430,9 @@ cmd_probe(int argc, char **argv)
 	memset(&out, 0, sizeof(out));
 	out.c = &c;
 	out.vantage = vantage;
+	/* a file is read when the run is over: stdio's buffer spares a
+	 * write per result; anything else may be read live */
+	out.flush_each = fstat(STDOUT_FILENO, &sb) != 0 || !S_ISREG(sb.st_mode);
 	if (db && probe_store_open(&c, vantage, &out) != 0) {
 		paths_free(&paths);
 		status = EXIT_USAGE;
@@ -462,6 +471,11 @@ cmd_probe(int argc, char **argv)
 		status = EXIT_UNMEASURED;
 	else
 		status = EXIT_CLEAN;
+	if (!out.stdout_failed && (fflush(stdout) != 0 || ferror(stdout))) {
+		log_warn("standard output");
+		status = EXIT_USAGE;
+	} else if (out.stdout_failed)
+		status = EXIT_USAGE;
 	if (out.st != NULL && probe_store_close(&out) != 0)
 		status = EXIT_USAGE;
 	if (log_getverbose() > 0)

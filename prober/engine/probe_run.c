@@ -50,6 +50,8 @@ struct run {
 	struct engine *engine;
 	char filter[256];		/* the captures' BPF filter */
 	bool run_now;			/* the timer is set to fire at once */
+	bool drops_fresh;		/* drops read in this run of the engine */
+	uint64_t drops;			/* capture drops, as last read */
 	bool interrupted;
 	bool failed;			/* on_result could not hand a result on */
 	int send_errno;			/* the last send error logged */
@@ -194,6 +196,7 @@ run_drain(void *arg)
 
 	for (int i = 0; i < r->ncap; i++)
 		capture_drain(r->cap[i]);
+	r->drops_fresh = false;	/* silence is judged next: read them anew */
 }
 
 static uint64_t
@@ -202,11 +205,18 @@ run_capture_drops(void *arg)
 	struct run *r = arg;
 	uint64_t drops = 0;
 
+	/* asked as every path starts and ends: read once per run of the
+	 * engine and after each drain, not once per path (a system call
+	 * per capture each time) */
+	if (r->drops_fresh)
+		return r->drops;
 	for (int i = 0; i < r->ncap; i++) {
 		struct capture_stats st;
 		if (capture_stats(r->cap[i], &st) == 0)
 			drops += st.dropped + st.ifdropped;
 	}
+	r->drops = drops;
+	r->drops_fresh = true;
 	return drops;
 }
 
@@ -270,6 +280,7 @@ run_tick(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	r->drops_fresh = false;
 	next = engine_run(r->engine, now);
 
 	/* input read during the run (the drain before a deadline) may have

@@ -6,7 +6,9 @@
  * addresses, ports, ISN, TSval, TTL / hop limit and flow label, adjusts the
  * IPv4 and TCP checksums incrementally (RFC 1624, wire_csum), and queues the
  * packet for one sendmmsg() per batch on a raw socket of its family.
- * Other segments (RST, ACK, data) are built by hand on the slow path.
+ * Other segments (RST, ACK, data) are built by hand; those that fit a slot
+ * (RSTs and ACKs: one per SYN-ACK at full speed) join the same queue, in
+ * order behind the SYNs; longer ones go out alone after a flush.
  */
 #define _GNU_SOURCE		/* sendmmsg, struct mmsghdr */
 
@@ -65,6 +67,7 @@ struct send_queue {
 	int			 fd;		/* -1: family not opened */
 	int			 n;		/* queued */
 	uint8_t			*pkts;		/* batch slots of SEND_SLOT bytes */
+	uint8_t			*is_seg;	/* per slot: a segment, not a SYN */
 	struct mmsghdr		*msgs;
 	struct iovec		*iov;
 	struct sockaddr_storage	*to;
@@ -217,10 +220,12 @@ send_queue_init(struct send_queue *q, int batch)
 	int i;
 
 	q->pkts = calloc((size_t)batch, SEND_SLOT);
+	q->is_seg = calloc((size_t)batch, 1);
 	q->msgs = calloc((size_t)batch, sizeof(*q->msgs));
 	q->iov = calloc((size_t)batch, sizeof(*q->iov));
 	q->to = calloc((size_t)batch, sizeof(*q->to));
-	if (q->pkts == NULL || q->msgs == NULL || q->iov == NULL || q->to == NULL)
+	if (q->pkts == NULL || q->is_seg == NULL || q->msgs == NULL || q->iov == NULL ||
+	    q->to == NULL)
 		return -1;
 	for (i = 0; i < batch; i++) {
 		q->iov[i].iov_base = q->pkts + (size_t)i * SEND_SLOT;
@@ -237,6 +242,7 @@ send_queue_free(struct send_queue *q)
 	if (q->fd != -1)
 		close(q->fd);
 	free(q->pkts);
+	free(q->is_seg);
 	free(q->msgs);
 	free(q->iov);
 	free(q->to);
@@ -408,12 +414,14 @@ sender_render_syn(const struct sender *s, const struct send_syn *syn,
 static int
 send_queue_flush(struct sender *s, struct send_queue *q, int *lasterr)
 {
-	int off = 0, sent = 0, r;
+	int off = 0, sent = 0, segs = 0, r;
 
 	*lasterr = 0;
 	while (off < q->n) {
 		r = sendmmsg(q->fd, q->msgs + off, (unsigned)(q->n - off), 0);
 		if (r > 0) {
+			for (int i = off; i < off + r; i++)
+				segs += q->is_seg[i];
 			off += r;
 			sent += r;
 			s->st.batches++;
@@ -427,7 +435,8 @@ send_queue_flush(struct sender *s, struct send_queue *q, int *lasterr)
 		}
 	}
 	q->n = 0;
-	s->st.syns += (uint64_t)sent;
+	s->st.syns += (uint64_t)(sent - segs);
+	s->st.segments += (uint64_t)segs;
 	return sent;
 }
 
@@ -453,6 +462,7 @@ sender_syn(struct sender *s, const struct send_syn *syn)
 		return -1;
 	}
 	q->iov[q->n].iov_len = len;
+	q->is_seg[q->n] = 0;
 	q->msgs[q->n].msg_hdr.msg_namelen = send_sockaddr(syn->dst, &q->to[q->n]);
 	if (++q->n < s->cfg.batch)
 		return 0;
@@ -511,8 +521,9 @@ sender_segment(struct sender *s, const struct send_segment *seg)
 {
 	uint8_t buf[SEND_SEGMENT_MAX], *tcp;
 	struct sockaddr_storage ss;
+	struct send_queue *q;
 	size_t iplen, tcplen, hlen;
-	int fd;
+	int fd, e;
 
 	if (seg->src == NULL || seg->dst == NULL ||
 	    seg->src->family != seg->dst->family ||
@@ -523,7 +534,8 @@ sender_segment(struct sender *s, const struct send_segment *seg)
 		errno = EINVAL;
 		return -1;
 	}
-	fd = seg->src->family == ADDR_V4 ? s->q4.fd : s->q6.fd;
+	q = seg->src->family == ADDR_V4 ? &s->q4 : &s->q6;
+	fd = q->fd;
 	if (fd == -1) {
 		errno = EAFNOSUPPORT;
 		return -1;
@@ -534,9 +546,6 @@ sender_segment(struct sender *s, const struct send_segment *seg)
 		errno = EMSGSIZE;
 		return -1;
 	}
-	/* what was queued leaves first: a RST must not overtake its SYN */
-	(void)sender_flush(s);
-
 	tcplen = hlen + seg->payload_len;
 	send_put_ip(buf, seg, tcplen);
 	tcp = buf + iplen;
@@ -556,6 +565,24 @@ sender_segment(struct sender *s, const struct send_segment *seg)
 	    wire_tcp_csum4(seg->src->bytes, seg->dst->bytes, tcp, tcplen) :
 	    wire_tcp_csum6(seg->src->bytes, seg->dst->bytes, tcp, tcplen));
 
+	/* small enough for a slot: queued behind what is there, so it
+	 * neither overtakes its SYN nor costs a system call of its own */
+	if (iplen + tcplen <= SEND_SLOT) {
+		memcpy(q->pkts + (size_t)q->n * SEND_SLOT, buf, iplen + tcplen);
+		q->iov[q->n].iov_len = iplen + tcplen;
+		q->is_seg[q->n] = 1;
+		q->msgs[q->n].msg_hdr.msg_namelen = send_sockaddr(seg->dst, &q->to[q->n]);
+		if (++q->n >= s->cfg.batch) {
+			send_queue_flush(s, q, &e);
+			if (e != 0) {
+				errno = e;
+				return -1;
+			}
+		}
+		return 0;
+	}
+	/* what was queued leaves first: a segment must not overtake its SYN */
+	(void)sender_flush(s);
 	socklen_t sl = send_sockaddr(seg->dst, &ss);
 	for (;;) {
 		if (sendto(fd, buf, iplen + tcplen, 0, (struct sockaddr *)&ss, sl) != -1)

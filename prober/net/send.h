@@ -73,7 +73,9 @@ struct sender *sender_open(const struct send_config *cfg, int want_v4, int want_
  * packet counts in send_stats.errors). */
 int sender_syn(struct sender *s, const struct send_syn *syn);
 
-/* Sends one segment now (flushing queued SYNs first). */
+/* Sends one segment: one that fits a SYN's slot (a RST, an ACK) is queued
+ * behind the SYNs and leaves with the next flush; a longer one leaves now,
+ * after what is queued. */
 int sender_segment(struct sender *s, const struct send_segment *seg);
 
 /* Sends what is queued.  Returns packets sent; -1 and errno when packets

@@ -375,6 +375,9 @@ send_rsts(struct smoke *sm, struct sender *snd, const struct opts *o)
 		else
 			rst_fail++;
 	}
+	/* RSTs fit a slot: queued like SYNs until the flush */
+	if (sender_flush(snd) < 0)
+		rst_fail++;
 	sender_stats(snd, &st);
 	printf("rsts_sent=%d\n", rsts);
 	claim(sm, rst_fail == 0 && st.segments == (uint64_t)rsts && rsts > 0,
