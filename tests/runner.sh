@@ -40,8 +40,12 @@ for spec in "$@"; do
 	why=""
 
 	printf '=== %s\n' "$name"
+	t0=$(date +%s%N)
 	CMOCKA_MESSAGE_OUTPUT=TAP timeout --kill-after=10 "$limit" sh -c "$cmd" >"$log" 2>&1
 	rc=$?
+	# how long each suite takes: make check has a budget (10 minutes)
+	secs=$(( ($(date +%s%N) - t0) / 100000000 ))
+	secs="$((secs / 10)).$((secs % 10)) s"
 	case "$kind" in
 	tap)
 		p=$(grep -c '^ok ' "$log")
@@ -99,12 +103,13 @@ for spec in "$@"; do
 		printf -- '--- %s: SKIPPED (%s)\n' "$name" "$(grep -m 1 '^SKIP' "$log")"
 		total_skip=$((total_skip + 1))
 	else
-		printf -- '--- %s: %s passed, %s failed (exit %s)\n' "$name" "$p" "$f" "$rc"
+		printf -- '--- %s: %s passed, %s failed (exit %s, %s)\n' "$name" "$p" "$f" "$rc" "$secs"
 	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 done
 
+printf 'runner: %d suites in %d s\n' "$#" "$SECONDS"
 [ -z "$failed_suites" ] || printf 'failing suites:%s\n' "$failed_suites"
 if [ "$total_skip" -gt 0 ]; then
 	printf '%d passed, %d failed, %d skipped\n' "$total_pass" "$total_fail" "$total_skip"
