@@ -192,7 +192,6 @@ probe_result(void *arg, struct path_result *res)
 	struct probe_out *out = arg;
 	bool problem = false, unmeasured = false;
 
-	infer_path(res);
 	for (int i = 0; i < res->nscales; i++) {
 		if (infer_is_problem(res->verdicts[i].verdict))
 			problem = true;

@@ -193,6 +193,12 @@ engine_counters(const struct engine *e, struct engine_counters *out)
 	*out = e->n;
 }
 
+bool
+engine_has_path(const struct engine *e, const struct addr *dst, uint16_t port)
+{
+	return engine_path_find(e, dst, port) != NULL;
+}
+
 void
 engine_paths_ready(struct engine *e)
 {
@@ -319,6 +325,7 @@ path_finish(struct engine *e, struct slot *s)
 
 	memset(r, 0, sizeof(*r));
 	r->target = s->path.target;
+	r->tag = s->path.tag;
 	r->dst = s->path.dst;
 	r->src = s->path.src;
 	r->port = s->path.port;

@@ -91,6 +91,7 @@ struct engine_path {
 	const char *host;		/* the name the target gave, or NULL */
 	int capture;			/* index of the capture its replies come
 					   through (ops->capture_failure) */
+	const void *tag;		/* the caller's, handed back in the result */
 };
 
 struct engine_ops {
@@ -161,6 +162,9 @@ bool engine_wants_run(const struct engine *e);
 void engine_paths_ready(struct engine *e);
 
 bool engine_finished(const struct engine *e);
+/* Whether (dst, port) is in flight: a path handed out for it now would be
+ * skipped as a duplicate, without a result. */
+bool engine_has_path(const struct engine *e, const struct addr *dst, uint16_t port);
 size_t engine_inflight(const struct engine *e);
 void engine_counters(const struct engine *e, struct engine_counters *out);
 

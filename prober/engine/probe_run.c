@@ -1,8 +1,10 @@
 /*
- * probe_run.c -- the event loop of one run: a timer drives the engine, each
- * interface's capture feeds it, SIGINT/SIGTERM end it cleanly (so the
- * guard's nftables table is always removed).  Privileged resources (the
- * guard's table, raw sockets, captures) are opened before the loop starts.
+ * probe_run.c -- the runner on the caller's event loop: a timer drives the
+ * engine, each interface's capture feeds it, batches of paths are walked
+ * in the order given; and probe_run(), the CLI's one batch on a loop of
+ * its own where SIGINT/SIGTERM end it cleanly (so the guard's nftables
+ * table is always removed).  The guard's table and the raw sockets are
+ * opened with the runner, captures as interfaces appear.
  */
 #include <sys/random.h>
 
@@ -10,12 +12,14 @@
 #include <event2/event.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "capture.h"
 #include "guard.h"
+#include "infer.h"
 #include "log.h"
 #include "probe_run.h"
 #include "request.h"
@@ -38,22 +42,38 @@
 #define PROBE_CAPTURE_BUFFER	(4 * 1024 * 1024)	/* the ring is resident
 					   memory: ~14,000 frames of 256 bytes */
 
-struct run {
-	const struct probe_run_config *cfg;
+/* A batch: one paths walk and the paths of it still in flight. */
+struct batch {
+	struct paths *p;
+	void *tag;
+	size_t inflight;
+	bool walked;			/* paths_next said 0 (or failed) */
+	bool error;			/* ... failed: the run cannot go on */
+	struct batch *next;
+};
+
+struct runner {
+	const struct runner_config *cfg;
 	struct event_base *base;
-	struct event *timer, *progress, *sigint, *sigterm, *sighup;
+	struct event *timer;
 	struct event *more;		/* paths_next paused: ask again */
+	struct event *ended;		/* batches to tell done */
 	struct guard *guard;
 	struct sender *sender;
 	struct capture *cap[PATHS_MAX_IFACES];
+	char ifnames[PATHS_MAX_IFACES][ROUTE_IFNAMSIZ];
 	int ncap;
 	struct engine *engine;
+	struct batch *head, **tail;
+	size_t nbatches;
 	char filter[256];		/* the captures' BPF filter */
 	bool run_now;			/* the timer is set to fire at once */
 	bool drops_fresh;		/* drops read in this run of the engine */
 	uint64_t drops;			/* capture drops, as last read */
-	bool interrupted;
 	bool failed;			/* on_result could not hand a result on */
+	bool finishing, idle_told;
+	bool batch_error;		/* a walk failed (too many interfaces) */
+	uint64_t duplicates;
 	int send_errno;			/* the last send error logged */
 	bool cap_told[PATHS_MAX_IFACES];	/* its failure was logged */
 	char cap_why[PATHS_MAX_IFACES][160];	/* "ifname: why" */
@@ -70,51 +90,109 @@ now_ns(void)
 
 /* --- engine callbacks ---------------------------------------------------- */
 
-static int run_captures(struct run *r);
+static void run_packet(void *arg, const uint8_t *pkt, size_t len, const struct timeval *ts);
 
-/* The next path of the walk; a path through an interface not seen
- * before gets its capture first (paths are found lazily, so interfaces
- * are too).  An error ends the run. */
+/* The capture of interface name, opened the first time a path goes
+ * through it (paths are found lazily, so interfaces are too): its index,
+ * or -1 after logging why. */
+static int
+run_capture_of(struct runner *r, const char *name)
+{
+	struct capture_config cc;
+	char err[512];
+	int i;
+
+	for (i = 0; i < r->ncap; i++)
+		if (strcmp(r->ifnames[i], name) == 0)
+			return i;
+	if (r->ncap == PATHS_MAX_IFACES) {
+		log_warnx("%s: more than %d interfaces", name, PATHS_MAX_IFACES);
+		return -1;
+	}
+	snprintf(r->ifnames[i], sizeof(r->ifnames[i]), "%s", name);
+	memset(&cc, 0, sizeof(cc));
+	cc.ifname = r->ifnames[i];
+	cc.filter = r->filter;
+	cc.snaplen = PROBE_SNAPLEN;
+	cc.buffer_bytes = PROBE_CAPTURE_BUFFER;
+	r->cap[i] = capture_open(r->base, &cc, run_packet, r, err, sizeof(err));
+	if (r->cap[i] == NULL) {
+		log_warnx("%s", err);
+		return -1;
+	}
+	return r->ncap++;
+}
+
+static void
+run_batch_walked(struct runner *r, struct batch *b)
+{
+	b->walked = true;
+	if (b->inflight == 0)
+		event_active(r->ended, EV_TIMEOUT, 0);
+}
+
+/* The next path: from the first batch that has one ready; LATER while a
+ * batch waits for names (or for more batches: the daemon's runner never
+ * runs dry until runner_finish). */
 static int
 run_next_path(void *arg, struct engine_path *out)
 {
-	struct run *r = arg;
-	struct path p;
-	int rc;
+	struct runner *r = arg;
+	bool later = false;
 
 	if (r->failed)
 		return 0;
-	if ((rc = paths_next(r->cfg->paths, &p)) == 1 && p.iface >= r->ncap &&
-	    run_captures(r) != 0)
-		rc = -1;
-	if (rc == PATHS_LATER) {
-		/* a pause in a long skip: on at the loop's next turn */
-		if (r->cfg->paths->more_now)
-			event_active(r->more, EV_TIMEOUT, 0);
-		return ENGINE_PATH_LATER;
-	}
-	if (rc != 1) {
-		if (rc < 0) {
-			r->failed = true;
-			event_base_loopexit(r->base, NULL);
+	for (struct batch *b = r->head; b != NULL; b = b->next) {
+		struct path p;
+		int rc, cap;
+
+		while (!b->walked) {
+			rc = paths_next(b->p, &p);
+			if (rc == PATHS_LATER) {
+				/* a pause in a long skip: on at the loop's next turn */
+				if (b->p->more_now)
+					event_active(r->more, EV_TIMEOUT, 0);
+				later = true;
+				break;
+			}
+			if (rc != 1) {
+				if (rc < 0)
+					b->error = r->batch_error = true;
+				run_batch_walked(r, b);
+				break;
+			}
+			if ((cap = run_capture_of(r, b->p->ifnames[p.iface])) < 0) {
+				b->error = r->batch_error = true;
+				run_batch_walked(r, b);
+				break;
+			}
+			if (engine_has_path(r->engine, &p.dst, p.port)) {
+				/* another batch probes it now: that result serves */
+				r->duplicates++;
+				continue;
+			}
+			memset(out, 0, sizeof(*out));
+			out->target = p.target;
+			out->dst = p.dst;
+			out->src = p.src;
+			out->port = p.port;
+			out->host = p.host;
+			out->capture = cap;
+			out->tag = b;
+			clock_gettime(CLOCK_REALTIME, &out->wall);
+			b->inflight++;
+			return 1;
 		}
-		return 0;
 	}
-	memset(out, 0, sizeof(*out));
-	out->target = p.target;
-	out->dst = p.dst;
-	out->src = p.src;
-	out->port = p.port;
-	out->host = p.host;
-	out->capture = p.iface;
-	clock_gettime(CLOCK_REALTIME, &out->wall);
-	return 1;
+	if (later || !r->finishing)
+		return ENGINE_PATH_LATER;
+	return 0;
 }
 
 static int
 run_send_syn(void *arg, const struct send_syn *syn)
 {
-	struct run *r = arg;
+	struct runner *r = arg;
 
 	return sender_syn(r->sender, syn);
 }
@@ -122,7 +200,7 @@ run_send_syn(void *arg, const struct send_syn *syn)
 static int
 run_send_segment(void *arg, const struct send_segment *seg)
 {
-	struct run *r = arg;
+	struct runner *r = arg;
 
 	return sender_segment(r->sender, seg);
 }
@@ -133,7 +211,7 @@ run_send_segment(void *arg, const struct send_segment *seg)
 static size_t
 run_request(void *arg, const struct engine_path *p, uint8_t *buf, size_t cap)
 {
-	struct run *r = arg;
+	struct runner *r = arg;
 	char lit[ADDR_STRLEN];
 	const char *host = p->host != NULL ? p->host :
 	    addr_format(&p->dst, lit, sizeof(lit));
@@ -160,7 +238,7 @@ run_request(void *arg, const struct engine_path *p, uint8_t *buf, size_t cap)
 static size_t
 run_render_syn(void *arg, const struct send_syn *syn, uint8_t *buf, size_t cap)
 {
-	struct run *r = arg;
+	struct runner *r = arg;
 
 	return sender_render_syn(r->sender, syn, buf, cap);
 }
@@ -171,7 +249,7 @@ run_render_syn(void *arg, const struct send_syn *syn, uint8_t *buf, size_t cap)
 static void
 run_flush(void *arg)
 {
-	struct run *r = arg;
+	struct runner *r = arg;
 
 	if (sender_flush(r->sender) < 0 && errno != r->send_errno) {
 		r->send_errno = errno;
@@ -182,7 +260,7 @@ run_flush(void *arg)
 static uint64_t
 run_send_failures(void *arg)
 {
-	struct run *r = arg;
+	struct runner *r = arg;
 	struct send_stats st;
 
 	sender_stats(r->sender, &st);
@@ -192,7 +270,7 @@ run_send_failures(void *arg)
 static void
 run_drain(void *arg)
 {
-	struct run *r = arg;
+	struct runner *r = arg;
 
 	for (int i = 0; i < r->ncap; i++)
 		capture_drain(r->cap[i]);
@@ -202,7 +280,7 @@ run_drain(void *arg)
 static uint64_t
 run_capture_drops(void *arg)
 {
-	struct run *r = arg;
+	struct runner *r = arg;
 	uint64_t drops = 0;
 
 	/* asked as every path starts and ends: read once per run of the
@@ -225,46 +303,55 @@ run_capture_drops(void *arg)
 static const char *
 run_capture_failure(void *arg, int i)
 {
-	struct run *r = arg;
+	struct runner *r = arg;
 	const char *why;
 
 	if (i < 0 || i >= r->ncap || (why = capture_error(r->cap[i])) == NULL)
 		return NULL;
 	if (!r->cap_told[i]) {
+		char name[ROUTE_IFNAMSIZ];
+
+		memcpy(name, r->ifnames[i], sizeof(name));
 		r->cap_told[i] = true;
-		snprintf(r->cap_why[i], sizeof(r->cap_why[i]), "%s: %s",
-		    r->cfg->paths->ifnames[i], why);
+		snprintf(r->cap_why[i], sizeof(r->cap_why[i]), "%s: %s", name, why);
 		log_warnx("capture on %s; the paths through it end inconclusive",
 		    r->cap_why[i]);
 	}
 	return r->cap_why[i];
 }
 
+/* A path's end: judged here, so that every caller stores and prints the
+ * same verdicts. */
 static void
 run_done(void *arg, struct path_result *res)
 {
-	struct run *r = arg;
+	struct runner *r = arg;
+	struct batch *b = (struct batch *)(uintptr_t)res->tag;
 
-	if (r->failed)
-		return;
-	if (r->cfg->on_result(r->cfg->arg, res) != 0) {
+	infer_path(res);
+	if (!r->failed && r->cfg->on_result(r->cfg->arg, b->tag, res) != 0) {
 		r->failed = true;
-		event_base_loopexit(r->base, NULL);
+		event_active(r->ended, EV_TIMEOUT, 0);
 	}
+	if (--b->inflight == 0 && b->walked)
+		event_active(r->ended, EV_TIMEOUT, 0);
 }
 
 /* --- events -------------------------------------------------------------- */
 
 static void
-run_schedule(struct run *r, uint64_t now, uint64_t next)
+run_schedule(struct runner *r, uint64_t now, uint64_t next)
 {
 	struct timeval tv;
 	uint64_t wait;
 
 	if (engine_finished(r->engine)) {
-		event_base_loopexit(r->base, NULL);
+		event_active(r->ended, EV_TIMEOUT, 0);
 		return;
 	}
+	/* idle (nothing in flight, waiting for batches): no timer at all */
+	if (next == ENGINE_NEVER)
+		return;
 	wait = next > now ? next - now : 0;
 	tv.tv_sec = (time_t)(wait / ENGINE_NS_PER_SEC);
 	tv.tv_usec = (suseconds_t)((wait % ENGINE_NS_PER_SEC) / 1000);
@@ -274,7 +361,7 @@ run_schedule(struct run *r, uint64_t now, uint64_t next)
 static void
 run_tick(evutil_socket_t fd, short what, void *arg)
 {
-	struct run *r = arg;
+	struct runner *r = arg;
 	uint64_t now = now_ns();
 	uint64_t next;
 
@@ -295,21 +382,40 @@ run_tick(evutil_socket_t fd, short what, void *arg)
 }
 
 static void
+run_kick(struct runner *r)
+{
+	if (!r->run_now) {
+		r->run_now = true;
+		evtimer_del(r->timer);
+		run_schedule(r, 0, 0);
+	}
+}
+
+static void
 run_packet(void *arg, const uint8_t *pkt, size_t len, const struct timeval *ts)
 {
-	struct run *r = arg;
+	struct runner *r = arg;
 
 	(void)ts;
 	engine_input(r->engine, now_ns(), pkt, len);
 	/* what the reply made due (a RST, a window test's ACK, the next
 	 * stage, a result) goes out now, not at the next deadline */
-	if (engine_wants_run(r->engine) && !r->run_now) {
-		r->run_now = true;
-		run_schedule(r, 0, 0);
-	}
+	if (engine_wants_run(r->engine))
+		run_kick(r);
 }
 
-static void run_names_ready(void *arg);
+/* A name's addresses came, or a batch was added: the engine may admit
+ * paths now. */
+static void
+run_names_ready(void *arg)
+{
+	struct runner *r = arg;
+
+	if (r->engine == NULL)
+		return;
+	engine_paths_ready(r->engine);
+	run_kick(r);
+}
 
 static void
 run_more(evutil_socket_t fd, short what, void *arg)
@@ -319,44 +425,35 @@ run_more(evutil_socket_t fd, short what, void *arg)
 	run_names_ready(arg);
 }
 
-/* A name's addresses came: the engine may admit them now. */
+/* Batches walked with nothing in flight are told done, in order of
+ * arrival; then, after runner_finish, the runner's end. */
 static void
-run_names_ready(void *arg)
+run_ended(evutil_socket_t fd, short what, void *arg)
 {
-	struct run *r = arg;
-
-	if (r->engine == NULL)
-		return;
-	engine_paths_ready(r->engine);
-	if (!r->run_now) {
-		r->run_now = true;
-		run_schedule(r, 0, 0);
-	}
-}
-
-static void
-run_signal(evutil_socket_t sig, short what, void *arg)
-{
-	struct run *r = arg;
-
-	(void)what;
-	log_warnx("%s: stopping", strsignal((int)sig));
-	r->interrupted = true;
-	event_base_loopexit(r->base, NULL);
-}
-
-static void
-run_progress(evutil_socket_t fd, short what, void *arg)
-{
-	struct run *r = arg;
-	struct engine_counters n;
+	struct runner *r = arg;
+	struct batch **pp = &r->head, *b;
 
 	(void)fd;
 	(void)what;
-	engine_counters(r->engine, &n);
-	fprintf(stderr, "\rscaleprobe: %llu/%llu paths done, %zu in flight, %llu SYNs sent  ",
-	    (unsigned long long)n.paths_done, (unsigned long long)r->cfg->paths->total,
-	    engine_inflight(r->engine), (unsigned long long)n.syns_sent);
+	while ((b = *pp) != NULL) {
+		if (!b->walked || b->inflight > 0) {
+			pp = &b->next;
+			continue;
+		}
+		*pp = b->next;
+		if (r->tail == &b->next)
+			r->tail = pp;
+		r->nbatches--;
+		if (r->cfg->on_batch != NULL)
+			r->cfg->on_batch(r->cfg->arg, b->tag);
+		free(b);
+	}
+	if (r->finishing && !r->idle_told && (r->failed ||
+	    (r->nbatches == 0 && engine_finished(r->engine)))) {
+		r->idle_told = true;
+		if (r->cfg->on_idle != NULL)
+			r->cfg->on_idle(r->cfg->arg);
+	}
 }
 
 /* --- set-up -------------------------------------------------------------- */
@@ -377,7 +474,7 @@ run_filter(char *buf, size_t len, uint16_t lo, int nvariants)
 }
 
 static size_t
-run_inflight(const struct probe_run_config *cfg)
+run_inflight(const struct runner_config *cfg)
 {
 	/* enough paths to keep the rate busy over a path's longest life
 	 * (every attempt timing out), and never unbounded */
@@ -394,40 +491,22 @@ run_inflight(const struct probe_run_config *cfg)
 	return (size_t)n;
 }
 
-/* Opens the capture of every interface the paths have shown so far. */
 static int
-run_captures(struct run *r)
+run_open(struct runner *r)
 {
-	char err[512];
-
-	while (r->ncap < r->cfg->paths->nifaces) {
-		struct capture_config cc;
-		int i = r->ncap;
-
-		memset(&cc, 0, sizeof(cc));
-		cc.ifname = r->cfg->paths->ifnames[i];
-		cc.filter = r->filter;
-		cc.snaplen = PROBE_SNAPLEN;
-		cc.buffer_bytes = PROBE_CAPTURE_BUFFER;
-		r->cap[i] = capture_open(r->base, &cc, run_packet, r, err, sizeof(err));
-		if (r->cap[i] == NULL) {
-			log_warnx("%s", err);
-			return -1;
-		}
-		r->ncap++;
-	}
-	return 0;
-}
-
-static int
-run_open(struct run *r)
-{
-	const struct probe_run_config *cfg = r->cfg;
+	const struct runner_config *cfg = r->cfg;
 	struct send_config sc;
 	struct engine_config ec;
 	struct engine_ops ops;
 	char err[512];
 
+	r->timer = evtimer_new(r->base, run_tick, r);
+	r->more = event_new(r->base, -1, 0, run_more, r);
+	r->ended = event_new(r->base, -1, 0, run_ended, r);
+	if (r->timer == NULL || r->more == NULL || r->ended == NULL) {
+		log_warnx("cannot set up the event loop");
+		return -1;
+	}
 	if ((r->guard = guard_open(err, sizeof(err))) == NULL) {
 		log_warnx("%s", err);
 		return -1;
@@ -442,16 +521,12 @@ run_open(struct run *r)
 	sc.mss = 1460;
 	sc.window = 64240;
 	sc.batch = 64;
-	r->sender = sender_open(&sc, cfg->paths->want_v4, cfg->paths->want_v6,
-	    err, sizeof(err));
+	r->sender = sender_open(&sc, cfg->want_v4, cfg->want_v6, err, sizeof(err));
 	if (r->sender == NULL) {
 		log_warnx("%s", err);
 		return -1;
 	}
-
 	run_filter(r->filter, sizeof(r->filter), guard_port_lo(r->guard), sc.nvariants);
-	if (run_captures(r) != 0)
-		return -1;
 
 	ec.rate = cfg->rate;
 	ec.timeout_ns = cfg->timeout_ns;
@@ -487,14 +562,73 @@ run_open(struct run *r)
 		log_warnx("engine: bad configuration");
 		return -1;
 	}
-	/* names resolve while the prefixes and addresses are probed */
-	if (paths_resolve(cfg->paths, r->base, run_names_ready, r) != 0)
-		return -1;
 	return 0;
 }
 
-static void
-run_close(struct run *r, struct probe_run_stats *stats)
+struct runner *
+runner_open(struct event_base *base, const struct runner_config *cfg)
+{
+	struct runner *r = calloc(1, sizeof(*r));
+
+	if (r == NULL) {
+		log_warn("runner");
+		return NULL;
+	}
+	r->cfg = cfg;
+	r->base = base;
+	r->tail = &r->head;
+	if (run_open(r) != 0) {
+		runner_close(r, NULL);
+		return NULL;
+	}
+	return r;
+}
+
+int
+runner_add(struct runner *r, struct paths *p, void *tag)
+{
+	struct batch *b = calloc(1, sizeof(*b));
+
+	if (b == NULL) {
+		log_warn("runner");
+		return -1;
+	}
+	/* names resolve while the prefixes and addresses are probed */
+	if (paths_resolve(p, r->base, run_names_ready, r) != 0) {
+		free(b);
+		return -1;
+	}
+	b->p = p;
+	b->tag = tag;
+	*r->tail = b;
+	r->tail = &b->next;
+	r->nbatches++;
+	run_names_ready(r);
+	return 0;
+}
+
+void
+runner_finish(struct runner *r)
+{
+	r->finishing = true;
+	run_names_ready(r);
+	event_active(r->ended, EV_TIMEOUT, 0);
+}
+
+size_t
+runner_batches(const struct runner *r)
+{
+	return r->nbatches;
+}
+
+size_t
+runner_inflight(const struct runner *r)
+{
+	return engine_inflight(r->engine);
+}
+
+void
+runner_stats(const struct runner *r, struct probe_run_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));
 	if (r->engine != NULL)
@@ -505,9 +639,22 @@ run_close(struct run *r, struct probe_run_stats *stats)
 			stats->captured += st.received;
 			stats->capture_drops += st.dropped + st.ifdropped;
 		}
-		capture_close(r->cap[i]);
 	}
-	stats->interrupted = r->interrupted;
+	stats->duplicates = r->duplicates;
+	stats->failed = r->failed || r->batch_error;
+}
+
+void
+runner_close(struct runner *r, struct probe_run_stats *stats)
+{
+	struct batch *b, *next;
+
+	if (r == NULL)
+		return;
+	if (stats != NULL)
+		runner_stats(r, stats);
+	for (int i = 0; i < r->ncap; i++)
+		capture_close(r->cap[i]);
 	engine_free(r->engine);
 	if (r->sender != NULL)
 		sender_close(r->sender);
@@ -517,61 +664,142 @@ run_close(struct run *r, struct probe_run_stats *stats)
 		event_free(r->timer);
 	if (r->more != NULL)
 		event_free(r->more);
-	if (r->progress != NULL)
-		event_free(r->progress);
-	if (r->sigint != NULL)
-		event_free(r->sigint);
-	if (r->sigterm != NULL)
-		event_free(r->sigterm);
-	if (r->sighup != NULL)
-		event_free(r->sighup);
-	if (r->base != NULL)
-		event_base_free(r->base);
+	if (r->ended != NULL)
+		event_free(r->ended);
+	for (b = r->head; b != NULL; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(r);
+}
+
+/* --- probe_run: the CLI's ------------------------------------------------ */
+
+struct cli_run {
+	const struct probe_run_config *cfg;
+	struct event_base *base;
+	struct runner *r;
+	bool interrupted;
+};
+
+static int
+cli_result(void *arg, void *tag, struct path_result *res)
+{
+	struct cli_run *c = arg;
+
+	(void)tag;
+	if (c->cfg->on_result(c->cfg->arg, res) != 0) {
+		event_base_loopexit(c->base, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+cli_idle(void *arg)
+{
+	struct cli_run *c = arg;
+
+	event_base_loopexit(c->base, NULL);
+}
+
+static void
+cli_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct cli_run *c = arg;
+
+	(void)what;
+	log_warnx("%s: stopping", strsignal((int)sig));
+	c->interrupted = true;
+	event_base_loopexit(c->base, NULL);
+}
+
+static void
+cli_progress(evutil_socket_t fd, short what, void *arg)
+{
+	struct cli_run *c = arg;
+	struct probe_run_stats st;
+
+	(void)fd;
+	(void)what;
+	runner_stats(c->r, &st);
+	fprintf(stderr, "\rscaleprobe: %llu/%llu paths done, %zu in flight, %llu SYNs sent  ",
+	    (unsigned long long)st.n.paths_done, (unsigned long long)c->cfg->paths->total,
+	    runner_inflight(c->r), (unsigned long long)st.n.syns_sent);
 }
 
 int
 probe_run(const struct probe_run_config *cfg, struct probe_run_stats *stats)
 {
-	struct run r;
-	int rc = -1;
+	struct runner_config rc;
+	struct cli_run c;
+	struct event *sig[3] = { NULL, NULL, NULL }, *progress = NULL;
+	static const int signo[3] = { SIGINT, SIGTERM, SIGHUP };
+	int rc_ = -1;
 
-	memset(&r, 0, sizeof(r));
-	r.cfg = cfg;
-	if ((r.base = event_base_new()) == NULL) {
+	memset(stats, 0, sizeof(*stats));
+	memset(&c, 0, sizeof(c));
+	c.cfg = cfg;
+	memset(&rc, 0, sizeof(rc));
+	rc.nscales = cfg->nscales;
+	memcpy(rc.scales, cfg->scales, sizeof(rc.scales));
+	rc.rate = cfg->rate;
+	rc.timeout_ns = cfg->timeout_ns;
+	rc.retries = cfg->retries;
+	rc.max_inflight = cfg->max_inflight;
+	rc.trace = cfg->trace;
+	rc.window_test = cfg->window_test;
+	rc.contact = cfg->contact;
+	rc.payloads = cfg->payloads;
+	rc.npayloads = cfg->npayloads;
+	rc.want_v4 = cfg->paths->want_v4;
+	rc.want_v6 = cfg->paths->want_v6;
+	rc.on_result = cli_result;
+	rc.on_idle = cli_idle;
+	rc.arg = &c;
+	if ((c.base = event_base_new()) == NULL) {
 		log_warnx("event_base_new failed");
-		goto out;
+		return -1;
 	}
 	/* signals first: a SIGTERM while the table exists must remove it; a
 	 * closed terminal (SIGHUP) ends the run as they do, and a closed
 	 * pipe on stdout is a write error (EPIPE), not a death by SIGPIPE */
-	r.sigint = evsignal_new(r.base, SIGINT, run_signal, &r);
-	r.sigterm = evsignal_new(r.base, SIGTERM, run_signal, &r);
-	r.sighup = evsignal_new(r.base, SIGHUP, run_signal, &r);
-	r.timer = evtimer_new(r.base, run_tick, &r);
-	r.more = event_new(r.base, -1, 0, run_more, &r);
-	if (r.more == NULL || r.sigint == NULL || r.sigterm == NULL || r.sighup == NULL || r.timer == NULL ||
-	    evsignal_add(r.sigint, NULL) == -1 || evsignal_add(r.sigterm, NULL) == -1 ||
-	    evsignal_add(r.sighup, NULL) == -1 || signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
-		log_warnx("cannot set up the event loop");
+	for (int i = 0; i < 3; i++)
+		if ((sig[i] = evsignal_new(c.base, signo[i], cli_signal, &c)) == NULL ||
+		    evsignal_add(sig[i], NULL) == -1)
+			goto setup;
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		goto setup;
+	if ((c.r = runner_open(c.base, &rc)) == NULL)
 		goto out;
-	}
-	if (run_open(&r) != 0)
+	if (runner_add(c.r, cfg->paths, NULL) != 0)
 		goto out;
+	runner_finish(c.r);
 	if (cfg->progress) {
 		struct timeval sec = { 1, 0 };
-		r.progress = event_new(r.base, -1, EV_PERSIST, run_progress, &r);
-		if (r.progress != NULL)
-			event_add(r.progress, &sec);
+		progress = event_new(c.base, -1, EV_PERSIST, cli_progress, &c);
+		if (progress != NULL)
+			event_add(progress, &sec);
 	}
-	run_schedule(&r, 0, 0);
-	if (event_base_dispatch(r.base) == -1) {
+	if (event_base_dispatch(c.base) == -1) {
 		log_warnx("event loop failed");
 		goto out;
 	}
 	if (cfg->progress)
 		fprintf(stderr, "\n");
-	rc = r.failed ? -1 : 0;
+	runner_stats(c.r, stats);
+	rc_ = stats->failed ? -1 : 0;
+	goto out;
+setup:
+	log_warnx("cannot set up the event loop");
 out:
-	run_close(&r, stats);
-	return rc;
+	runner_close(c.r, NULL);
+	stats->interrupted = c.interrupted;
+	if (progress != NULL)
+		event_free(progress);
+	for (int i = 0; i < 3; i++)
+		if (sig[i] != NULL)
+			event_free(sig[i]);
+	event_base_free(c.base);
+	return rc_;
 }

@@ -1,7 +1,11 @@
 /*
- * probe_run.h -- one probing run of a path list: owns the event loop and
- * wires the engine to the guard, the sender and the captures.  The CLI's
- * probe command and (later) the daemon's scheduled scans both call it.
+ * probe_run.h -- probing on the caller's event loop: a runner opens the
+ * privileged handles once (the guard's nftables table, the raw sockets),
+ * opens each interface's capture when a path first goes through it, and
+ * is handed batches of paths (paths.h walks) while it runs; each path is
+ * judged (infer.h) and handed to a callback, each batch's end told once.
+ * The daemon keeps one runner for its life; the CLI's probe_run() is one
+ * runner with one batch on a loop of its own.
  */
 #ifndef SCALEPROBE_PROBE_RUN_H
 #define SCALEPROBE_PROBE_RUN_H
@@ -14,14 +18,16 @@
 #include "paths.h"
 #include "result.h"
 
+struct event_base;
+
 struct probe_payload {
 	uint16_t port;			/* 0: any port */
 	const uint8_t *bytes;
 	size_t len;
 };
 
-struct probe_run_config {
-	struct paths *paths;		/* walked as the engine has room */
+/* What shapes every path of a runner (fixed while it is open). */
+struct runner_config {
 	int nscales;
 	int scales[RESULT_MAX_SCALES];
 	uint32_t rate;
@@ -35,18 +41,70 @@ struct probe_run_config {
 	 * stands for every port without its own (--payload FILE). */
 	const struct probe_payload *payloads;
 	size_t npayloads;
-	bool progress;			/* a progress line on stderr */
-	/* Called for each finished path; res is valid during the call. */
-	/* A path's result; non-zero ends the run as a failure (the caller
-	 * can no longer hand results on: its output is gone). */
-	int (*on_result)(void *arg, struct path_result *res);
+	bool want_v4, want_v6;		/* raw sockets to open */
+	/* A path's result, judged (infer_path); res is valid during the
+	 * call; tag: its batch's.  Non-zero ends the runner as a failure
+	 * (the caller can no longer hand results on). */
+	int (*on_result)(void *arg, void *tag, struct path_result *res);
+	/* Every path of the batch tag has its result (called from the loop,
+	 * never from inside runner_add or on_result); may be NULL. */
+	void (*on_batch)(void *arg, void *tag);
+	/* runner_finish() was called and nothing is left; may be NULL. */
+	void (*on_idle)(void *arg);
 	void *arg;
 };
 
 struct probe_run_stats {
 	struct engine_counters n;
 	uint64_t captured, capture_drops;
+	uint64_t duplicates;		/* paths of a batch in flight for another */
 	bool interrupted;		/* SIGINT, SIGTERM or SIGHUP ended the run */
+	bool failed;			/* on_result refused a result */
+};
+
+struct runner;
+
+/* Opens the guard, the raw sockets and the engine on base.  cfg must
+ * outlive the runner.  NULL after logging why. */
+struct runner *runner_open(struct event_base *base, const struct runner_config *cfg);
+
+/* Hands a batch over: p (paths_open'ed by the caller, names not yet
+ * resolving: the runner starts that on its loop) is walked as the engine
+ * has room; p must stay until on_batch(tag) or runner_close.  Returns 0,
+ * or -1 (logged: a name resolver could not start). */
+int runner_add(struct runner *r, struct paths *p, void *tag);
+
+/* No batch will follow: on_idle once the last one is done. */
+void runner_finish(struct runner *r);
+
+/* Whether a batch is still being walked or has paths in flight. */
+size_t runner_batches(const struct runner *r);
+size_t runner_inflight(const struct runner *r);
+void runner_stats(const struct runner *r, struct probe_run_stats *stats);
+
+/* Abandons whatever is in flight (no result is handed on), closes the
+ * captures, the sockets and the guard (its table removed). */
+void runner_close(struct runner *r, struct probe_run_stats *stats);
+
+/* --- the CLI's run: one batch on a loop of its own ----------------------- */
+
+struct probe_run_config {
+	struct paths *paths;		/* walked as the engine has room */
+	int nscales;
+	int scales[RESULT_MAX_SCALES];
+	uint32_t rate;
+	uint64_t timeout_ns;
+	int retries;
+	size_t max_inflight;		/* 0: derived from rate and timeout */
+	enum engine_trace trace;	/* --trace */
+	bool window_test;		/* --[no-]window-test */
+	const char *contact;		/* --contact URL, or NULL */
+	const struct probe_payload *payloads;
+	size_t npayloads;
+	bool progress;			/* a progress line on stderr */
+	/* A path's result, judged; non-zero ends the run as a failure. */
+	int (*on_result)(void *arg, struct path_result *res);
+	void *arg;
 };
 
 /* Runs until every path has its result or a signal arrives.

@@ -172,6 +172,7 @@ struct scale_verdict {
  * caller's target list and outlives the result. */
 struct path_result {
 	const char *target;		/* as the user gave it */
+	const void *tag;		/* the engine_path's tag, untouched */
 	struct addr dst, src;
 	uint16_t port;
 	struct timespec time;		/* wall clock when the path's first SYN left */
