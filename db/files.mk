@@ -6,4 +6,5 @@ DB_SRCS += db/store_schema.c
 DB_SRCS += db/store_write.c
 DB_SRCS += db/store_prune.c
 DB_SRCS += db/store_ckpt.c
+DB_SRCS += db/store_state.c
 PROBER_SRCS += $(DB_SRCS)

@@ -23,7 +23,7 @@
 #define STORE_APPLICATION_ID	0x53435052
 /* The schema this binary writes (db/store_schema.c has one migration per
  * version; a fixture per version lives in tests/db/fixtures/). */
-#define STORE_SCHEMA_VERSION	1
+#define STORE_SCHEMA_VERSION	2
 
 #define STORE_ERRLEN		512
 
@@ -88,6 +88,34 @@ const struct store_stats *store_get_stats(const struct store *st);
  * path and vantage.  Frees the pages (incremental vacuum).  Returns the
  * number of path results deleted, or -1. */
 int64_t store_prune(struct store *st, int64_t cutoff_ns);
+
+/* --- the daemon's cycles (store_state.c) --------------------------------- */
+
+/* A target's state at the end of its work in a cycle. */
+struct store_state {
+	const char *group, *target;	/* target: as written (targets.spec) */
+	int64_t cycle;
+	const char *state;		/* measured, missed, blocked, unresolved,
+					   failed */
+	const char *reason;		/* NULL, or one line */
+	unsigned paths;			/* results stored for it */
+	int64_t time_ns, next_due_ns;	/* wall clock; next_due 0: unknown */
+};
+
+/* Marks run_id as cycle of group. */
+int store_run_cycle(struct store *st, int64_t run_id, const char *group, int64_t cycle);
+
+/* The state row (in the open batch, after the target's results: it
+ * commits with or after them, never before).  run_id 0: none (missed).
+ * A second state of one group, target and cycle is ignored. */
+int store_state_add(struct store *st, int64_t run_id, const struct store_state *s);
+
+/* 1 when the target has a state for the cycle, 0 when not, -1. */
+int store_state_has(struct store *st, const char *group, const char *target, int64_t cycle);
+
+/* After a crash: the results of cycles' targets that left no state (the
+ * work was not finished; it is probed again).  Returns how many went. */
+int64_t store_discard_unfinished(struct store *st);
 
 /* For the tests and the tools: runs sql (no rows expected); -1 on error. */
 int store_exec(struct store *st, const char *sql);

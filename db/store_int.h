@@ -58,7 +58,10 @@ extern const char *const store_migrations[STORE_SCHEMA_VERSION];
 int store_ckpt_start(struct store *st);
 void store_ckpt_stop(struct store *st);
 
-/* store_write.c: frees the id caches */
+/* store_write.c: opens the batch when none is; targets.id of spec (added
+ * when new); frees the id caches */
+int store_batch_begin(struct store *st);
+int64_t store_target_id(struct store *st, const char *spec);
 void store_caches_free(struct store *st);
 
 /* store_open.c */

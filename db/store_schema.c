@@ -115,6 +115,28 @@ static const char schema_v1[] =
 	"  truncated INTEGER NOT NULL,"
 	"  bytes BLOB NOT NULL);";
 
+/* v2, the daemon's: a run is one group's cycle, and every target of a
+ * cycle leaves a state, so "no data" is never read as "path fine"; its
+ * next due time is written with it (issue 15). */
+static const char schema_v2[] =
+	"ALTER TABLE runs ADD COLUMN grp TEXT;"
+	"ALTER TABLE runs ADD COLUMN cycle INTEGER;"
+	"CREATE TABLE target_states ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER REFERENCES runs (id) ON DELETE CASCADE,"	/* NULL: missed */
+	"  target_id INTEGER NOT NULL REFERENCES targets (id),"
+	"  grp TEXT NOT NULL,"
+	"  cycle INTEGER NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN "
+	"    ('measured', 'missed', 'blocked', 'unresolved', 'failed')),"
+	"  reason TEXT,"
+	"  paths INTEGER NOT NULL,"
+	"  time_ns INTEGER NOT NULL,"
+	"  next_due_ns INTEGER,"
+	"  UNIQUE (grp, target_id, cycle));"
+	"CREATE INDEX target_states_time ON target_states (target_id, time_ns);";
+
 const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v1,
+	schema_v2,
 };

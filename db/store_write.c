@@ -74,8 +74,8 @@ step(struct store *st, enum store_stmt k, const char *what)
 	return step_stmt(st, st->stmt[k], what);
 }
 
-static int
-batch_begin(struct store *st)
+int
+store_batch_begin(struct store *st)
 {
 	if (st->in_batch)
 		return 0;
@@ -147,8 +147,8 @@ struct target_cache {
 	} e[TARGET_CACHE_SIZE];
 };
 
-static int64_t
-target_id(struct store *st, const char *spec)
+int64_t
+store_target_id(struct store *st, const char *spec)
 {
 	static const uint8_t key[SIPHASH_KEY_LEN];
 	size_t k = (size_t)(siphash24(key, spec, strlen(spec)) & (TARGET_CACHE_SIZE - 1));
@@ -247,7 +247,7 @@ store_run_begin(struct store *st, const struct store_run *run, int64_t *run_id)
 	const char *settings = run->settings != NULL ? run->settings : "";
 	char digest[17];
 
-	if (st->mode != STORE_WRITE || batch_begin(st) != 0)
+	if (st->mode != STORE_WRITE || store_batch_begin(st) != 0)
 		return -1;
 	snprintf(digest, sizeof(digest), "%016llx",
 	    (unsigned long long)siphash24(key, settings, strlen(settings)));
@@ -412,7 +412,7 @@ add_path(struct store *st, int64_t run_id, const struct path_result *res)
 	bool sa = res->control.sa.present, problem = false;
 	int64_t tid, pid, pr;
 
-	if ((tid = target_id(st, res->target)) < 0 || (pid = path_id(st, res)) < 0)
+	if ((tid = store_target_id(st, res->target)) < 0 || (pid = path_id(st, res)) < 0)
 		return -1;
 	sqlite3_bind_int64(s, 1, run_id);
 	sqlite3_bind_int64(s, 2, tid);
@@ -455,7 +455,7 @@ store_add(struct store *st, int64_t run_id, const struct path_result *res)
 {
 	uint64_t t0 = store_now_ns(), dt;
 
-	if (st->mode != STORE_WRITE || batch_begin(st) != 0)
+	if (st->mode != STORE_WRITE || store_batch_begin(st) != 0)
 		return -1;
 	if (add_path(st, run_id, res) != 0)
 		return -1;
