@@ -5,3 +5,10 @@ PURE_SRCS += prober/daemon/alert.c
 # the service manager's notifications (sd_notify's protocol, no libsystemd)
 DAEMON_SRCS += prober/daemon/notify.c
 PURE_SRCS += prober/daemon/metrics.c
+# the daemon itself: its life, cycles, alerts, privileges, control socket
+DAEMON_SRCS += prober/daemon/scaleprobed.c
+DAEMON_SRCS += prober/daemon/cycle.c
+DAEMON_SRCS += prober/daemon/alerting.c
+DAEMON_SRCS += prober/daemon/privs.c
+DAEMON_SRCS += prober/daemon/control.c
+PROGRAMS += scaleprobed

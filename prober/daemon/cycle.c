@@ -1,0 +1,379 @@
+/*
+ * cycle.c -- the daemon's cycles: a configuration's groups made units
+ * (one target as written, every port of it), armed in the scheduler;
+ * each due unit walked as one batch of the runner (names resolved anew),
+ * its results stored as they come, and at its end a state for the cycle
+ * with its next due time, in the batch after its results.
+ */
+#include <sys/random.h>
+
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "blocklist.h"
+#include "daemon.h"
+#include "infer.h"
+#include "log.h"
+#include "schedule.h"
+#include "store.h"
+#include "version.h"
+
+#define DUE_BATCH 64
+
+uint64_t
+daemon_wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The unit of spec in group g, made when new. */
+static struct unit *
+unit_of(struct dgroup *g, struct gen *gen, size_t gi, const char *spec)
+{
+	struct unit *u;
+
+	for (size_t i = 0; i < g->n; i++)
+		if (strcmp(g->u[i].spec, spec) == 0)
+			return &g->u[i];
+	g->u = xreallocarray(g->u, g->n + 1, sizeof(*g->u));
+	u = &g->u[g->n];
+	memset(u, 0, sizeof(*u));
+	u->gen = gen;
+	u->group = gi;
+	u->index = g->n++;
+	u->spec = xstrdup(spec);
+	targets_init(&u->t);
+	return u;
+}
+
+struct gen *
+gen_new(struct conf *c, uint64_t now)
+{
+	struct gen *gen = xcalloc(1, sizeof(*gen));
+	uint8_t key[SCHED_KEY_LEN];
+	uint64_t seed;
+
+	gen->c = *c;
+	memset(c, 0, sizeof(*c));
+	gen->bl = conf_blocklist(&gen->c);
+	if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key) ||
+	    getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
+		fatal("getrandom");
+	/* epoch 0: cycles counted on the wall clock, so a restart knows
+	 * which cycle's work is already stored */
+	gen->sched = sched_new(key, seed, 0);
+	gen->ng = gen->c.ngroups;
+	gen->g = xcalloc(gen->ng + 1, sizeof(*gen->g));
+	for (size_t gi = 0; gi < gen->ng; gi++) {
+		const struct conf_group *cg = &gen->c.groups[gi];
+		struct dgroup *g = &gen->g[gi];
+		const char **names;
+
+		g->name = cg->name;
+		g->interval_ns = (uint64_t)cg->interval * 1000000000ull;
+		g->jitter_ns = (uint64_t)cg->jitter * 1000000000ull;
+		for (size_t k = 0; k < cg->targets.n; k++) {
+			const struct target *tg = &cg->targets.v[k];
+			struct targets_opts o = { gen->c.allow_large, tg->port };
+			struct unit *u = unit_of(g, gen, gi, tg->as_given);
+
+			if (targets_parse_spec(&u->t, tg->as_given, &o) != 0)
+				log_warnx("%s: %s", g->name, u->t.errors);
+		}
+		names = xcalloc(g->n + 1, sizeof(*names));
+		for (size_t i = 0; i < g->n; i++)
+			names[i] = g->u[i].spec;
+		if (g->n > 0 && sched_group_add(gen->sched, g->name, g->interval_ns,
+		    g->jitter_ns, names, g->n, now) != (int)gi)
+			fatalx("group %s: cannot be scheduled", g->name);
+		free(names);
+	}
+	return gen;
+}
+
+size_t
+gen_units(const struct gen *g)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->ng; i++)
+		n += g->g[i].n;
+	return n;
+}
+
+void
+gen_free(struct gen *gen)
+{
+	if (gen == NULL)
+		return;
+	for (size_t gi = 0; gi < gen->ng; gi++) {
+		for (size_t i = 0; i < gen->g[gi].n; i++) {
+			free(gen->g[gi].u[i].spec);
+			targets_free(&gen->g[gi].u[i].t);
+		}
+		free(gen->g[gi].u);
+	}
+	free(gen->g);
+	sched_free(gen->sched);
+	blocklist_free(gen->bl);
+	conf_free(&gen->c);
+	free(gen);
+}
+
+/* The store's run of the group's cycle, begun with its first unit. */
+static int64_t
+group_run(struct daemon *d, struct dgroup *g, uint64_t cycle)
+{
+	struct store_run run;
+
+	if (g->have_run && g->run_cycle == cycle)
+		return g->run_id;
+	memset(&run, 0, sizeof(run));
+	clock_gettime(CLOCK_REALTIME, &run.start);
+	run.vantage = d->vantage;
+	run.settings = d->settings;
+	run.program = "scaleprobed " SCALEPROBE_VERSION;
+	if (store_run_begin(d->st, &run, &g->run_id) != 0 ||
+	    store_run_cycle(d->st, g->run_id, g->name, (int64_t)cycle) != 0) {
+		log_warnx("%s", store_error(d->st));
+		return -1;
+	}
+	g->have_run = true;
+	g->run_cycle = cycle;
+	return g->run_id;
+}
+
+static void
+unit_state(struct daemon *d, struct unit *u, uint64_t cycle, int64_t run_id,
+    const char *state, const char *reason, uint64_t next_due)
+{
+	struct store_state s;
+
+	memset(&s, 0, sizeof(s));
+	s.group = u->gen->g[u->group].name;
+	s.target = u->spec;
+	s.cycle = (int64_t)cycle;
+	s.state = state;
+	s.reason = reason;
+	s.paths = u->results;
+	s.time_ns = (int64_t)daemon_wall_ns();
+	s.next_due_ns = next_due == UINT64_MAX ? 0 : (int64_t)next_due;
+	if (store_state_add(d->st, run_id, &s) != 0)
+		log_warnx("%s", store_error(d->st));
+	else
+		d->n.states++;
+	if (strcmp(state, "measured") != 0)
+		log_info("%s %s cycle %llu: %s%s%s", s.group, u->spec,
+		    (unsigned long long)cycle, state, reason ? ": " : "", reason ? reason : "");
+}
+
+static void daemon_maybe_done(struct daemon *d);
+
+/* A unit's work is over: its state, its re-arming (missed cycles told),
+ * its walk freed. */
+static void
+unit_end(struct daemon *d, struct unit *u, const char *state, const char *reason)
+{
+	struct gen *gen = u->gen;
+	uint64_t missed = 0, next = UINT64_MAX, now = daemon_wall_ns();
+
+	if (!gen->retired && !d->once) {
+		missed = sched_finished(gen->sched, u->group, u->index, now);
+		next = sched_when(gen->sched, u->group, u->index);
+	}
+	unit_state(d, u, u->cycle, u->run_id, state, reason, next);
+	for (uint64_t k = 1; k <= missed; k++)
+		unit_state(d, u, u->cycle + k, 0, "missed", "the cycle before overran it",
+		    next);
+	d->n.cycles_missed += missed;
+	d->n.done_cycle++;
+	if (u->busy) {
+		paths_free(&u->paths);
+		u->busy = false;
+		gen->busy--;
+	}
+	daemon_maybe_done(d);
+}
+
+/* Starts unit u for cycle: its walk opened and handed to the runner, or
+ * its state now when there is nothing to walk. */
+static void
+unit_start(struct daemon *d, struct unit *u, uint64_t cycle)
+{
+	struct gen *gen = u->gen;
+	struct dgroup *g = &gen->g[u->group];
+	struct paths_opts po;
+	int has;
+
+	u->cycle = cycle;
+	u->results = u->problems = 0;
+	u->run_id = 0;
+	d->n.due++;
+	/* a restart in the cycle: what was stored is not probed again */
+	if (!d->once && (has = store_state_has(d->st, g->name, u->spec,
+	    (int64_t)cycle)) != 0) {
+		if (has < 0)
+			log_warnx("%s", store_error(d->st));
+		d->n.skipped++;
+		if (!gen->retired)
+			(void)sched_finished(gen->sched, u->group, u->index, daemon_wall_ns());
+		return;
+	}
+	if ((u->run_id = group_run(d, g, cycle)) < 0) {
+		u->run_id = 0;
+		unit_end(d, u, "failed", "the store refused the run");
+		return;
+	}
+	if (u->t.n == 0) {
+		unit_end(d, u, "failed", "the target does not parse");
+		return;
+	}
+	memset(&po, 0, sizeof(po));
+	po.bl = gen->bl;
+	po.source4 = gen->c.have_source4 ? &gen->c.source4 : NULL;
+	po.source6 = gen->c.have_source6 ? &gen->c.source6 : NULL;
+	po.ifname = gen->c.interface;
+	if (paths_open(&u->paths, &u->t, &po) != 0) {
+		paths_free(&u->paths);
+		unit_end(d, u, "failed", "its paths cannot be walked");
+		return;
+	}
+	if (u->paths.n == 0 && u->paths.nnames == 0 && !u->paths.more_now) {
+		const char *st = u->paths.blocked_targets > 0 ? "blocked" : "failed";
+		const char *why = u->paths.blocked_targets > 0 ? "every address is blocked" :
+		    u->paths.unrouted > 0 ? "no route" : "nothing to probe";
+
+		paths_free(&u->paths);
+		unit_end(d, u, st, why);
+		return;
+	}
+	u->busy = true;
+	gen->busy++;
+	if (runner_add(d->runner, &u->paths, u) != 0) {
+		unit_end(d, u, "failed", "the name resolver cannot start");
+		return;
+	}
+}
+
+int
+daemon_on_result(void *arg, void *tag, struct path_result *res)
+{
+	struct daemon *d = arg;
+	struct unit *u = tag;
+
+	if (store_add(d->st, u->run_id, res) != 0) {
+		log_warnx("%s", store_error(d->st));
+		return 0;
+	}
+	u->results++;
+	d->n.results++;
+	for (int i = 0; i < res->nscales; i++)
+		if (infer_is_problem(res->verdicts[i].verdict)) {
+			u->problems++;
+			d->n.problems++;
+			break;
+		}
+	daemon_alerts(d, u, res);
+	return 0;
+}
+
+void
+daemon_on_batch(void *arg, void *tag)
+{
+	struct daemon *d = arg;
+	struct unit *u = tag;
+	char why[128];
+
+	if (u->results > 0)
+		unit_end(d, u, "measured", NULL);
+	else if (u->paths.unresolved > 0)
+		unit_end(d, u, "unresolved", "the name gave no address");
+	else if (u->paths.blocked_targets > 0)
+		unit_end(d, u, "blocked", "every address is blocked");
+	else {
+		snprintf(why, sizeof(why), "%s", u->paths.unrouted > 0 ? "no route" :
+		    "no path gave a result");
+		unit_end(d, u, "failed", why);
+	}
+}
+
+/* Retired configurations go when their last batch is done; --once ends
+ * when every unit has its state. */
+static void
+daemon_maybe_done(struct daemon *d)
+{
+	struct gen **pp = &d->retired, *g;
+
+	while ((g = *pp) != NULL) {
+		if (g->busy > 0) {
+			pp = &g->next;
+			continue;
+		}
+		*pp = g->next;
+		gen_free(g);
+	}
+	if (d->once && d->once_left > 0 && --d->once_left == 0)
+		runner_finish(d->runner);
+}
+
+static void
+daemon_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+	struct sched_due_item due[DUE_BATCH];
+	uint64_t now = daemon_wall_ns();
+	size_t n;
+
+	(void)fd;
+	(void)what;
+	if (d->stopping)
+		return;
+	while ((n = sched_due(d->cur->sched, now, due, DUE_BATCH)) > 0)
+		for (size_t i = 0; i < n; i++) {
+			struct unit *u = &d->cur->g[due[i].group].u[due[i].target];
+
+			d->n.lag_ns = now > due[i].due ? now - due[i].due : 0;
+			unit_start(d, u, due[i].cycle);
+		}
+	daemon_reschedule(d);
+}
+
+/* The timer set to the scheduler's next due time: nothing runs between
+ * (no polling while idle). */
+void
+daemon_reschedule(struct daemon *d)
+{
+	uint64_t next, now = daemon_wall_ns(), wait;
+	struct timeval tv;
+
+	if (d->timer == NULL && (d->timer = evtimer_new(d->base, daemon_tick, d)) == NULL)
+		fatalx("evtimer_new");
+	evtimer_del(d->timer);
+	if ((next = sched_next(d->cur->sched)) == UINT64_MAX)
+		return;
+	wait = next > now ? next - now : 0;
+	tv.tv_sec = (time_t)(wait / 1000000000ull);
+	tv.tv_usec = (suseconds_t)(wait % 1000000000ull / 1000);
+	evtimer_add(d->timer, &tv);
+}
+
+/* --once: every unit of every group now, in the cycle of now. */
+void
+daemon_start_all(struct daemon *d)
+{
+	struct gen *gen = d->cur;
+	uint64_t now = daemon_wall_ns();
+	size_t total = gen_units(gen);
+
+	d->once_left = total + 1;	/* held until all started */
+	for (size_t gi = 0; gi < gen->ng; gi++)
+		for (size_t i = 0; i < gen->g[gi].n; i++)
+			unit_start(d, &gen->g[gi].u[i], now / gen->g[gi].interval_ns);
+	daemon_maybe_done(d);
+}

@@ -1,0 +1,123 @@
+/*
+ * daemon.h -- what scaleprobed's files share: the daemon's state (the
+ * configuration in force, its groups of targets, the scheduler, the
+ * runner, the store) and the functions each file gives the others.
+ */
+#ifndef SCALEPROBE_DAEMON_H
+#define SCALEPROBE_DAEMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alert.h"
+#include "conf.h"
+#include "paths.h"
+#include "probe_run.h"
+#include "targets.h"
+
+struct event;
+struct event_base;
+struct store;
+struct sched;
+struct blocklist;
+struct gen;
+struct control;
+struct notify;
+
+/* One target as written in a group, on each of its ports: what is
+ * scheduled, probed as one batch, and given one state per cycle. */
+struct unit {
+	struct gen *gen;
+	size_t group, index;
+	char *spec;			/* as written (targets.spec) */
+	struct targets t;		/* one entry per port */
+	bool busy;			/* a batch of it is in the runner */
+	uint64_t cycle;			/* the cycle it runs for */
+	struct paths paths;
+	int64_t run_id;
+	unsigned results, problems;
+};
+
+struct dgroup {
+	char *name;
+	uint64_t interval_ns, jitter_ns;
+	struct unit *u;
+	size_t n;
+	int64_t run_id;			/* the store's run of run_cycle */
+	uint64_t run_cycle;
+	bool have_run;
+};
+
+/* A configuration in force: its groups and their schedule.  Kept after a
+ * reload until its last batch is done (probes in flight are stored). */
+struct gen {
+	struct conf c;
+	struct blocklist *bl;
+	struct dgroup *g;
+	size_t ng;
+	struct sched *sched;
+	size_t busy;			/* units of it in the runner */
+	bool retired;			/* a newer one is in force */
+	struct gen *next;		/* the retired ones */
+};
+
+/* A path's alert memory (alert.h) per scale, found by address and port. */
+struct track {
+	struct addr dst;
+	uint16_t port;
+	struct alert_track t[RESULT_MAX_SCALES];
+	struct track *next;
+};
+
+struct daemon_stats {
+	uint64_t due, done_cycle, problems, alerts_open, skipped;
+	uint64_t cycles_missed, results, states;
+	uint64_t lag_ns;		/* the last start's delay past its due time */
+};
+
+struct daemon {
+	const char *conf_path;
+	bool once, foreground;
+	struct event_base *base;
+	struct gen *cur;		/* in force */
+	struct gen *retired;
+	struct store *st;
+	struct runner *runner;
+	struct runner_config rc;
+	struct probe_payload *payloads;
+	char vantage[256];
+	char settings[512];		/* the runs' settings text */
+	struct event *timer, *sigterm, *sighup, *sigint, *watchdog;
+	struct notify *notify;
+	struct track *tracks[1024];
+	struct daemon_stats n;
+	size_t once_left;		/* --once: units not yet done */
+	bool stopping;
+	int lock_fd;
+	struct control *control;
+	int exit_status;
+};
+
+/* cycle.c: groups, the schedule, batches, states */
+struct gen *gen_new(struct conf *c, uint64_t now_ns);	/* takes c over */
+void gen_free(struct gen *g);
+void daemon_reschedule(struct daemon *d);
+void daemon_start_all(struct daemon *d);	/* --once */
+int daemon_on_result(void *arg, void *tag, struct path_result *res);
+void daemon_on_batch(void *arg, void *tag);
+uint64_t daemon_wall_ns(void);
+size_t gen_units(const struct gen *g);
+
+/* scaleprobed.c: what `scaleprobe status` and STATUS= say, one line */
+void daemon_status_line(struct daemon *d, char *buf, size_t len);
+
+/* alerting.c: a result's verdicts through alert.h; log and command */
+void daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *res);
+
+/* privs.c: from root or ambient capabilities to the user with
+ * CAP_NET_RAW and CAP_NET_ADMIN only, NoNewPrivs; 0 or -1 (logged). */
+int privs_prepare_dir(const char *dbfile, const char *control, const char *user);
+int privs_drop(const char *user);
+
+#endif

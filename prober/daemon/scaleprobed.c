@@ -1,0 +1,430 @@
+/*
+ * scaleprobed.c -- the daemon's life: options, the configuration (checked,
+ * printed with -t), privileges, the single instance per database, the
+ * signals (SIGHUP reloads, SIGTERM stops), the service manager's
+ * notifications, and the loop every other part runs on.
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "daemon.h"
+#include "log.h"
+#include "notify.h"
+#include "schedule.h"
+#include "store.h"
+#include "version.h"
+
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: scaleprobed [-dtv] [--once] [-c file] [-u user]\n"
+	    "  -c FILE     configuration (default %s)\n"
+	    "  -t          check the configuration, print it normalized, exit\n"
+	    "  --once      run every group once and exit\n"
+	    "  -d, --foreground  log to stderr, not syslog\n"
+	    "  -u USER     the user to run as when started as root (default scaleprobe)\n"
+	    "  -v          more verbose (repeat)\n", CONF_DEFAULT_PATH);
+}
+
+/* Reads path into c; its errors logged, file:line each.  0 or -1. */
+static int
+load_conf(const char *path, struct conf *c)
+{
+	struct conf_errors e = { NULL, 0 };
+	char *text, *line, *save = NULL;
+
+	conf_init(c);
+	if (conf_load(c, path, &e) == 0) {
+		conf_errors_free(&e);
+		return 0;
+	}
+	text = conf_errors_text(&e);
+	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+		log_warnx("%s", line);
+	free(text);
+	conf_errors_free(&e);
+	conf_free(c);
+	return -1;
+}
+
+/* The settings that shape results, as the store keeps them per run
+ * (the CLI's probe writes the same text). */
+static void
+shaping(const struct conf *c, char *buf, size_t len)
+{
+	static const char *const trace[] = { "never", "auto", "always" };
+	size_t n = 0, payload = 0;
+
+	if (c->npayloads > 0 && c->payloads[0].port == 0)
+		payload = c->payloads[0].len;
+	n += (size_t)snprintf(buf + n, len - n, "scales=");
+	for (int i = 0; i < c->nscales && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%d", i ? "," : "", c->scales[i]);
+	if (n < len)
+		snprintf(buf + n, len - n, " rate=%u timeout=%g retries=%u trace=%s "
+		    "window-test=%s payload=%zu", c->rate, c->timeout, c->retries,
+		    trace[c->trace], c->window_test ? "on" : "off", payload);
+}
+
+static void
+runner_setup(struct daemon *d, const struct conf *c)
+{
+	struct runner_config *rc = &d->rc;
+
+	d->payloads = xcalloc(c->npayloads + 1, sizeof(*d->payloads));
+	for (size_t i = 0; i < c->npayloads; i++)
+		d->payloads[i] = (struct probe_payload){ c->payloads[i].port,
+		    c->payloads[i].bytes, c->payloads[i].len };
+	memset(rc, 0, sizeof(*rc));
+	rc->nscales = c->nscales;
+	memcpy(rc->scales, c->scales, sizeof(rc->scales));
+	rc->rate = c->rate;
+	rc->timeout_ns = (uint64_t)llround(c->timeout * 1e9);
+	rc->retries = (int)c->retries;
+	rc->max_inflight = c->max_inflight;
+	rc->trace = (enum engine_trace)c->trace;
+	rc->window_test = c->window_test;
+	rc->contact = c->contact;
+	rc->payloads = d->payloads;
+	rc->npayloads = c->npayloads;
+	rc->want_v4 = rc->want_v6 = true;	/* names may give either, later */
+	rc->on_result = daemon_on_result;
+	rc->on_batch = daemon_on_batch;
+	rc->arg = d;
+}
+
+void
+daemon_status_line(struct daemon *d, char *buf, size_t len)
+{
+	struct probe_run_stats st;
+
+	runner_stats(d->runner, &st);
+	snprintf(buf, len, "%zu targets, %llu due, %zu in flight, %llu done this cycle, "
+	    "%llu problems, %llu alerts open, %llu packets rejected, lag %.3f s",
+	    gen_units(d->cur), (unsigned long long)d->n.due, runner_inflight(d->runner),
+	    (unsigned long long)d->n.done_cycle, (unsigned long long)d->n.problems,
+	    (unsigned long long)d->n.alerts_open, (unsigned long long)st.n.rejected,
+	    d->n.lag_ns / 1e9);
+}
+
+static void
+status_notify(struct daemon *d)
+{
+	char buf[400], msg[420];
+
+	if (!notify_enabled(d->notify))
+		return;
+	daemon_status_line(d, buf, sizeof(buf));
+	snprintf(msg, sizeof(msg), "STATUS=%s", buf);
+	notify_send(d->notify, msg);
+}
+
+/* SIGHUP: a new configuration in force, or the old one kept. */
+static void
+reload(struct daemon *d)
+{
+	struct conf c;
+	const char *names[8];
+	size_t n;
+	struct gen *old = d->cur;
+
+	log_info("%s: reloading", d->conf_path);
+	if (load_conf(d->conf_path, &c) != 0) {
+		log_warnx("%s: not reloaded; the configuration in force stays", d->conf_path);
+		return;
+	}
+	n = conf_needs_restart(&old->c, &c, names, 8);
+	for (size_t i = 0; i < n; i++)
+		log_warnx("%s: %s changed; it takes effect at a restart", d->conf_path, names[i]);
+	old->retired = true;
+	old->next = d->retired;
+	d->retired = old;
+	d->cur = gen_new(&c, daemon_wall_ns());
+	/* the old groups' schedule is gone; their batches in flight are
+	 * stored and end without re-arming */
+	if (old->busy == 0) {
+		d->retired = old->next;
+		gen_free(old);
+	}
+	log_info("%s: %zu groups, %zu targets in force", d->conf_path, d->cur->ng,
+	    gen_units(d->cur));
+	daemon_reschedule(d);
+	status_notify(d);
+}
+
+static void
+on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct daemon *d = arg;
+	(void)what;
+	if (sig == SIGHUP) {
+		reload(d);
+		return;
+	}
+	log_info("%s: stopping", strsignal((int)sig));
+	d->stopping = true;
+	notify_send(d->notify, "STOPPING=1");
+	/* in flight is abandoned: what was stored stays, the rest is
+	 * probed again at the next start */
+	event_base_loopbreak(d->base);
+}
+
+static void
+on_idle(void *arg)
+{
+	struct daemon *d = arg;
+
+	event_base_loopexit(d->base, NULL);
+}
+
+static void
+on_watchdog(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+
+	(void)fd;
+	(void)what;
+	notify_send(d->notify, "WATCHDOG=1");
+	status_notify(d);
+	if (d->st != NULL && store_flush(d->st, false) != 0)
+		log_warnx("%s", store_error(d->st));
+}
+
+/* One daemon per database: a lock on FILE.lock, held for the process's
+ * life.  -1 (logged) when another holds it. */
+static int
+lock_db(struct daemon *d, const char *db)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s.lock", db);
+	if ((d->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640)) == -1) {
+		log_warn("%s", path);
+		return -1;
+	}
+	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno == EWOULDBLOCK)
+			log_warnx("%s: another scaleprobed uses this database", db);
+		else
+			log_warn("%s", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+open_store(struct daemon *d)
+{
+	char err[STORE_ERRLEN];
+	int64_t n;
+
+	if ((d->st = store_open(d->cur->c.database, STORE_WRITE, NULL, err, sizeof(err))) == NULL) {
+		log_warnx("%s", err);
+		return -1;
+	}
+	if ((n = store_discard_unfinished(d->st)) < 0) {
+		log_warnx("%s", store_error(d->st));
+		return -1;
+	}
+	if (n > 0)
+		log_info("%s: %lld results of targets left unfinished discarded; they are "
+		    "probed again", d->cur->c.database, (long long)n);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "once", no_argument, NULL, 'O' },
+		{ "foreground", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct daemon d;
+	struct conf c;
+	const char *user = "scaleprobe";
+	bool check = false;
+	int ch, verbose = 0, rc = 1;
+	struct probe_run_stats st;
+	char err[STORE_ERRLEN];
+
+	memset(&d, 0, sizeof(d));
+	d.conf_path = CONF_DEFAULT_PATH;
+	d.lock_fd = -1;
+	while ((ch = getopt_long(argc, argv, "c:dhtu:v", longopts, NULL)) != -1)
+		switch (ch) {
+		case 'c':
+			d.conf_path = optarg;
+			break;
+		case 'd':
+			d.foreground = true;
+			break;
+		case 'O':
+			d.once = true;
+			break;
+		case 't':
+			check = true;
+			break;
+		case 'u':
+			user = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	/* -t and --once talk to a terminal or a cron mail; the service's
+	 * stderr is journald's */
+	log_init(d.foreground || check || d.once || getenv("JOURNAL_STREAM") != NULL ||
+	    isatty(STDERR_FILENO), verbose, "scaleprobed");
+	if (load_conf(d.conf_path, &c) != 0)
+		return 2;
+	if (check) {
+		char *text = conf_print(&c);
+
+		fputs(text, stdout);
+		free(text);
+		conf_free(&c);
+		return 0;
+	}
+	if (c.ngroups == 0) {
+		log_warnx("%s: no group of targets", d.conf_path);
+		conf_free(&c);
+		return 2;
+	}
+	if (c.vantage != NULL)
+		snprintf(d.vantage, sizeof(d.vantage), "%s", c.vantage);
+	else if (gethostname(d.vantage, sizeof(d.vantage)) != 0)
+		snprintf(d.vantage, sizeof(d.vantage), "unknown");
+	shaping(&c, d.settings, sizeof(d.settings));
+	d.cur = gen_new(&c, daemon_wall_ns());
+	runner_setup(&d, &d.cur->c);
+	if (d.once)
+		d.rc.on_idle = on_idle;
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR || signal(SIGCHLD, SIG_IGN) == SIG_ERR)
+		fatal("signal");
+	if ((d.base = event_base_new()) == NULL)
+		fatalx("event_base_new");
+	d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
+	d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
+	d.sighup = evsignal_new(d.base, SIGHUP, on_signal, &d);
+	if (d.sigterm == NULL || d.sigint == NULL || d.sighup == NULL ||
+	    evsignal_add(d.sigterm, NULL) != 0 || evsignal_add(d.sigint, NULL) != 0 ||
+	    evsignal_add(d.sighup, NULL) != 0)
+		fatalx("cannot set up the signals");
+	umask(027);
+	/* one daemon per database before anything is touched; the control
+	 * socket bound while its directory may still need root */
+	if (privs_prepare_dir(d.cur->c.database, NULL, user) != 0 ||
+	    lock_db(&d, d.cur->c.database) != 0)
+		goto out;
+	if (d.cur->c.control != NULL && control_open(&d, d.cur->c.control) != 0)
+		goto out;
+	if (privs_prepare_dir(d.cur->c.database, d.cur->c.control, user) != 0)
+		goto out;
+	/* the privileged handles, opened once, before the drop */
+	if ((d.runner = runner_open(d.base, &d.rc)) == NULL)
+		goto out;
+	if (privs_drop(user) != 0 || open_store(&d) != 0)
+		goto out;
+	d.notify = notify_open();
+	if (notify_enabled(d.notify)) {
+		uint64_t wd = notify_watchdog_usec(d.notify);
+		struct timeval tv = { 10, 0 };
+
+		if (wd > 0) {
+			tv.tv_sec = (time_t)(wd / 2 / 1000000);
+			tv.tv_usec = (suseconds_t)(wd / 2 % 1000000);
+		}
+		d.watchdog = event_new(d.base, -1, EV_PERSIST, on_watchdog, &d);
+		if (d.watchdog != NULL)
+			event_add(d.watchdog, &tv);
+	} else {
+		struct timeval tv = { 1, 0 };
+
+		/* the store's idle batch commits within its age */
+		d.watchdog = event_new(d.base, -1, EV_PERSIST, on_watchdog, &d);
+		if (d.watchdog != NULL)
+			event_add(d.watchdog, &tv);
+	}
+	log_info("%s: %zu groups, %zu targets; database %s", d.conf_path, d.cur->ng,
+	    gen_units(d.cur), d.cur->c.database);
+	if (d.once)
+		daemon_start_all(&d);
+	else
+		daemon_reschedule(&d);
+	notify_send(d.notify, "READY=1");
+	status_notify(&d);
+	if (event_base_dispatch(d.base) == -1) {
+		log_warnx("event loop failed");
+		goto out;
+	}
+	rc = 0;
+out:
+	notify_send(d.notify, "STOPPING=1");
+	control_close(&d);
+	/* in flight abandoned, the guard's table removed */
+	runner_close(d.runner, &st);
+	if (d.st != NULL) {
+		if (store_flush(d.st, true) != 0) {
+			log_warnx("%s", store_error(d.st));
+			rc = 1;
+		}
+		if (store_close(d.st, err, sizeof(err)) != 0) {
+			log_warnx("%s", err);
+			rc = 1;
+		}
+	}
+	if (rc == 0)
+		log_info("stopped: %llu results, %llu states stored",
+		    (unsigned long long)d.n.results, (unsigned long long)d.n.states);
+	if (d.timer != NULL)
+		event_free(d.timer);
+	if (d.watchdog != NULL)
+		event_free(d.watchdog);
+	event_free(d.sigterm);
+	event_free(d.sigint);
+	event_free(d.sighup);
+	while (d.retired != NULL) {
+		struct gen *g = d.retired;
+		d.retired = g->next;
+		gen_free(g);
+	}
+	gen_free(d.cur);
+	for (size_t i = 0; i < sizeof(d.tracks) / sizeof(d.tracks[0]); i++)
+		while (d.tracks[i] != NULL) {
+			struct track *t = d.tracks[i];
+			d.tracks[i] = t->next;
+			free(t);
+		}
+	free(d.payloads);
+	notify_close(d.notify);
+	if (d.base != NULL)
+		event_base_free(d.base);
+	if (d.lock_fd != -1)
+		close(d.lock_fd);
+	return rc;
+}
