@@ -113,6 +113,9 @@ int store_state_add(struct store *st, int64_t run_id, const struct store_state *
 /* 1 when the target has a state for the cycle, 0 when not, -1. */
 int store_state_has(struct store *st, const char *group, const char *target, int64_t cycle);
 
+/* The last cycle of group that has a run, or -1 (none, or an error). */
+int64_t store_last_cycle(struct store *st, const char *group);
+
 /* After a crash: the results of cycles' targets that left no state (the
  * work was not finished; it is probed again).  Returns how many went. */
 int64_t store_discard_unfinished(struct store *st);

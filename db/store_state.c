@@ -120,3 +120,18 @@ store_discard_unfinished(struct store *st)
 		return -1;
 	return n;
 }
+
+int64_t
+store_last_cycle(struct store *st, const char *group)
+{
+	sqlite3_stmt *s = prep(st, "SELECT max(cycle) FROM runs WHERE grp = ?1");
+	int64_t c = -1;
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_text(s, 1, group, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+		c = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return c;
+}

@@ -11,6 +11,7 @@
 static const struct cli_command *const commands[] = {
 	&cmd_probe_entry,
 	&cmd_config_entry,
+	&cmd_status_entry,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -20,5 +20,6 @@ struct cli_command {
 
 extern const struct cli_command cmd_probe_entry;
 extern const struct cli_command cmd_config_entry;
+extern const struct cli_command cmd_status_entry;
 
 #endif

@@ -4,6 +4,7 @@ PURE_SRCS += prober/cli/output.c
 CLI_SRCS += prober/cli/cli.c
 CLI_SRCS += prober/cli/cmd_probe.c
 CLI_SRCS += prober/cli/cmd_config.c
+CLI_SRCS += prober/cli/cmd_status.c
 CLI_SRCS += prober/cli/cli_settings.c
 
 PROGRAMS += scaleprobe

@@ -174,6 +174,7 @@ unit_state(struct daemon *d, struct unit *u, uint64_t cycle, int64_t run_id,
 }
 
 static void daemon_maybe_done(struct daemon *d);
+static void unit_start(struct daemon *d, struct unit *u, uint64_t cycle);
 
 /* A unit's work is over: its state, its re-arming (missed cycles told),
  * its walk freed. */
@@ -198,6 +199,10 @@ unit_end(struct daemon *d, struct unit *u, const char *state, const char *reason
 		u->busy = false;
 		gen->busy--;
 	}
+	if (u->queued && !gen->retired && !d->stopping) {
+		u->queued = false;
+		unit_start(d, u, u->queued_cycle);
+	}
 	daemon_maybe_done(d);
 }
 
@@ -211,6 +216,12 @@ unit_start(struct daemon *d, struct unit *u, uint64_t cycle)
 	struct paths_opts po;
 	int has;
 
+	if (u->busy) {
+		/* its last cycle is still running: this one follows it */
+		u->queued = true;
+		u->queued_cycle = cycle;
+		return;
+	}
 	u->cycle = cycle;
 	u->results = u->problems = 0;
 	u->run_id = 0;
@@ -376,4 +387,33 @@ daemon_start_all(struct daemon *d)
 		for (size_t i = 0; i < gen->g[gi].n; i++)
 			unit_start(d, &gen->g[gi].u[i], now / gen->g[gi].interval_ns);
 	daemon_maybe_done(d);
+}
+
+size_t
+daemon_recover(struct daemon *d)
+{
+	struct gen *gen = d->cur;
+	uint64_t now = daemon_wall_ns();
+	size_t total = 0;
+
+	for (size_t gi = 0; gi < gen->ng; gi++) {
+		struct dgroup *g = &gen->g[gi];
+		int64_t last = store_last_cycle(d->st, g->name);
+		size_t n = 0;
+
+		/* only the cycle in progress (or the one before it): older
+		 * work is history, its cycles missed */
+		if (last < 0 || g->n == 0 || (uint64_t)last + 1 < now / g->interval_ns)
+			continue;
+		for (size_t i = 0; i < g->n; i++)
+			if (store_state_has(d->st, g->name, g->u[i].spec, last) == 0) {
+				unit_start(d, &g->u[i], (uint64_t)last);
+				n++;
+			}
+		if (n > 0)
+			log_info("group %s: %zu targets of cycle %lld left unfinished; "
+			    "probed again now", g->name, n, (long long)last);
+		total += n;
+	}
+	return total;
 }

@@ -33,6 +33,8 @@ struct unit {
 	char *spec;			/* as written (targets.spec) */
 	struct targets t;		/* one entry per port */
 	bool busy;			/* a batch of it is in the runner */
+	bool queued;			/* due again while busy: started after */
+	uint64_t queued_cycle;
 	uint64_t cycle;			/* the cycle it runs for */
 	struct paths paths;
 	int64_t run_id;
@@ -104,6 +106,9 @@ struct gen *gen_new(struct conf *c, uint64_t now_ns);	/* takes c over */
 void gen_free(struct gen *g);
 void daemon_reschedule(struct daemon *d);
 void daemon_start_all(struct daemon *d);	/* --once */
+/* After a restart: the targets of each group's last cycle that left no
+ * state (a crash cut them off) are probed now; how many. */
+size_t daemon_recover(struct daemon *d);
 int daemon_on_result(void *arg, void *tag, struct path_result *res);
 void daemon_on_batch(void *arg, void *tag);
 uint64_t daemon_wall_ns(void);
@@ -115,7 +120,9 @@ void daemon_status_line(struct daemon *d, char *buf, size_t len);
 /* alerting.c: a result's verdicts through alert.h; log and command */
 void daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *res);
 
-/* privs.c: from root or ambient capabilities to the user with
+/* privs.c: (as root; nothing otherwise) the database's directory and
+ * files, and the control socket, the user's; with dbfile NULL, the
+ * control socket's directory made.  Then from root or ambient capabilities to the user with
  * CAP_NET_RAW and CAP_NET_ADMIN only, NoNewPrivs; 0 or -1 (logged). */
 int privs_prepare_dir(const char *dbfile, const char *control, const char *user);
 int privs_drop(const char *user);

@@ -55,6 +55,19 @@ privs_prepare_dir(const char *dbfile, const char *control, const char *user)
 		log_warnx("user %s: no such user", user);
 		return -1;
 	}
+	if (dbfile == NULL) {
+		/* the control socket's directory (systemd's RuntimeDirectory
+		 * when it runs the daemon): made when missing */
+		snprintf(dir, sizeof(dir), "%s", control);
+		if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
+			return 0;
+		*slash = '\0';
+		if (mkdir(dir, 0750) == 0 && chown(dir, pw->pw_uid, pw->pw_gid) != 0) {
+			log_warn("%s", dir);
+			return -1;
+		}
+		return 0;
+	}
 	snprintf(dir, sizeof(dir), "%s", dbfile);
 	if ((slash = strrchr(dir, '/')) == NULL)
 		snprintf(dir, sizeof(dir), ".");

@@ -341,7 +341,8 @@ main(int argc, char **argv)
 	if (privs_prepare_dir(d.cur->c.database, NULL, user) != 0 ||
 	    lock_db(&d, d.cur->c.database) != 0)
 		goto out;
-	if (d.cur->c.control != NULL && control_open(&d, d.cur->c.control) != 0)
+	if (d.cur->c.control != NULL && (privs_prepare_dir(NULL, d.cur->c.control, user) != 0 ||
+	    control_open(&d, d.cur->c.control) != 0))
 		goto out;
 	if (privs_prepare_dir(d.cur->c.database, d.cur->c.control, user) != 0)
 		goto out;
@@ -374,8 +375,10 @@ main(int argc, char **argv)
 	    gen_units(d.cur), d.cur->c.database);
 	if (d.once)
 		daemon_start_all(&d);
-	else
+	else {
+		(void)daemon_recover(&d);
 		daemon_reschedule(&d);
+	}
 	notify_send(d.notify, "READY=1");
 	status_notify(&d);
 	if (event_base_dispatch(d.base) == -1) {

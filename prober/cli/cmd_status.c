@@ -1,0 +1,114 @@
+/*
+ * cmd_status.c -- "scaleprobe status": what a running scaleprobed says on
+ * its control socket (targets due, in flight, done this cycle, problems,
+ * alerts open, packets rejected, scheduler lag), printed as it came.
+ */
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "conf.h"
+#include "log.h"
+
+static void
+status_usage(FILE *f)
+{
+	fprintf(f, "usage: scaleprobe status [-c config | -s socket]\n"
+	    "  the control socket is the configuration's control setting (default %s)\n",
+	    CONF_DEFAULT_PATH);
+}
+
+static int
+status_read(const char *path)
+{
+	struct sockaddr_un sun;
+	char buf[4096];
+	ssize_t n;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		log_warnx("%s: too long for a socket's name", path);
+		return EXIT_USAGE;
+	}
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
+		log_warn("%s (is scaleprobed running?)", path);
+		if (fd != -1)
+			close(fd);
+		return EXIT_USAGE;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+	close(fd);
+	if (n < 0) {
+		log_warn("%s", path);
+		return EXIT_USAGE;
+	}
+	return fflush(stdout) == 0 ? EXIT_CLEAN : EXIT_USAGE;
+}
+
+static int
+cmd_status(int argc, char **argv)
+{
+	const char *conf_path = CONF_DEFAULT_PATH, *sock = NULL;
+	struct conf_errors e = { NULL, 0 };
+	struct conf c;
+	int ch, rc;
+
+	while ((ch = getopt(argc, argv, "c:hs:")) != -1)
+		switch (ch) {
+		case 'c':
+			conf_path = optarg;
+			break;
+		case 's':
+			sock = optarg;
+			break;
+		case 'h':
+			status_usage(stdout);
+			return EXIT_CLEAN;
+		default:
+			status_usage(stderr);
+			return EXIT_USAGE;
+		}
+	if (optind != argc) {
+		status_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (sock != NULL)
+		return status_read(sock);
+	conf_init(&c);
+	if (conf_load(&c, conf_path, &e) != 0) {
+		char *text = conf_errors_text(&e);
+
+		fputs(text, stderr);
+		free(text);
+		conf_errors_free(&e);
+		conf_free(&c);
+		return EXIT_USAGE;
+	}
+	conf_errors_free(&e);
+	if (c.control == NULL) {
+		log_warnx("%s: no control setting: scaleprobed has no control socket", conf_path);
+		conf_free(&c);
+		return EXIT_USAGE;
+	}
+	rc = status_read(c.control);
+	conf_free(&c);
+	return rc;
+}
+
+const struct cli_command cmd_status_entry = {
+	.name = "status",
+	.usage = "[-c FILE | -s SOCKET]",
+	.summary = "what the running scaleprobed is doing (its control socket)",
+	.run = cmd_status,
+};
