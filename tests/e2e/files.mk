@@ -18,3 +18,6 @@ LAB_CHECKS += tests/e2e/store-e2e
 LAB_CHECKS += tests/e2e/config-check
 # large target sets: a /16 and the lab's /15 interrupted, first SYN, RSS, order
 LAB_CHECKS += tests/e2e/largeset-e2e
+# the daemon: --once against the CLI's verdicts, cycles, states, SIGHUP, SIGTERM,
+# privileges from root and from ambient capabilities, notify, alerts, kill -9 and restart
+LAB_CHECKS += tests/e2e/daemon-e2e
