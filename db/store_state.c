@@ -54,9 +54,12 @@ store_state_add(struct store *st, int64_t run_id, const struct store_state *x)
 
 	if (st->mode != STORE_WRITE || store_batch_begin(st) != 0 ||
 	    (tid = store_target_id(st, x->target)) < 0 ||
-	    (s = prep(st, "INSERT OR IGNORE INTO target_states (run_id, target_id, grp, "
+	    (s = prep(st, "INSERT INTO target_states (run_id, target_id, grp, "
 	    "cycle, state, reason, paths, time_ns, next_due_ns) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")) == NULL)
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
+	    /* only the second state of a cycle is ignored (OR IGNORE
+	     * would let a CHECK's refusal pass in silence too) */
+	    "ON CONFLICT (grp, target_id, cycle) DO NOTHING")) == NULL)
 		return -1;
 	if (run_id > 0)
 		sqlite3_bind_int64(s, 1, run_id);

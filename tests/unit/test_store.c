@@ -723,6 +723,59 @@ write_fixture(const char *file)
 	return 0;
 }
 
+/* The daemon's cycles: a run marked as a group's cycle, a state per
+ * target (once), and after a crash the results of the target that left
+ * no state discarded while those with one stay. */
+static void
+test_states(void **state)
+{
+	char file[128];
+	struct store *st;
+	struct store_run run = { .start = { FIXTURE_TIME, 0 }, .vantage = "lab",
+	    .settings = "x", .program = "test_store" };
+	struct store_state s = { .group = "web", .target = "host1.example", .cycle = 5,
+	    .state = "measured", .paths = 1, .time_ns = 1, .next_due_ns = 2 };
+	int64_t run_id;
+
+	(void)state;
+	path_in(file, sizeof(file), "states.sqlite");
+	st = open_ok(file, STORE_WRITE, NULL);
+	assert_int_equal(store_last_cycle(st, "web"), -1);
+	assert_int_equal(store_run_begin(st, &run, &run_id), 0);
+	assert_int_equal(store_run_cycle(st, run_id, "web", 5), 0);
+	for (unsigned i = 1; i <= 3; i++) {
+		struct storegen g;
+
+		storegen_make(&g, i, FIXTURE_TIME, false);
+		assert_int_equal(store_add(st, run_id, &g.res), 0);
+		storegen_free(&g);
+	}
+	assert_int_equal(store_state_add(st, run_id, &s), 0);
+	assert_int_equal(store_state_add(st, run_id, &s), 0);	/* ignored */
+	s.target = "host3.example";
+	s.state = "missed";
+	assert_int_equal(store_state_add(st, 0, &s), 0);	/* no run */
+	s.state = "bogus";
+	s.cycle = 6;
+	assert_int_not_equal(store_state_add(st, 0, &s), 0);	/* CHECK refuses */
+	assert_int_equal(store_flush(st, true), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM target_states"), 2);
+	assert_int_equal(store_state_has(st, "web", "host1.example", 5), 1);
+	assert_int_equal(store_state_has(st, "web", "host2.example", 5), 0);
+	assert_int_equal(store_state_has(st, "web", "host1.example", 4), 0);
+	assert_int_equal(store_last_cycle(st, "web"), 5);
+	/* host2 and host3 left no state of their run: theirs go */
+	assert_int_equal(store_discard_unfinished(st), 2);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results"), 1);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results WHERE "
+	    "path_result_id NOT IN (SELECT id FROM path_results)"), 0);
+	/* a CLI run (no cycle) is never touched */
+	write_results(st, 10, 2, FIXTURE_TIME, false);
+	assert_int_equal(store_discard_unfinished(st), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results"), 3);
+	store_close(st, NULL, 0);
+}
+
 int
 main(void)
 {
@@ -736,6 +789,7 @@ main(void)
 		cmocka_unit_test(test_query_plans),
 		cmocka_unit_test(test_prune),
 		cmocka_unit_test(test_prune_vacuum),
+		cmocka_unit_test(test_states),
 	};
 	const char *fixture = getenv("STORE_WRITE_FIXTURE");
 
