@@ -12,3 +12,4 @@ DAEMON_SRCS += prober/daemon/alerting.c
 DAEMON_SRCS += prober/daemon/privs.c
 DAEMON_SRCS += prober/daemon/control.c
 PROGRAMS += scaleprobed
+MAN_PAGES += prober/daemon/scaleprobed.8

@@ -149,6 +149,15 @@ reload(struct daemon *d)
 	n = conf_needs_restart(&old->c, &c, names, 8);
 	for (size_t i = 0; i < n; i++)
 		log_warnx("%s: %s changed; it takes effect at a restart", d->conf_path, names[i]);
+	/* what the runner was opened with (before the privileges went) */
+	if (c.rate != old->c.rate || c.nscales != old->c.nscales ||
+	    memcmp(c.scales, old->c.scales, sizeof(c.scales)) != 0 ||
+	    c.timeout != old->c.timeout || c.retries != old->c.retries ||
+	    c.trace != old->c.trace || c.window_test != old->c.window_test ||
+	    c.max_inflight != old->c.max_inflight || c.npayloads != old->c.npayloads)
+		log_warnx("%s: the probing settings (rate, scales, timeout, retries, trace, "
+		    "window-test, max-inflight, payload) changed; they take effect at a restart",
+		    d->conf_path);
 	old->retired = true;
 	old->next = d->retired;
 	d->retired = old;
