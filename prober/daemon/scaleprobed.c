@@ -84,10 +84,16 @@ runner_setup(struct daemon *d, const struct conf *c)
 {
 	struct runner_config *rc = &d->rc;
 
+	/* copies: the runner outlives the configuration (a reload frees it) */
 	d->payloads = xcalloc(c->npayloads + 1, sizeof(*d->payloads));
-	for (size_t i = 0; i < c->npayloads; i++)
-		d->payloads[i] = (struct probe_payload){ c->payloads[i].port,
-		    c->payloads[i].bytes, c->payloads[i].len };
+	for (size_t i = 0; i < c->npayloads; i++) {
+		uint8_t *b = xmalloc(c->payloads[i].len + 1);
+
+		memcpy(b, c->payloads[i].bytes, c->payloads[i].len);
+		d->payloads[i] = (struct probe_payload){ c->payloads[i].port, b,
+		    c->payloads[i].len };
+	}
+	d->contact = c->contact != NULL ? xstrdup(c->contact) : NULL;
 	memset(rc, 0, sizeof(*rc));
 	rc->nscales = c->nscales;
 	memcpy(rc->scales, c->scales, sizeof(rc->scales));
@@ -97,7 +103,7 @@ runner_setup(struct daemon *d, const struct conf *c)
 	rc->max_inflight = c->max_inflight;
 	rc->trace = (enum engine_trace)c->trace;
 	rc->window_test = c->window_test;
-	rc->contact = c->contact;
+	rc->contact = d->contact;
 	rc->payloads = d->payloads;
 	rc->npayloads = c->npayloads;
 	rc->want_v4 = rc->want_v6 = true;	/* names may give either, later */
@@ -432,7 +438,10 @@ out:
 			d.tracks[i] = t->next;
 			free(t);
 		}
+	for (size_t i = 0; i < d.rc.npayloads; i++)
+		free((void *)(uintptr_t)d.payloads[i].bytes);
 	free(d.payloads);
+	free(d.contact);
 	notify_close(d.notify);
 	if (d.base != NULL)
 		event_base_free(d.base);
