@@ -1,6 +1,7 @@
 #!/bin/bash
 # make demo: bring the lab up, probe every lab target with scaleprobe, print
-# the results, reproduce the 2004 stall on the same lab (tests/e2e/stall:
+# the results, run one daemon cycle (scaleprobed --once) and show what it
+# stored, reproduce the 2004 stall on the same lab (tests/e2e/stall:
 # curl through a clean path and a rewrite-to-0 box), tear the lab down.
 # Runs as root; touches nothing outside the lab's own network namespaces
 # (tests/lab/README.md).
@@ -12,7 +13,14 @@ case $BUILD in /*) ;; *) BUILD=$REPO/$BUILD ;; esac
 LAB=$REPO/tests/lab/lab
 SP=$BUILD/plain/scaleprobe
 
-cleanup() { [ -n "${LAB_PREFIX:-}" ] && "$LAB" down >/dev/null 2>&1 || true; }
+SPD=$BUILD/plain/scaleprobed
+DW=
+DUSER=
+cleanup() {
+	[ -n "${LAB_PREFIX:-}" ] && "$LAB" down >/dev/null 2>&1 || true
+	[ -n "$DUSER" ] && userdel "$DUSER" >/dev/null 2>&1 || true
+	[ -n "$DW" ] && rm -rf "$DW" || true
+}
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
@@ -36,6 +44,47 @@ ip netns exec "$("$LAB" ns prober)" timeout 300 "$SP" probe -v \
 rc=$?
 set -e
 echo "== scaleprobe exited $rc (0 clean, 1 a path problem found, 3 some path not measured)"
+echo
+
+# One cycle of the daemon over a few lab targets (--once), as a user of
+# its own made for the demo, and what it stored.
+DW=$(mktemp -d /tmp/scaleprobed-demo.XXXXXX)
+chmod 755 "$DW"
+DUSER=spdemo$$
+useradd -r -M -s /usr/sbin/nologin "$DUSER"
+cat >"$DW/scaleprobed.conf" <<EOF
+database "$DW/db/history.sqlite"
+control "$DW/db/ctl.sock"
+allow 198.18.0.0/15
+allow fd00::/8
+rate 1000
+timeout 1
+retries 1
+group "lab" {
+	interval 1h
+	ports 80,443
+	target clean.lab ws0-in.lab wsstrip-in.lab 198.18.100.2/31
+}
+EOF
+echo "== scaleprobed --once: one cycle of group lab (names with A and AAAA, a /31, ports 80 and 443)"
+set +e
+ip netns exec "$("$LAB" ns prober)" timeout 120 "$SPD" --once -c "$DW/scaleprobed.conf" -u "$DUSER"
+rc=$?
+set -e
+echo "== scaleprobed exited $rc; what it stored in $DW/db/history.sqlite:"
+python3 - "$DW/db/history.sqlite" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+print("  target states of the cycle:")
+for r in db.execute("SELECT t.grp, g.spec, t.cycle, t.state, coalesce(t.reason, ''), t.paths "
+        "FROM target_states t JOIN targets g ON g.id = t.target_id ORDER BY g.spec"):
+    print("    %-6s %-18s cycle %d  %-10s %s %d paths" % r)
+print("  verdicts per path (scales 0, 7, 14):")
+for r in db.execute("SELECT p.address || ':' || p.port, group_concat(s.verdict, ' ') "
+        "FROM path_results pr JOIN paths p ON p.id = pr.path_id "
+        "JOIN scale_results s ON s.path_result_id = pr.id GROUP BY pr.id ORDER BY 1"):
+    print("    %-28s %s" % r)
+EOF
 echo
 
 # The 2004 stall on this same lab: what a verdict of rewritten means for a

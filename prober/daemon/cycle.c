@@ -114,6 +114,9 @@ gen_free(struct gen *gen)
 		return;
 	for (size_t gi = 0; gi < gen->ng; gi++) {
 		for (size_t i = 0; i < gen->g[gi].n; i++) {
+			/* abandoned in flight at a stop (the runner is closed) */
+			if (gen->g[gi].u[i].busy)
+				paths_free(&gen->g[gi].u[i].paths);
 			free(gen->g[gi].u[i].spec);
 			targets_free(&gen->g[gi].u[i].t);
 		}

@@ -104,7 +104,7 @@ struct daemon {
 
 /* cycle.c: groups, the schedule, batches, states */
 struct gen *gen_new(struct conf *c, uint64_t now_ns);	/* takes c over */
-void gen_free(struct gen *g);
+void gen_free(struct gen *g);	/* after runner_close: walks in flight too */
 void daemon_reschedule(struct daemon *d);
 void daemon_start_all(struct daemon *d);	/* --once */
 /* After a restart: the targets of each group's last cycle that left no
