@@ -190,6 +190,9 @@ unit_end(struct daemon *d, struct unit *u, const char *state, const char *reason
 	if (!gen->retired && !d->once) {
 		missed = sched_finished(gen->sched, u->group, u->index, now);
 		next = sched_when(gen->sched, u->group, u->index);
+		/* re-armed: it may be due before whatever the timer waits for */
+		if (d->timer != NULL && !d->stopping)
+			daemon_reschedule(d);
 	}
 	unit_state(d, u, u->cycle, u->run_id, state, reason, next);
 	for (uint64_t k = 1; k <= missed; k++)
