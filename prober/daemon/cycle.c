@@ -290,6 +290,17 @@ daemon_on_result(void *arg, void *tag, struct path_result *res)
 	}
 	u->results++;
 	d->n.results++;
+	for (int i = -1; i < res->nscales; i++) {
+		/* the control SYN and each scale's: metrics_reply's order */
+		static const int slot[] = { [REPLY_SYNACK] = 0, [REPLY_RST] = 1,
+		    [REPLY_ICMP_UNREACH] = 2, [REPLY_NONE] = 3 };
+		enum reply_kind k = i < 0 ? res->control.reply : res->scales[i].reply;
+
+		if ((unsigned)k < sizeof(slot) / sizeof(slot[0]))
+			d->n.probes[slot[k]]++;
+		if (i >= 0 && (unsigned)res->verdicts[i].verdict <= VERDICT_INCONCLUSIVE)
+			d->n.verdicts[res->verdicts[i].verdict]++;
+	}
 	for (int i = 0; i < res->nscales; i++)
 		if (infer_is_problem(res->verdicts[i].verdict)) {
 			u->problems++;

@@ -23,6 +23,7 @@ struct sched;
 struct blocklist;
 struct gen;
 struct control;
+struct evhttp;
 struct notify;
 
 /* One target as written in a group, on each of its ports: what is
@@ -76,6 +77,8 @@ struct daemon_stats {
 	uint64_t due, done_cycle, problems, alerts_open, skipped;
 	uint64_t cycles_missed, results, states;
 	uint64_t lag_ns;		/* the last start's delay past its due time */
+	uint64_t probes[4];		/* SYNs by answer: metrics_reply's order */
+	uint64_t verdicts[VERDICT_INCONCLUSIVE + 1];	/* per scale result */
 };
 
 struct daemon {
@@ -99,6 +102,7 @@ struct daemon {
 	bool stopping;
 	int lock_fd;
 	struct control *control;
+	struct evhttp *http;		/* --metrics */
 	int exit_status;
 };
 
@@ -117,6 +121,10 @@ size_t gen_units(const struct gen *g);
 
 /* scaleprobed.c: what `scaleprobe status` and STATUS= say, one line */
 void daemon_status_line(struct daemon *d, char *buf, size_t len);
+
+/* metrics_http.c: GET /metrics on ADDR:PORT; 0 or -1 (logged) */
+int metrics_http_open(struct daemon *d, const char *spec);
+void metrics_http_close(struct daemon *d);
 
 /* alerting.c: a result's verdicts through alert.h; log and command */
 void daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *res);

@@ -13,3 +13,4 @@ DAEMON_SRCS += prober/daemon/privs.c
 DAEMON_SRCS += prober/daemon/control.c
 PROGRAMS += scaleprobed
 MAN_PAGES += prober/daemon/scaleprobed.8
+DAEMON_SRCS += prober/daemon/metrics_http.c

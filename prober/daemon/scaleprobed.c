@@ -30,12 +30,13 @@
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: scaleprobed [-dtv] [--once] [-c file] [-u user]\n"
+	fprintf(f, "usage: scaleprobed [-dtv] [--once] [-c file] [-u user] [--metrics addr:port]\n"
 	    "  -c FILE     configuration (default %s)\n"
 	    "  -t          check the configuration, print it normalized, exit\n"
 	    "  --once      run every group once and exit\n"
 	    "  -d, --foreground  log to stderr, not syslog\n"
 	    "  -u USER     the user to run as when started as root (default scaleprobe)\n"
+	    "  --metrics ADDR:PORT  serve GET /metrics (Prometheus text) there\n"
 	    "  -v          more verbose (repeat)\n", CONF_DEFAULT_PATH);
 }
 
@@ -266,12 +267,13 @@ main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "once", no_argument, NULL, 'O' },
 		{ "foreground", no_argument, NULL, 'd' },
+		{ "metrics", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct daemon d;
 	struct conf c;
-	const char *user = "scaleprobe";
+	const char *user = "scaleprobe", *metrics = NULL;
 	bool check = false;
 	int ch, verbose = 0, rc = 1;
 	struct probe_run_stats st;
@@ -290,6 +292,9 @@ main(int argc, char **argv)
 			break;
 		case 'O':
 			d.once = true;
+			break;
+		case 'M':
+			metrics = optarg;
 			break;
 		case 't':
 			check = true;
@@ -361,6 +366,8 @@ main(int argc, char **argv)
 		goto out;
 	if (privs_prepare_dir(d.cur->c.database, d.cur->c.control, user) != 0)
 		goto out;
+	if (metrics != NULL && metrics_http_open(&d, metrics) != 0)
+		goto out;
 	/* the privileged handles, opened once, before the drop */
 	if ((d.runner = runner_open(d.base, &d.rc)) == NULL)
 		goto out;
@@ -404,6 +411,7 @@ main(int argc, char **argv)
 out:
 	notify_send(d.notify, "STOPPING=1");
 	control_close(&d);
+	metrics_http_close(&d);
 	/* in flight abandoned, the guard's table removed */
 	runner_close(d.runner, &st);
 	if (d.st != NULL) {
