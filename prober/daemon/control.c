@@ -29,6 +29,7 @@ control_accept(evutil_socket_t fd, short what, void *arg)
 	struct daemon *d = arg;
 	struct probe_run_stats st;
 	char buf[1024];
+	uint64_t due, running, done;
 	int c, n;
 
 	(void)what;
@@ -36,10 +37,12 @@ control_accept(evutil_socket_t fd, short what, void *arg)
 	if ((c = accept(fd, NULL, NULL)) == -1)
 		return;
 	runner_stats(d->runner, &st);
+	daemon_cycle_counts(d, &due, &running, &done);
 	n = snprintf(buf, sizeof(buf),
 	    "targets %zu\n"
 	    "due %llu\n"
-	    "in_flight %zu\n"
+	    "in_flight %llu\n"
+	    "paths_in_flight %zu\n"
 	    "done_this_cycle %llu\n"
 	    "problems %llu\n"
 	    "alerts_open %llu\n"
@@ -48,8 +51,9 @@ control_accept(evutil_socket_t fd, short what, void *arg)
 	    "results_stored %llu\n"
 	    "states_stored %llu\n"
 	    "cycles_missed %llu\n",
-	    gen_units(d->cur), (unsigned long long)d->n.due, runner_inflight(d->runner),
-	    (unsigned long long)d->n.done_cycle, (unsigned long long)d->n.problems,
+	    gen_units(d->cur), (unsigned long long)due, (unsigned long long)running,
+	    runner_inflight(d->runner), (unsigned long long)done,
+	    (unsigned long long)d->n.problems,
 	    (unsigned long long)d->n.alerts_open, (unsigned long long)st.n.rejected,
 	    d->n.lag_ns / 1e9, (unsigned long long)d->n.results,
 	    (unsigned long long)d->n.states, (unsigned long long)d->n.cycles_missed);

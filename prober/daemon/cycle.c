@@ -200,6 +200,8 @@ unit_end(struct daemon *d, struct unit *u, const char *state, const char *reason
 		    next);
 	d->n.cycles_missed += missed;
 	d->n.done_cycle++;
+	if (u->cycle == gen->g[u->group].st_cycle)
+		gen->g[u->group].ended++;
 	if (u->busy) {
 		paths_free(&u->paths);
 		u->busy = false;
@@ -232,12 +234,20 @@ unit_start(struct daemon *d, struct unit *u, uint64_t cycle)
 	u->results = u->problems = 0;
 	u->run_id = 0;
 	d->n.due++;
+	if (cycle > g->st_cycle || g->started == 0) {
+		g->st_cycle = cycle;
+		g->started = g->ended = 0;
+	}
+	if (cycle == g->st_cycle)
+		g->started++;
 	/* a restart in the cycle: what was stored is not probed again */
 	if (!d->once && (has = store_state_has(d->st, g->name, u->spec,
 	    (int64_t)cycle)) != 0) {
 		if (has < 0)
 			log_warnx("%s", store_error(d->st));
 		d->n.skipped++;
+		if (cycle == g->st_cycle)
+			g->ended++;
 		if (!gen->retired)
 			(void)sched_finished(gen->sched, u->group, u->index, daemon_wall_ns());
 		return;
@@ -433,4 +443,19 @@ daemon_recover(struct daemon *d)
 		total += n;
 	}
 	return total;
+}
+
+void
+daemon_cycle_counts(const struct daemon *d, uint64_t *due, uint64_t *running, uint64_t *done)
+{
+	const struct gen *gen = d->cur;
+
+	*due = *running = *done = 0;
+	for (size_t gi = 0; gi < gen->ng; gi++) {
+		const struct dgroup *g = &gen->g[gi];
+
+		*due += g->n - (g->started < g->n ? g->started : g->n);
+		*running += g->started - (g->ended < g->started ? g->ended : g->started);
+		*done += g->ended;
+	}
 }

@@ -47,6 +47,8 @@ struct dgroup {
 	uint64_t interval_ns, jitter_ns;
 	struct unit *u;
 	size_t n;
+	uint64_t st_cycle;		/* the latest cycle started, and of it: */
+	size_t started, ended;		/* targets started, and ended */
 	int64_t run_id;			/* the store's run of run_cycle */
 	uint64_t run_cycle;
 	bool have_run;
@@ -118,6 +120,9 @@ int daemon_on_result(void *arg, void *tag, struct path_result *res);
 void daemon_on_batch(void *arg, void *tag);
 uint64_t daemon_wall_ns(void);
 size_t gen_units(const struct gen *g);
+/* Of each group's latest cycle: targets not yet started, running, done. */
+void daemon_cycle_counts(const struct daemon *d, uint64_t *due, uint64_t *running,
+    uint64_t *done);
 
 /* scaleprobed.c: what `scaleprobe status` and STATUS= say, one line */
 void daemon_status_line(struct daemon *d, char *buf, size_t len);

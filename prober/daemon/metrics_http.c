@@ -27,9 +27,8 @@ metrics_snapshot_of(struct daemon *d, struct metrics_snapshot *s)
 	memcpy(s->probes, d->n.probes, sizeof(s->probes));
 	memcpy(s->paths, d->n.verdicts, sizeof(s->paths));
 	s->alerts_open = d->n.alerts_open;
-	s->targets_due = d->n.due;
-	s->targets_in_flight = runner_batches(d->runner);
-	s->targets_done_cycle = d->n.done_cycle;
+	daemon_cycle_counts(d, &s->targets_due, &s->targets_in_flight,
+	    &s->targets_done_cycle);
 	s->scheduler_lag_seconds = d->n.lag_ns / 1e9;
 	s->writer_backlog = 0;	/* the store does not expose its open batch */
 	s->packets_rejected = st.n.rejected;

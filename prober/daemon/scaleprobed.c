@@ -117,12 +117,14 @@ void
 daemon_status_line(struct daemon *d, char *buf, size_t len)
 {
 	struct probe_run_stats st;
+	uint64_t due, running, done;
 
 	runner_stats(d->runner, &st);
-	snprintf(buf, len, "%zu targets, %llu due, %zu in flight, %llu done this cycle, "
+	daemon_cycle_counts(d, &due, &running, &done);
+	snprintf(buf, len, "%zu targets, %llu due, %llu in flight, %llu done this cycle, "
 	    "%llu problems, %llu alerts open, %llu packets rejected, lag %.3f s",
-	    gen_units(d->cur), (unsigned long long)d->n.due, runner_inflight(d->runner),
-	    (unsigned long long)d->n.done_cycle, (unsigned long long)d->n.problems,
+	    gen_units(d->cur), (unsigned long long)due, (unsigned long long)running,
+	    (unsigned long long)done, (unsigned long long)d->n.problems,
 	    (unsigned long long)d->n.alerts_open, (unsigned long long)st.n.rejected,
 	    d->n.lag_ns / 1e9);
 }
