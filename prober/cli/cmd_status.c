@@ -19,9 +19,9 @@
 static void
 status_usage(FILE *f)
 {
-	fprintf(f, "usage: scaleprobe status [-c config | -s socket]\n"
-	    "  the control socket is the configuration's control setting (default %s)\n",
-	    CONF_DEFAULT_PATH);
+	fprintf(f, "usage: scaleprobe status [-c config | socket]\n"
+	    "  socket: the daemon's control socket; default the control setting of the\n"
+	    "  configuration (default %s)\n", CONF_DEFAULT_PATH);
 }
 
 static int
@@ -64,13 +64,10 @@ cmd_status(int argc, char **argv)
 	struct conf c;
 	int ch, rc;
 
-	while ((ch = getopt(argc, argv, "c:hs:")) != -1)
+	while ((ch = getopt(argc, argv, "+c:h")) != -1)
 		switch (ch) {
 		case 'c':
 			conf_path = optarg;
-			break;
-		case 's':
-			sock = optarg;
 			break;
 		case 'h':
 			status_usage(stdout);
@@ -79,7 +76,9 @@ cmd_status(int argc, char **argv)
 			status_usage(stderr);
 			return EXIT_USAGE;
 		}
-	if (optind != argc) {
+	if (optind + 1 == argc)
+		sock = argv[optind];
+	else if (optind != argc) {
 		status_usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -108,7 +107,7 @@ cmd_status(int argc, char **argv)
 
 const struct cli_command cmd_status_entry = {
 	.name = "status",
-	.usage = "[-c FILE | -s SOCKET]",
+	.usage = "[-c FILE | SOCKET]",
 	.summary = "what the running scaleprobed is doing (its control socket)",
 	.run = cmd_status,
 };
