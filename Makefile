@@ -10,7 +10,8 @@
 #   make lint       the layers: which folder may include which (tools/lint.py)
 #   make deps       install the Debian packages that building and testing need
 #   make fuzz       run every libFuzzer harness for FUZZ_SECONDS seconds each
-#   make install    PREFIX=/usr/local SYSCONFDIR=/etc DESTDIR=
+#   make install    PREFIX=/usr/local SYSCONFDIR=/etc DESTDIR= (programs, man pages,
+#                   the example configuration, scaleprobed's unit, sysusers, tmpfiles)
 #   make clean
 #
 # Three builds of the same sources, each in its own directory:
@@ -25,6 +26,12 @@ PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
 SBINDIR     ?= $(PREFIX)/sbin
 MANDIR      ?= $(PREFIX)/share/man
+# systemd reads units, sysusers.d and tmpfiles.d below /usr/local/lib as
+# well as /usr/lib, so PREFIX decides these too
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+STATEDIR    ?= /var/lib
 SYSCONFDIR  ?= /etc
 DESTDIR     ?=
 BUILD       ?= build
@@ -233,6 +240,14 @@ install: all
 	install -d $(DESTDIR)$(SYSCONFDIR)/scaleprobe
 	test -e $(DESTDIR)$(SYSCONFDIR)/scaleprobe/scaleprobe.conf || \
 	  install -m 0644 config/scaleprobe.conf $(DESTDIR)$(SYSCONFDIR)/scaleprobe/scaleprobe.conf
+	$(if $(filter scaleprobed,$(PROGRAMS)),install -d $(DESTDIR)$(SYSTEMDUNITDIR) \
+	  $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) && \
+	  sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	    -e 's|@STATEDIR@|$(STATEDIR)|g' systemd/scaleprobed.service.in \
+	    >$(DESTDIR)$(SYSTEMDUNITDIR)/scaleprobed.service && \
+	  chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/scaleprobed.service && \
+	  install -m 0644 systemd/scaleprobe.sysusers $(DESTDIR)$(SYSUSERSDIR)/scaleprobe.conf && \
+	  install -m 0644 systemd/scaleprobe.tmpfiles $(DESTDIR)$(TMPFILESDIR)/scaleprobe.conf)
 	$(foreach m,$(MAN_PAGES),install -d $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m))) && \
 	  install -m 0644 $(m) $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m));)
 

@@ -29,6 +29,8 @@ curl
 jq
 procps
 psmisc
+systemd
+mandoc
 "
 
 # make bench: the tools it compares with

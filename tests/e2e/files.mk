@@ -21,3 +21,6 @@ LAB_CHECKS += tests/e2e/largeset-e2e
 # the daemon: --once against the CLI's verdicts, cycles, states, SIGHUP, SIGTERM,
 # privileges from root and from ambient capabilities, notify, alerts, kill -9 and restart
 LAB_CHECKS += tests/e2e/daemon-e2e
+# scaleprobed as installed: systemd-analyze verify and security, sysusers,
+# tmpfiles, and every man page lint-clean (no network)
+LAB_CHECKS += tests/e2e/service-check
