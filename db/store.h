@@ -79,6 +79,9 @@ int store_add(struct store *st, int64_t run_id, const struct path_result *res);
 int store_flush(struct store *st, bool force);
 
 const char *store_error(const struct store *st);
+/* Rows (path results and target states) in the open batch, not yet
+ * committed: the writer's backlog. */
+uint64_t store_pending(const struct store *st);
 const struct store_stats *store_get_stats(const struct store *st);
 
 /* Retention: path results older than cutoff (ns since the epoch) are

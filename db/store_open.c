@@ -447,6 +447,12 @@ store_error(const struct store *st)
 	return st->err;
 }
 
+uint64_t
+store_pending(const struct store *st)
+{
+	return st->in_batch ? (uint64_t)st->batch_n : 0;
+}
+
 const struct store_stats *
 store_get_stats(const struct store *st)
 {

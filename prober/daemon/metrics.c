@@ -89,7 +89,7 @@ metrics_render(const struct metrics_snapshot *s, struct metrics_buf *b)
 	    "Target runs skipped because the one before overran its interval.");
 	put(b, "scaleprobe_cycles_missed_total %" PRIu64 "\n", s->cycles_missed);
 	family(b, "scaleprobe_writer_backlog", "gauge",
-	    "Results measured and not yet committed to the database.");
+	    "Results and target states written and not yet committed to the database.");
 	put(b, "scaleprobe_writer_backlog %" PRIu64 "\n", s->writer_backlog);
 	family(b, "scaleprobe_packets_rejected_total", "counter",
 	    "Replies that failed validation (never sent by us, or forged).");

@@ -14,6 +14,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "metrics.h"
+#include "store.h"
 
 #define METRICS_BUF 16384
 
@@ -30,7 +31,7 @@ metrics_snapshot_of(struct daemon *d, struct metrics_snapshot *s)
 	daemon_cycle_counts(d, &s->targets_due, &s->targets_in_flight,
 	    &s->targets_done_cycle);
 	s->scheduler_lag_seconds = d->n.lag_ns / 1e9;
-	s->writer_backlog = 0;	/* the store does not expose its open batch */
+	s->writer_backlog = d->st != NULL ? store_pending(d->st) : 0;
 	s->packets_rejected = st.n.rejected;
 	s->capture_drops = st.capture_drops;
 	s->cycles_missed = d->n.cycles_missed;

@@ -44,7 +44,7 @@ static const char want[] =
     "# HELP scaleprobe_cycles_missed_total Target runs skipped because the one before overran its interval.\n"
     "# TYPE scaleprobe_cycles_missed_total counter\n"
     "scaleprobe_cycles_missed_total 1\n"
-    "# HELP scaleprobe_writer_backlog Results measured and not yet committed to the database.\n"
+    "# HELP scaleprobe_writer_backlog Results and target states written and not yet committed to the database.\n"
     "# TYPE scaleprobe_writer_backlog gauge\n"
     "scaleprobe_writer_backlog 7\n"
     "# HELP scaleprobe_packets_rejected_total Replies that failed validation (never sent by us, or forged).\n"

@@ -508,9 +508,11 @@ test_flush_by_time(void **state)
 	write_results(st, 0, 3, FIXTURE_TIME, false);
 	assert_int_equal(store_flush(st, false), 0);	/* too young */
 	assert_int_equal(store_query_int(rd, "SELECT count(*) FROM path_results"), 0);
+	assert_int_equal(store_pending(st), 3);		/* the writer's backlog */
 	usleep(80000);
 	assert_int_equal(store_flush(st, false), 0);
 	assert_int_equal(store_query_int(rd, "SELECT count(*) FROM path_results"), 3);
+	assert_int_equal(store_pending(st), 0);
 	/* and a result added after the age commits with it */
 	write_results(st, 3, 1, FIXTURE_TIME + 1, false);
 	usleep(80000);
