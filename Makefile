@@ -38,7 +38,7 @@ BUILD       ?= build
 CLANG       ?= clang
 FUZZ_SECONDS ?= 60
 # make check runs each fuzzer this long
-FUZZ_CHECK_SECONDS ?= 5
+FUZZ_CHECK_SECONDS ?= 3
 
 # V=1 shows every command; by default one line per file.
 V ?= 0
@@ -228,6 +228,7 @@ stress: deps
 
 stress-run: all fuzzers
 	@BUILD=$(BUILD) STRESS_RUNS=$(STRESS_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	  ENGINE_MIXED_PATHS=5000 ENGINE_RATE_PATHS=300 \
 	  tools/stress.sh $(LAB_CHECKS) -- $(FUZZERS)
 
 # --- install ----------------------------------------------------------------
