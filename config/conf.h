@@ -64,6 +64,11 @@ int conf_parse(struct conf *c, const char *buf, size_t len, const char *fname,
  */
 char *conf_print(const struct conf *c);
 
+/* The settings that shape results, in one line ("scales=0,7,14 rate=100
+ * ..."), as the store keeps them per run: the CLI's probe and the daemon
+ * write the same text, so their runs compare. */
+void conf_shaping(const struct conf *c, char *buf, size_t len);
+
 /* An opt-out list's text: one CIDR a line, '#' comments.  Pure. */
 int conf_optout_parse(struct conf_prefix **v, size_t *n, const char *buf, size_t len,
     const char *fname, struct conf_errors *e);

@@ -3,6 +3,7 @@
  * normalized: what `config check` and `scaleprobed -t` show, and what
  * parses back to the same settings (tests hold it to that).
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "conf.h"
@@ -40,4 +41,22 @@ conf_print(const struct conf *c)
 		conf_buf_printf(&b, "}\n");
 	}
 	return b.p;
+}
+
+void
+conf_shaping(const struct conf *c, char *buf, size_t len)
+{
+	static const char *const trace[] = { "never", "auto", "always" };
+	size_t n = 0, payload = 0;
+
+	/* the payload for every port (--payload), as before the map */
+	if (c->npayloads > 0 && c->payloads[0].port == 0)
+		payload = c->payloads[0].len;
+	n += (size_t)snprintf(buf + n, len - n, "scales=");
+	for (int i = 0; i < c->nscales && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%d", i ? "," : "", c->scales[i]);
+	if (n < len)
+		snprintf(buf + n, len - n, " rate=%u timeout=%g retries=%u trace=%s "
+		    "window-test=%s payload=%zu", c->rate, c->timeout, c->retries,
+		    trace[c->trace], c->window_test ? "on" : "off", payload);
 }

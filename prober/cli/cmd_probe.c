@@ -228,25 +228,6 @@ probe_result(void *arg, struct path_result *res)
 	return 0;
 }
 
-/* The settings that shape results, as the store keeps them per run. */
-static void
-probe_settings(const struct conf *c, char *buf, size_t len)
-{
-	static const char *const trace[] = { "never", "auto", "always" };
-	size_t n = 0, payload = 0;
-
-	/* the payload for every port (--payload), as before the map */
-	if (c->npayloads > 0 && c->payloads[0].port == 0)
-		payload = c->payloads[0].len;
-	n += (size_t)snprintf(buf + n, len - n, "scales=");
-	for (int i = 0; i < c->nscales && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%d", i ? "," : "", c->scales[i]);
-	if (n < len)
-		snprintf(buf + n, len - n, " rate=%u timeout=%g retries=%u trace=%s "
-		    "window-test=%s payload=%zu", c->rate, c->timeout, c->retries,
-		    trace[c->trace], c->window_test ? "on" : "off", payload);
-}
-
 /* --db: the store opened (a bad file refused before anything is sent)
  * and the run's row begun; -1 after saying why. */
 static int
@@ -259,7 +240,7 @@ probe_store_open(const struct conf *c, const char *vantage, struct probe_out *ou
 		log_warnx("%s", err);
 		return -1;
 	}
-	probe_settings(c, shaping, sizeof(shaping));
+	conf_shaping(c, shaping, sizeof(shaping));
 	memset(&run, 0, sizeof(run));
 	clock_gettime(CLOCK_REALTIME, &run.start);
 	run.vantage = vantage;

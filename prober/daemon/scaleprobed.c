@@ -61,25 +61,6 @@ load_conf(const char *path, struct conf *c)
 	return -1;
 }
 
-/* The settings that shape results, as the store keeps them per run
- * (the CLI's probe writes the same text). */
-static void
-shaping(const struct conf *c, char *buf, size_t len)
-{
-	static const char *const trace[] = { "never", "auto", "always" };
-	size_t n = 0, payload = 0;
-
-	if (c->npayloads > 0 && c->payloads[0].port == 0)
-		payload = c->payloads[0].len;
-	n += (size_t)snprintf(buf + n, len - n, "scales=");
-	for (int i = 0; i < c->nscales && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%d", i ? "," : "", c->scales[i]);
-	if (n < len)
-		snprintf(buf + n, len - n, " rate=%u timeout=%g retries=%u trace=%s "
-		    "window-test=%s payload=%zu", c->rate, c->timeout, c->retries,
-		    trace[c->trace], c->window_test ? "on" : "off", payload);
-}
-
 static void
 runner_setup(struct daemon *d, const struct conf *c)
 {
@@ -341,7 +322,7 @@ main(int argc, char **argv)
 		snprintf(d.vantage, sizeof(d.vantage), "%s", c.vantage);
 	else if (gethostname(d.vantage, sizeof(d.vantage)) != 0)
 		snprintf(d.vantage, sizeof(d.vantage), "unknown");
-	shaping(&c, d.settings, sizeof(d.settings));
+	conf_shaping(&c, d.settings, sizeof(d.settings));
 	d.cur = gen_new(&c, daemon_wall_ns());
 	runner_setup(&d, &d.cur->c);
 	if (d.once)
