@@ -189,15 +189,13 @@ conf_load_files(struct conf *c, const char *fname, struct conf_errors *e)
 			if (conf_targets_buf(&g->targets, buf, len, g->files[k].path,
 			    c->allow_large, g->ports, g->nports, &nwritten) != 0) {
 				/* already "file:line: TARGET: why", one a line */
-				for (char *l = g->targets.errors, *nl; l != NULL && *l != '\0';
+				for (char *l = g->targets.errors.p, *nl; l != NULL && *l != '\0';
 				    l = nl + 1) {
 					nl = strchr(l, '\n');
 					*nl = '\0';
 					conf_errors_add(e, fname, g->files[k].line, "file: %s", l);
 				}
-				free(g->targets.errors);
-				g->targets.errors = NULL;
-				g->targets.errors_len = g->targets.errors_cap = 0;
+				strbuf_free(&g->targets.errors);
 				g->targets.nerrors = 0;
 			}
 			free(buf);

@@ -56,17 +56,16 @@ conf_errors_add(struct conf_errors *e, const char *fname, unsigned line,
 char *
 conf_errors_text(const struct conf_errors *e)
 {
-	struct conf_buf b = { NULL, 0, 0 };
+	struct strbuf b = { 0 };
 
-	conf_buf_printf(&b, "%s", "");
 	for (size_t i = 0; i < e->n; i++) {
 		if (e->v[i].line != 0)
-			conf_buf_printf(&b, "%s:%u: %s\n", e->v[i].fname, e->v[i].line,
+			strbuf_printf(&b, "%s:%u: %s\n", e->v[i].fname, e->v[i].line,
 			    e->v[i].msg);
 		else
-			conf_buf_printf(&b, "%s: %s\n", e->v[i].fname, e->v[i].msg);
+			strbuf_printf(&b, "%s: %s\n", e->v[i].fname, e->v[i].msg);
 	}
-	return b.p;
+	return strbuf_take(&b);
 }
 
 void
@@ -363,15 +362,14 @@ finish(struct parse *p)
 			perr(p, g->line, "group '%s' has no targets (expected target or file)",
 			    g->name);
 		for (size_t k = 0; k < g->ntargets; k++) {
-			size_t before = g->targets.errors_len;
-
+			size_t before = g->targets.errors.len;
 			size_t first = g->targets.n;
 
 			if (conf_targets_spec(&g->targets, g->target_text[k], c->allow_large,
 			    g->ports, g->nports) != 0)
 				perr(p, g->target_line[k], "target: %.*s",
-				    (int)(g->targets.errors_len - before - 1),
-				    g->targets.errors + before);
+				    (int)(g->targets.errors.len - before - 1),
+				    g->targets.errors.p + before);
 			for (size_t x = first; x < g->targets.n; x++)
 				g->targets.v[x].line = g->target_line[k];
 			all = xreallocarray(all, nall + 1, sizeof(*all));
@@ -384,9 +382,8 @@ finish(struct parse *p)
 			    g->files[k].line };
 		}
 		/* its errors are ours now, with their lines */
-		free(g->targets.errors);
-		g->targets.errors = NULL;
-		g->targets.errors_len = g->targets.errors_cap = g->targets.nerrors = 0;
+		strbuf_free(&g->targets.errors);
+		g->targets.nerrors = 0;
 	}
 	if (nall > 0)
 		qsort(all, nall, sizeof(*all), written_cmp);

@@ -11,12 +11,12 @@
 #include "settings.h"
 
 void
-conf_format_ports(struct conf_buf *b, const char *indent, const uint16_t *ports, int n)
+conf_format_ports(struct strbuf *b, const char *indent, const uint16_t *ports, int n)
 {
-	conf_buf_printf(b, "%sports ", indent);
+	strbuf_printf(b, "%sports ", indent);
 	for (int i = 0; i < n; i++)
-		conf_buf_printf(b, "%s%u", i ? "," : "", ports[i]);
-	conf_buf_printf(b, "\n");
+		strbuf_printf(b, "%s%u", i ? "," : "", ports[i]);
+	strbuf_printf(b, "\n");
 }
 
 void
@@ -36,31 +36,9 @@ conf_format_duration(char *buf, size_t len, uint32_t secs)
 
 /* --- writing back ------------------------------------------------------- */
 
-void
-conf_buf_printf(struct conf_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if (b->cap - b->len < (size_t)n + 1) {
-		while (b->cap - b->len < (size_t)n + 1)
-			b->cap = b->cap ? b->cap * 2 : 1024;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
 /* A bare word when it reads back as one, else "quoted" with \" and \\. */
 void
-conf_buf_word(struct conf_buf *b, const char *s)
+conf_quote_word(struct strbuf *b, const char *s)
 {
 	bool bare = s[0] != '\0';
 
@@ -69,25 +47,25 @@ conf_buf_word(struct conf_buf *b, const char *s)
 		    (*p >= '0' && *p <= '9') || strchr("_./:@+-,=[]*", *p) != NULL))
 			bare = false;
 	if (bare) {
-		conf_buf_printf(b, "%s", s);
+		strbuf_printf(b, "%s", s);
 		return;
 	}
-	conf_buf_printf(b, "\"");
+	strbuf_printf(b, "\"");
 	for (const char *p = s; *p != '\0'; p++)
-		conf_buf_printf(b, "%s%c", *p == '"' || *p == '\\' ? "\\" : "", *p);
-	conf_buf_printf(b, "\"");
+		strbuf_printf(b, "%s%c", *p == '"' || *p == '\\' ? "\\" : "", *p);
+	strbuf_printf(b, "\"");
 }
 
 static void
-key_word(struct conf_buf *b, const char *indent, const char *key, const char *v)
+key_word(struct strbuf *b, const char *indent, const char *key, const char *v)
 {
-	conf_buf_printf(b, "%s%s ", indent, key);
-	conf_buf_word(b, v);
-	conf_buf_printf(b, "\n");
+	strbuf_printf(b, "%s%s ", indent, key);
+	conf_quote_word(b, v);
+	strbuf_printf(b, "\n");
 }
 
 void
-setting_format(struct conf_buf *b, const struct conf *c, const struct setting *s,
+setting_format(struct strbuf *b, const struct conf *c, const struct setting *s,
     const char *indent)
 {
 	char t[64];
@@ -114,54 +92,54 @@ setting_format(struct conf_buf *b, const struct conf *c, const struct setting *s
 			key_word(b, indent, k, addr_format(&c->source6, t, sizeof(t)));
 		break;
 	case SET_RATE:
-		conf_buf_printf(b, "%s%s %u\n", indent, k, c->rate);
+		strbuf_printf(b, "%s%s %u\n", indent, k, c->rate);
 		break;
 	case SET_SCALES:
-		conf_buf_printf(b, "%s%s ", indent, k);
+		strbuf_printf(b, "%s%s ", indent, k);
 		for (int i = 0; i < c->nscales; i++)
-			conf_buf_printf(b, "%s%d", i ? "," : "", c->scales[i]);
-		conf_buf_printf(b, "\n");
+			strbuf_printf(b, "%s%d", i ? "," : "", c->scales[i]);
+		strbuf_printf(b, "\n");
 		break;
 	case SET_PORTS:
 		conf_format_ports(b, indent, c->ports, c->nports);
 		break;
 	case SET_TIMEOUT:
-		conf_buf_printf(b, "%s%s %.17g\n", indent, k, c->timeout);
+		strbuf_printf(b, "%s%s %.17g\n", indent, k, c->timeout);
 		break;
 	case SET_RETRIES:
-		conf_buf_printf(b, "%s%s %u\n", indent, k, c->retries);
+		strbuf_printf(b, "%s%s %u\n", indent, k, c->retries);
 		break;
 	case SET_MAX_INFLIGHT:
 		if (c->max_inflight != 0)
-			conf_buf_printf(b, "%s%s %u\n", indent, k, c->max_inflight);
+			strbuf_printf(b, "%s%s %u\n", indent, k, c->max_inflight);
 		break;
 	case SET_TRACE:
-		conf_buf_printf(b, "%s%s %s\n", indent, k, s->choices[c->trace]);
+		strbuf_printf(b, "%s%s %s\n", indent, k, s->choices[c->trace]);
 		break;
 	case SET_WINDOW_TEST:
-		conf_buf_printf(b, "%s%s %s\n", indent, k, c->window_test ? "yes" : "no");
+		strbuf_printf(b, "%s%s %s\n", indent, k, c->window_test ? "yes" : "no");
 		break;
 	case SET_ALLOW_LARGE:
-		conf_buf_printf(b, "%s%s %s\n", indent, k, c->allow_large ? "yes" : "no");
+		strbuf_printf(b, "%s%s %s\n", indent, k, c->allow_large ? "yes" : "no");
 		break;
 	case SET_PAYLOAD:
 		for (size_t i = 0; i < c->npayloads; i++) {
 			if (c->payloads[i].port == 0)
-				conf_buf_printf(b, "%s%s * ", indent, k);
+				strbuf_printf(b, "%s%s * ", indent, k);
 			else
-				conf_buf_printf(b, "%s%s %u ", indent, k, c->payloads[i].port);
-			conf_buf_word(b, c->payloads[i].path);
-			conf_buf_printf(b, "\n");
+				strbuf_printf(b, "%s%s %u ", indent, k, c->payloads[i].port);
+			conf_quote_word(b, c->payloads[i].path);
+			strbuf_printf(b, "\n");
 		}
 		break;
 	case SET_RETENTION:
-		conf_buf_printf(b, "%s%s %u\n", indent, k, c->retention);
+		strbuf_printf(b, "%s%s %u\n", indent, k, c->retention);
 		break;
 	case SET_ALERT_CONFIRM:
-		conf_buf_printf(b, "%s%s %u\n", indent, k, c->alert_confirm);
+		strbuf_printf(b, "%s%s %u\n", indent, k, c->alert_confirm);
 		break;
 	case SET_ALERT_WINDOW:
-		conf_buf_printf(b, "%s%s %u\n", indent, k, c->alert_window);
+		strbuf_printf(b, "%s%s %u\n", indent, k, c->alert_window);
 		break;
 	case SET_ALERT_COMMAND:
 		if (c->alert_command != NULL)
@@ -180,11 +158,11 @@ setting_format(struct conf_buf *b, const struct conf *c, const struct setting *s
 		break;
 	case SET_INTERVAL:
 		conf_format_duration(t, sizeof(t), c->interval);
-		conf_buf_printf(b, "%s%s %s\n", indent, k, t);
+		strbuf_printf(b, "%s%s %s\n", indent, k, t);
 		break;
 	case SET_JITTER:
 		conf_format_duration(t, sizeof(t), c->jitter);
-		conf_buf_printf(b, "%s%s %s\n", indent, k, t);
+		strbuf_printf(b, "%s%s %s\n", indent, k, t);
 		break;
 	default:
 		break;

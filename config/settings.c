@@ -206,19 +206,17 @@ conf_needs_restart(const struct conf *old, const struct conf *new, const char **
 	size_t n = 0;
 
 	for (size_t i = 0; i < SET_COUNT && n < max; i++) {
-		struct conf_buf a = { NULL, 0, 0 }, b = { NULL, 0, 0 };
+		struct strbuf a = { 0 }, b = { 0 };
 
 		if (!settings[i].restart)
 			continue;
 		/* as the file would write them: one comparison for every type */
-		conf_buf_printf(&a, "%s", "");
-		conf_buf_printf(&b, "%s", "");
 		setting_format(&a, old, &settings[i], "");
 		setting_format(&b, new, &settings[i], "");
-		if (strcmp(a.p, b.p) != 0)
+		if (strcmp(strbuf_str(&a), strbuf_str(&b)) != 0)
 			names[n++] = settings[i].key;
-		free(a.p);
-		free(b.p);
+		strbuf_free(&a);
+		strbuf_free(&b);
 	}
 	return n;
 }

@@ -21,6 +21,7 @@
 
 #include "addr.h"
 #include "result.h"
+#include "strbuf.h"
 #include "targets.h"
 
 #ifndef SYSCONFDIR
@@ -222,17 +223,11 @@ int setting_set(struct conf *c, struct conf_group *g, const struct setting *s,
  * Writes s's value(s) as lines "KEY VALUE\n" (indent before each) into a
  * growing buffer; nothing for a setting without a value.
  */
-struct conf_buf {
-	char *p;
-	size_t len, cap;
-};
-void conf_buf_printf(struct conf_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void conf_buf_word(struct conf_buf *b, const char *s);	/* quoted if needed */
-void setting_format(struct conf_buf *b, const struct conf *c, const struct setting *s,
+void conf_quote_word(struct strbuf *b, const char *s);	/* quoted if needed */
+void setting_format(struct strbuf *b, const struct conf *c, const struct setting *s,
     const char *indent);
 void conf_format_duration(char *buf, size_t len, uint32_t secs);
-void conf_format_ports(struct conf_buf *b, const char *indent, const uint16_t *ports, int n);
+void conf_format_ports(struct strbuf *b, const char *indent, const uint16_t *ports, int n);
 
 /* The expected text of a number setting: "a rate in 1..10000000". */
 void setting_expected(const struct setting *s, char *buf, size_t len);

@@ -362,8 +362,7 @@ cmd_probe(int argc, char **argv)
 	targets_init(&targets);
 	r = probe_options(argc, argv, &c, &targets, &db);
 	if (r != 0 || targets.nerrors > 0) {
-		if (targets.errors != NULL)
-			fputs(targets.errors, stderr);
+		fputs(strbuf_str(&targets.errors), stderr);
 		/* a misuse is one line that names it (--help has the rest) */
 		if (r == 1)
 			probe_usage(stdout);

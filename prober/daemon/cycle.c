@@ -84,7 +84,7 @@ gen_new(struct conf *c, uint64_t now)
 			struct unit *u = unit_of(g, gen, gi, tg->as_given);
 
 			if (targets_parse_spec(&u->t, tg->as_given, &o) != 0)
-				log_warnx("%s: %s", g->name, u->t.errors);
+				log_warnx("%s: %s", g->name, strbuf_str(&u->t.errors));
 		}
 		names = xcalloc(g->n + 1, sizeof(*names));
 		for (size_t i = 0; i < g->n; i++)

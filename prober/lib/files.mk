@@ -12,3 +12,4 @@ PURE_SRCS += prober/lib/result_names.c
 PURE_SRCS += prober/lib/evidence.c
 PROBER_SRCS += prober/lib/targets_file.c
 PURE_SRCS += prober/lib/when.c
+PURE_SRCS += prober/lib/strbuf.c

@@ -32,7 +32,7 @@ targets_free(struct targets *t)
 		free(t->v[i].name);
 	}
 	free(t->v);
-	free(t->errors);
+	strbuf_free(&t->errors);
 	targets_init(t);
 }
 
@@ -40,27 +40,11 @@ void
 targets_add_error(struct targets *t, const char *fmt, ...)
 {
 	va_list ap;
-	size_t need;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	strbuf_vprintf(&t->errors, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	need = (size_t)n + 2;		/* the line, '\n', NUL */
-	if (t->errors_cap - t->errors_len < need) {
-		/* doubling: a file of junk has an error on every line */
-		while (t->errors_cap - t->errors_len < need)
-			t->errors_cap = t->errors_cap ? t->errors_cap * 2 : 256;
-		t->errors = xrealloc(t->errors, t->errors_cap);
-	}
-	va_start(ap, fmt);
-	vsnprintf(t->errors + t->errors_len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	t->errors_len += (size_t)n;
-	t->errors[t->errors_len++] = '\n';
-	t->errors[t->errors_len] = '\0';
+	strbuf_printf(&t->errors, "\n");
 	t->nerrors++;
 }
 

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "strbuf.h"
+
 #include "addr.h"
 
 #define TARGETS_DEFAULT_PORT 80
@@ -52,9 +54,7 @@ struct target {
 struct targets {
 	struct target *v;
 	size_t n, cap;
-	char *errors;		/* every error line, each ending '\n'; NULL if none */
-	size_t errors_len;	/* strlen(errors) */
-	size_t errors_cap;	/* bytes allocated for errors */
+	struct strbuf errors;	/* every error line, each ending '\n' */
 	size_t nerrors;
 };
 

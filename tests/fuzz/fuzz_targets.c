@@ -22,11 +22,11 @@ check_errors(const struct targets *t)
 	size_t lines = 0;
 
 	if (t->nerrors == 0) {
-		CHECK(t->errors == NULL);
+		CHECK(t->errors.p == NULL);
 		return;
 	}
-	CHECK(t->errors != NULL && strlen(t->errors) == t->errors_len);
-	for (const char *p = t->errors; *p != '\0'; p++) {
+	CHECK(t->errors.p != NULL && strlen(t->errors.p) == t->errors.len);
+	for (const char *p = t->errors.p; *p != '\0'; p++) {
 		unsigned char c = (unsigned char)*p;
 
 		if (c == '\n') {
@@ -37,8 +37,8 @@ check_errors(const struct targets *t)
 		CHECK(c >= 0x20 && c < 0x7f);
 	}
 	CHECK(lines == t->nerrors);
-	CHECK(t->errors[t->errors_len - 1] == '\n');
-	for (const char *p = t->errors; *p != '\0'; p = strchr(p, '\n') + 1)
+	CHECK(t->errors.p[t->errors.len - 1] == '\n');
+	for (const char *p = t->errors.p; *p != '\0'; p = strchr(p, '\n') + 1)
 		CHECK(strncmp(p, "f.txt:", 6) == 0);
 }
 

@@ -24,6 +24,7 @@ UNIT_TESTS += test_blocklist
 UNIT_TESTS += test_json
 UNIT_TESTS += test_log
 UNIT_TESTS += test_when
+UNIT_TESTS += test_strbuf
 UNIT_TESTS += test_addr_prefix
 
 # the engine driven by a fake wire, and the verdict table

@@ -116,9 +116,9 @@ test_specs(void **state)
 
 			snprintf(want, sizeof(want), "%s\n", c->error);
 			if (rc != -1 || t.n != 0 || t.nerrors != 1 ||
-			    strcmp(t.errors, want) != 0)
+			    strcmp(strbuf_str(&t.errors), want) != 0)
 				fail_msg("'%s': rc %d n %zu errors '%s', want '%s'",
-				    c->spec, rc, t.n, t.errors ? t.errors : "(none)",
+				    c->spec, rc, t.n, t.errors.p ? t.errors.p : "(none)",
 				    c->error);
 		} else {
 			const struct target *tg = &t.v[0];
@@ -126,7 +126,7 @@ test_specs(void **state)
 
 			if (rc != 0 || t.n != 1 || t.nerrors != 0)
 				fail_msg("'%s': rc %d n %zu errors '%s'", c->spec, rc,
-				    t.n, t.errors ? t.errors : "");
+				    t.n, strbuf_str(&t.errors));
 			assert_int_equal(tg->kind, c->kind);
 			assert_int_equal(tg->port, c->port);
 			assert_int_equal(tg->line, 0);
@@ -175,7 +175,7 @@ test_large_and_default_port(void **state)
 	assert_int_equal(targets_parse_spec(&t, "fd00::/96", &large), 0);
 	assert_int_equal(target_count(&t.v[2]), 1ULL << 32);
 	assert_int_equal(targets_parse_spec(&t, "fd00::/95", &large), -1);
-	assert_string_equal(t.errors,
+	assert_string_equal(strbuf_str(&t.errors),
 	    "fd00::/95: prefix has 2^33 addresses, at most 2^32 can be probed\n");
 	/* exactly 256 needs no flag */
 	assert_int_equal(targets_parse_spec(&t, "198.18.0.0/24", &defaults), 0);
@@ -202,7 +202,7 @@ test_name_lengths(void **state)
 	memset(name, 'a', 64);
 	strcpy(name + 64, ".lab");
 	assert_int_equal(targets_parse_spec(&t, name, &defaults), -1);
-	assert_non_null(strstr(t.errors, ": host name label longer than 63 characters\n"));
+	assert_non_null(strstr(strbuf_str(&t.errors), ": host name label longer than 63 characters\n"));
 	/* 253 characters (four labels of 63 and one of 1) are fine, and with
 	 * a final dot too; 255 are not */
 	for (int i = 0; i < 4; i++) {
@@ -220,7 +220,7 @@ test_name_lengths(void **state)
 	name[254] = 'e';
 	name[255] = '\0';
 	assert_int_equal(targets_parse_spec(&t, name, &defaults), -1);
-	assert_non_null(strstr(t.errors, ": host name longer than 253 characters\n"));
+	assert_non_null(strstr(strbuf_str(&t.errors), ": host name longer than 253 characters\n"));
 	assert_int_equal(t.n, 3);
 	assert_int_equal(t.nerrors, 2);
 	targets_free(&t);
@@ -239,7 +239,7 @@ test_overlong_text(void **state)
 	targets_init(&t);
 	assert_int_equal(targets_parse_spec(&t, text, &defaults), -1);
 	snprintf(want, sizeof(want), "%.80s...: target longer than 300 characters\n", text);
-	assert_string_equal(t.errors, want);
+	assert_string_equal(strbuf_str(&t.errors), want);
 	targets_free(&t);
 }
 
@@ -263,7 +263,7 @@ test_file_good(void **state)
 	assert_int_equal(targets_parse_buf(&t, good_file, strlen(good_file),
 	    "lab.txt", &defaults), 0);
 	assert_int_equal(t.n, 5);
-	assert_null(t.errors);
+	assert_null(t.errors.p);
 	assert_string_equal(t.v[0].as_given, "198.18.1.10");
 	assert_int_equal(t.v[0].line, 3);
 	assert_string_equal(t.v[1].name, "server.lab");
@@ -299,7 +299,7 @@ test_file_errors_one_pass(void **state)
 	assert_int_equal(targets_parse_buf(&t, bad_file, strlen(bad_file), "t.txt",
 	    &defaults), -1);
 	assert_int_equal(t.nerrors, 5);
-	assert_string_equal(t.errors,
+	assert_string_equal(strbuf_str(&t.errors),
 	    "t.txt:2: 198.18.1.11:0: port out of range (expected 1..65535)\n"
 	    "t.txt:4: bad_name.lab: '_' cannot appear in a host name (expected letters, digits, '-' and '.')\n"
 	    "t.txt:5: 198.18.0.0/16: prefix has 65536 addresses; more than 256 need --allow-large\n"
@@ -321,7 +321,7 @@ test_file_hostile_bytes(void **state)
 	(void)state;
 	targets_init(&t);
 	assert_int_equal(targets_parse_buf(&t, nul, sizeof(nul) - 1, "b.txt", &defaults), -1);
-	assert_string_equal(t.errors,
+	assert_string_equal(strbuf_str(&t.errors),
 	    "b.txt:2: ab\\x00cd: NUL byte in target\n"
 	    "b.txt:3: \\xff\\xfe: '\\xff' cannot appear in a host name (expected letters, digits, '-' and '.')\n");
 	targets_free(&t);
@@ -386,7 +386,7 @@ test_target_address(void **state)
 	assert_string_equal(addr_format(&a, buf, sizeof(buf)), "198.19.255.255");
 	assert_int_equal(target_address(&t.v[0], 131072, &a), -1);
 	assert_int_equal(targets_parse_spec(&t, "fd00::ff00:0/96", &large), -1);
-	assert_string_equal(t.errors,
+	assert_string_equal(strbuf_str(&t.errors),
 	    "fd00::ff00:0/96: host bits set after the prefix length\n");
 	targets_free(&t);
 
@@ -419,14 +419,14 @@ test_read_file(void **state)
 
 		snprintf(want, sizeof(want), "%s:2: bad:port: port is not a number "
 		    "(expected 1..65535)\n", path);
-		assert_string_equal(t.errors, want);
+		assert_string_equal(strbuf_str(&t.errors), want);
 	}
 	targets_free(&t);
 	unlink(path);
 
 	targets_init(&t);
 	assert_int_equal(targets_read_file(&t, "/nonexistent/targets.txt", &defaults), -1);
-	assert_string_equal(t.errors, "/nonexistent/targets.txt: No such file or directory\n");
+	assert_string_equal(strbuf_str(&t.errors), "/nonexistent/targets.txt: No such file or directory\n");
 	assert_int_equal(t.nerrors, 1);
 	targets_free(&t);
 }
