@@ -7,4 +7,6 @@ DB_SRCS += db/store_write.c
 DB_SRCS += db/store_prune.c
 DB_SRCS += db/store_ckpt.c
 DB_SRCS += db/store_state.c
+DB_SRCS += db/history_show.c
+DB_SRCS += db/history_export.c
 PROBER_SRCS += $(DB_SRCS)

@@ -31,6 +31,8 @@ procps
 psmisc
 systemd
 mandoc
+tshark
+python3-jsonschema
 "
 
 # make bench: the tools it compares with
@@ -58,6 +60,9 @@ fi
 
 echo "deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
+# tshark's package asks whether non-root users may capture: no (the tests
+# only read files with it), and never interactively
+echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
 apt-get update -q
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $missing

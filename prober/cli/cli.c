@@ -12,6 +12,8 @@ static const struct cli_command *const commands[] = {
 	&cmd_probe_entry,
 	&cmd_config_entry,
 	&cmd_status_entry,
+	&cmd_show_entry,
+	&cmd_export_entry,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -21,5 +21,7 @@ struct cli_command {
 extern const struct cli_command cmd_probe_entry;
 extern const struct cli_command cmd_config_entry;
 extern const struct cli_command cmd_status_entry;
+extern const struct cli_command cmd_show_entry;
+extern const struct cli_command cmd_export_entry;
 
 #endif

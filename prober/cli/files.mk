@@ -11,3 +11,13 @@ PROGRAMS += scaleprobe
 MAN_PAGES += prober/cli/scaleprobe.1
 PURE_SRCS += prober/cli/pcapng.c
 PURE_SRCS += prober/cli/csv.c
+
+# show and export: the store read back (issue 17)
+PURE_SRCS += prober/cli/show_fold.c
+PURE_SRCS += prober/cli/show_render.c
+PURE_SRCS += prober/cli/export_render.c
+PURE_SRCS += prober/cli/export_pcap.c
+CLI_SRCS += prober/cli/histcli.c
+CLI_SRCS += prober/cli/cmd_show.c
+CLI_SRCS += prober/cli/cmd_show_live.c
+CLI_SRCS += prober/cli/cmd_export.c

@@ -1,0 +1,79 @@
+/*
+ * history_export.c -- the vendor's list: scale results of the chosen
+ * verdicts since T, one row per vantage, address, port, scale sent and
+ * verdict, carrying the latest result's fields, the group's first time
+ * and how many results it holds.  Grouped by SQLite's window functions
+ * (the latest row and the group's aggregates in one pass); when only
+ * problems are asked for, the partial index on problems is the scan.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "history_int.h"
+
+static bool
+is_problem(const char *v)
+{
+	return strcmp(v, "rewritten") == 0 || strcmp(v, "stripped") == 0 ||
+	    strcmp(v, "syn-dropped") == 0;
+}
+
+int
+history_export(struct history *h, const struct history_export_query *q,
+    history_row_fn fn, void *arg)
+{
+	char sql[3072], in[HISTORY_MAX_VERDICTS * 6];
+	struct history_row row;
+	bool problems = true;
+	size_t used = 0;
+	sqlite3_stmt *s;
+	int rc, r = 0;
+
+	if (q->nverdicts < 1 || q->nverdicts > HISTORY_MAX_VERDICTS) {
+		snprintf(h->err, sizeof(h->err), "%s: export: 1 to %d verdicts", h->st->file,
+		    HISTORY_MAX_VERDICTS);
+		return -1;
+	}
+	in[0] = '\0';
+	for (int i = 0; i < q->nverdicts; i++) {
+		used += (size_t)snprintf(in + used, sizeof(in) - used, "%s?%d", i ? ", " : "",
+		    i + 3);
+		problems &= is_problem(q->verdicts[i]);
+	}
+	snprintf(sql, sizeof(sql),
+	    "SELECT * FROM ("
+	    " SELECT " HISTORY_ROW_COLS ","
+	    "  min(s.time_ns) OVER g, count(*) OVER g,"
+	    "  row_number() OVER (PARTITION BY r.vantage, s.path_id, s.scale_sent, s.verdict"
+	    "   ORDER BY s.time_ns DESC, s.path_result_id DESC) AS latest"
+	    " FROM scale_results s"
+	    " JOIN path_results pr ON pr.id = s.path_result_id"
+	    " JOIN paths p ON p.id = s.path_id"
+	    " JOIN targets t ON t.id = pr.target_id"
+	    " JOIN runs r ON r.id = pr.run_id"
+	    " WHERE s.time_ns >= ?1 %s AND s.verdict IN (%s)"
+	    "  AND (?2 IS NULL OR s.hop_address = ?2)"
+	    " WINDOW g AS (PARTITION BY r.vantage, s.path_id, s.scale_sent, s.verdict))"
+	    " WHERE latest = 1"
+	    " ORDER BY 5, 8, 9, 7, 11",	/* address, port, scale_sent, vantage, verdict */
+	    problems ? "AND s.problem" : "", in);
+	if (sqlite3_prepare_v2(h->st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return history_fail(h, "prepare the export");
+	sqlite3_bind_int64(s, 1, q->since_ns);
+	if (q->hop != NULL)
+		sqlite3_bind_text(s, 2, q->hop, -1, SQLITE_STATIC);
+	for (int i = 0; i < q->nverdicts; i++)
+		sqlite3_bind_text(s, i + 3, q->verdicts[i], -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		history_read_row(s, &row);
+		row.first_ns = history_col_i64(s, HISTORY_ROW_NCOLS, row.time_ns);
+		row.count = history_col_i64(s, HISTORY_ROW_NCOLS + 1, 1);
+		if ((r = fn(arg, &row)) != 0)
+			break;
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = history_fail(h, "read the export");
+	sqlite3_finalize(s);
+	return r;
+}

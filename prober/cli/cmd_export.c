@@ -1,0 +1,390 @@
+/*
+ * cmd_export.c -- "scaleprobe export": the list a vendor can act on, one
+ * row per vantage, address, port, scale sent and verdict (the problems by
+ * default), as CSV (RFC 4180) or a JSON array (export.schema.json); with
+ * --pcap DIR a pcapng of each row's evidence and a manifest.json.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "cli.h"
+#include "csv.h"
+#include "export_pcap.h"
+#include "export_render.h"
+#include "histcli.h"
+#include "json.h"
+#include "log.h"
+
+enum { OPT_FORMAT = 256, OPT_VERDICT, OPT_SINCE, OPT_HOP, OPT_PCAP, OPT_DB };
+
+static const struct option export_longopts[] = {
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "verdict", required_argument, NULL, OPT_VERDICT },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "hop", required_argument, NULL, OPT_HOP },
+	{ "pcap", required_argument, NULL, OPT_PCAP },
+	{ "output", required_argument, NULL, 'o' },
+	{ "db", required_argument, NULL, OPT_DB },
+	{ "config", required_argument, NULL, 'c' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *const verdict_names[] = {
+	"ok", "unsupported", "rewritten", "stripped", "syn-dropped", "closed", "filtered",
+	"unreachable", "inconclusive",
+};
+
+struct export_opts {
+	bool json;
+	struct history_export_query q;
+	char verdicts[256];
+	char hop[ADDR_STRLEN];
+	const char *pcap, *out, *db, *conf;
+};
+
+static void
+export_usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: scaleprobe export [--format csv|json] [--verdict LIST] [--since T]\n"
+	    "                         [--hop ADDR] [--pcap DIR] [-o FILE] [--db FILE] [-c config]\n"
+	    "  LIST: verdicts, comma-separated (default rewritten,stripped,syn-dropped)\n"
+	    "  T: RFC 3339 (2026-12-01T10:00:00Z) or an age (7d, 24h, 90m)\n");
+}
+
+/* --verdict a,b,c into o->q; -1 after saying why. */
+static int
+export_verdicts(struct export_opts *o, const char *list)
+{
+	char *save = NULL, *tok;
+	size_t k;
+
+	if (strlen(list) >= sizeof(o->verdicts)) {
+		log_warnx("--verdict: too long");
+		return -1;
+	}
+	snprintf(o->verdicts, sizeof(o->verdicts), "%s", list);
+	o->q.nverdicts = 0;
+	for (tok = strtok_r(o->verdicts, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		for (k = 0; k < sizeof(verdict_names) / sizeof(verdict_names[0]); k++)
+			if (strcmp(tok, verdict_names[k]) == 0)
+				break;
+		if (k == sizeof(verdict_names) / sizeof(verdict_names[0])) {
+			log_warnx("--verdict: '%s': not a verdict (ok, unsupported, rewritten, "
+			    "stripped, syn-dropped, closed, filtered, unreachable, inconclusive)",
+			    tok);
+			return -1;
+		}
+		if (o->q.nverdicts == HISTORY_MAX_VERDICTS)
+			break;
+		o->q.verdicts[o->q.nverdicts++] = verdict_names[k];
+	}
+	if (o->q.nverdicts == 0) {
+		log_warnx("--verdict: an empty list");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+export_options(int argc, char **argv, struct export_opts *o)
+{
+	struct addr a;
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	o->q.since_ns = INT64_MIN;
+	if (export_verdicts(o, "rewritten,stripped,syn-dropped") != 0)
+		return -1;
+	while ((ch = getopt_long(argc, argv, "+c:ho:", export_longopts, NULL)) != -1)
+		switch (ch) {
+		case OPT_FORMAT:
+			if (strcmp(optarg, "csv") != 0 && strcmp(optarg, "json") != 0) {
+				log_warnx("--format: '%s': csv or json", optarg);
+				return -1;
+			}
+			o->json = strcmp(optarg, "json") == 0;
+			break;
+		case OPT_VERDICT:
+			if (export_verdicts(o, optarg) != 0)
+				return -1;
+			break;
+		case OPT_SINCE:
+			if (histcli_since("--since", optarg, &o->q.since_ns) != 0)
+				return -1;
+			break;
+		case OPT_HOP:
+			if (addr_parse(optarg, &a) != 0 ||
+			    addr_format(&a, o->hop, sizeof(o->hop)) == NULL) {
+				log_warnx("--hop: '%s': expected an address", optarg);
+				return -1;
+			}
+			o->q.hop = o->hop;
+			break;
+		case OPT_PCAP:
+			o->pcap = optarg;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case OPT_DB:
+			o->db = optarg;
+			break;
+		case 'c':
+			o->conf = optarg;
+			break;
+		case 'h':
+			return 1;
+		default:
+			return -1;
+		}
+	if (optind != argc) {
+		log_warnx("export: '%s': no operands (scaleprobe export --help)", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+struct export_run {
+	const struct export_opts *o;
+	struct history *h;
+	struct csv csv;
+	struct json j, manifest;
+	int dirfd;
+	unsigned rows;
+	bool failed;
+};
+
+/* Writes len bytes to name in dirfd; -1 after saying why. */
+static int
+write_at(int dirfd, const char *dir, const char *name, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	int fd;
+
+	if ((fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	    0644)) == -1) {
+		log_warn("%s/%s", dir, name);
+		return -1;
+	}
+	while (len > 0) {
+		ssize_t n = write(fd, b, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			log_warn("%s/%s", dir, name);
+			close(fd);
+			return -1;
+		}
+		b += n;
+		len -= (size_t)n;
+	}
+	if (close(fd) != 0) {
+		log_warn("%s/%s", dir, name);
+		return -1;
+	}
+	return 0;
+}
+
+/* The row's evidence as a pcapng in --pcap DIR, and its manifest entry. */
+static int
+export_pcap_row(struct export_run *x, const struct history_row *r)
+{
+	static uint8_t space[EXPORT_PCAP_MAX];
+	struct pcapng_buf b = { space, 0, sizeof(space), false };
+	uint8_t *ev = NULL;
+	size_t evlen = 0;
+	const char *why = NULL;
+	char name[128];
+	int n = 0, rc;
+
+	if ((rc = history_evidence(x->h, r->path_result_id, &ev, &evlen)) < 0) {
+		log_warnx("%s", history_error(x->h));
+		return -1;
+	}
+	if (rc == 1)
+		why = "no evidence stored for this result";
+	else if (export_pcap_build(r, ev, evlen, &b, &n, &why) != 0)
+		n = 0;
+	else {
+		export_pcap_name(r, x->rows, name, sizeof(name));
+		if (write_at(x->dirfd, x->o->pcap, name, b.p, b.len) != 0) {
+			free(ev);
+			return -1;
+		}
+	}
+	free(ev);
+	export_pcap_manifest(&x->manifest, r, n > 0 ? name : NULL, n, why);
+	return 0;
+}
+
+static int
+export_row(void *arg, const struct history_row *r)
+{
+	struct export_run *x = arg;
+
+	x->rows++;
+	if (x->o->json)
+		export_json_row(&x->j, r);
+	else
+		export_csv_row(&x->csv, r);
+	if (x->o->pcap != NULL && export_pcap_row(x, r) != 0) {
+		x->failed = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* The document to -o FILE (written whole, then renamed) or stdout. */
+static int
+export_write(const char *out, const char *p, size_t len)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+
+	if (out == NULL || strcmp(out, "-") == 0) {
+		fwrite(p, 1, len, stdout);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			log_warn("standard output");
+			return -1;
+		}
+		return 0;
+	}
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= sizeof(tmp)) {
+		log_warnx("%s: name too long", out);
+		return -1;
+	}
+	if ((f = fopen(tmp, "wb")) == NULL) {
+		log_warn("%s", tmp);
+		return -1;
+	}
+	if (fwrite(p, 1, len, f) != len || fclose(f) != 0) {
+		log_warn("%s", tmp);
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, out) != 0) {
+		log_warn("%s", out);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+export_pcap_dir(const char *dir)
+{
+	int fd;
+
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		log_warn("--pcap: %s", dir);
+		return -1;
+	}
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		log_warn("--pcap: %s", dir);
+	return fd;
+}
+
+static int
+cmd_export(int argc, char **argv)
+{
+	struct export_opts o;
+	struct export_run x;
+	struct conf c;
+	struct store *st = NULL;
+	const char *text;
+	size_t len;
+	int r, rc = EXIT_CLEAN;
+
+	if ((r = export_options(argc, argv, &o)) != 0) {
+		if (r == 1)
+			export_usage(stdout);
+		return r == 1 ? EXIT_CLEAN : EXIT_USAGE;
+	}
+	if (histcli_conf(o.conf, &c) != 0) {
+		conf_free(&c);
+		return EXIT_USAGE;
+	}
+	memset(&x, 0, sizeof(x));
+	x.o = &o;
+	x.dirfd = -1;
+	json_init(&x.j);
+	json_init(&x.manifest);
+	if (histcli_open(o.db != NULL ? o.db : c.database, &st, &x.h) != 0) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (o.pcap != NULL && (x.dirfd = export_pcap_dir(o.pcap)) == -1) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	json_array_begin(&x.j);
+	json_array_begin(&x.manifest);
+	if (!o.json)
+		export_csv_header(&x.csv);
+	if ((r = history_export(x.h, &o.q, export_row, &x)) != 0 || x.failed) {
+		if (!x.failed)
+			log_warnx("%s", history_error(x.h));
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	json_array_end(&x.j);
+	json_array_end(&x.manifest);
+	if (x.csv.failed || !json_ok(&x.j) || !json_ok(&x.manifest)) {
+		log_warnx("export: out of memory");
+		rc = EXIT_USAGE;
+		goto done;
+	}
+	if (o.json) {
+		char *doc;
+
+		text = json_text(&x.j, &len);
+		if ((doc = malloc(len + 1)) == NULL) {
+			log_warnx("export: out of memory");
+			rc = EXIT_USAGE;
+			goto done;
+		}
+		memcpy(doc, text, len);
+		doc[len] = '\n';
+		rc = export_write(o.out, doc, len + 1) == 0 ? EXIT_CLEAN : EXIT_USAGE;
+		free(doc);
+	} else
+		rc = export_write(o.out, x.csv.p != NULL ? x.csv.p : "", x.csv.len) == 0 ?
+		    EXIT_CLEAN : EXIT_USAGE;
+	if (rc == EXIT_CLEAN && o.pcap != NULL) {
+		text = json_text(&x.manifest, &len);
+		if (write_at(x.dirfd, o.pcap, "manifest.json", text, len) != 0)
+			rc = EXIT_USAGE;
+	}
+	/* an empty list is an answer, not an error: said where people look */
+	if (rc == EXIT_CLEAN && x.rows == 0)
+		fprintf(stderr, "scaleprobe: export: no results match\n");
+done:
+	if (x.dirfd != -1)
+		close(x.dirfd);
+	csv_free(&x.csv);
+	json_free(&x.j);
+	json_free(&x.manifest);
+	histcli_close(st, x.h);
+	conf_free(&c);
+	return rc;
+}
+
+const struct cli_command cmd_export_entry = {
+	.name = "export",
+	.usage = "[--format csv|json] [--verdict LIST] [--since T] [--hop ADDR] [--pcap DIR] "
+	    "[-o FILE]",
+	.summary = "the problems found, as CSV or JSON, with pcapng evidence",
+	.run = cmd_export,
+};

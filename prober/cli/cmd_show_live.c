@@ -1,0 +1,183 @@
+/*
+ * cmd_show_live.c -- show --live: the host probed now through the run
+ * API (probe_run.h, as `probe` does), each result printed beside the
+ * history that follows it and stored, in a run of its own, in the store
+ * being shown.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blocklist.h"
+#include "cli.h"
+#include "json.h"
+#include "log.h"
+#include "output.h"
+#include "paths.h"
+#include "probe_run.h"
+#include "show.h"
+#include "store.h"
+#include "version.h"
+
+struct live_out {
+	bool json;
+	const char *vantage;
+	struct json j;
+	struct store *st;
+	int64_t run_id;
+	size_t n;
+};
+
+static int
+live_result(void *arg, struct path_result *res)
+{
+	struct live_out *out = arg;
+
+	out->n++;
+	if (out->json) {
+		size_t len;
+		const char *text;
+
+		json_reset(&out->j);
+		json_object_begin(&out->j);
+		json_key(&out->j, "live");
+		output_json(&out->j, res, out->vantage);
+		json_object_end(&out->j);
+		text = json_text(&out->j, &len);
+		fwrite(text, 1, len, stdout);
+		fputc('\n', stdout);
+	} else {
+		printf("live, now:\n");
+		output_text(stdout, res);
+	}
+	if (store_add(out->st, out->run_id, res) != 0) {
+		log_warnx("%s", store_error(out->st));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+live_store_open(const struct conf *c, const char *db, struct live_out *out)
+{
+	char err[STORE_ERRLEN], shaping[512];
+	struct store_run run;
+
+	if ((out->st = store_open(db, STORE_WRITE, NULL, err, sizeof(err))) == NULL) {
+		log_warnx("%s", err);
+		return -1;
+	}
+	conf_shaping(c, shaping, sizeof(shaping));
+	memset(&run, 0, sizeof(run));
+	clock_gettime(CLOCK_REALTIME, &run.start);
+	run.vantage = out->vantage;
+	run.settings = shaping;
+	run.program = "scaleprobe " SCALEPROBE_VERSION " show --live";
+	if (store_run_begin(out->st, &run, &out->run_id) != 0) {
+		log_warnx("%s", store_error(out->st));
+		store_close(out->st, NULL, 0);
+		out->st = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int
+show_live(struct conf *c, const struct show_opts *o, const char *db, struct history *h)
+{
+	struct targets t;
+	struct blocklist *bl = NULL;
+	struct paths paths;
+	struct paths_opts po;
+	struct probe_run_config rc;
+	struct probe_run_stats stats;
+	struct live_out out;
+	struct probe_payload *payloads = NULL;
+	char vantage[256], err[STORE_ERRLEN];
+	uint16_t port1;
+	int status = EXIT_CLEAN;
+
+	(void)h;
+	if (c->vantage != NULL)
+		snprintf(vantage, sizeof(vantage), "%s", c->vantage);
+	else if (gethostname(vantage, sizeof(vantage)) != 0)
+		snprintf(vantage, sizeof(vantage), "unknown");
+	targets_init(&t);
+	port1 = (uint16_t)o->port;
+	if (conf_targets_spec(&t, o->host, c->allow_large, o->port >= 0 ? &port1 : c->ports,
+	    o->port >= 0 ? 1 : c->nports) != 0 || t.nerrors > 0) {
+		if (t.errors != NULL)
+			fputs(t.errors, stderr);
+		targets_free(&t);
+		return EXIT_USAGE;
+	}
+	bl = conf_blocklist(c);
+	memset(&po, 0, sizeof(po));
+	po.bl = bl;
+	po.source4 = c->have_source4 ? &c->source4 : NULL;
+	po.source6 = c->have_source6 ? &c->source6 : NULL;
+	po.ifname = c->interface;
+	if (paths_open(&paths, &t, &po) != 0) {
+		status = EXIT_USAGE;
+		goto done;
+	}
+	if (paths.n == 0 && paths.nnames == 0 && !paths.more_now) {
+		log_warnx("show --live: nothing to probe");
+		status = EXIT_USAGE;
+		goto done;
+	}
+	memset(&out, 0, sizeof(out));
+	out.json = o->json;
+	out.vantage = vantage;
+	if (live_store_open(c, db, &out) != 0) {
+		status = EXIT_USAGE;
+		goto done;
+	}
+	json_init(&out.j);
+	payloads = calloc(c->npayloads + 1, sizeof(*payloads));
+	for (size_t i = 0; payloads != NULL && i < c->npayloads; i++)
+		payloads[i] = (struct probe_payload){ c->payloads[i].port, c->payloads[i].bytes,
+		    c->payloads[i].len };
+	memset(&rc, 0, sizeof(rc));
+	rc.paths = &paths;
+	rc.nscales = c->nscales;
+	memcpy(rc.scales, c->scales, sizeof(rc.scales));
+	rc.rate = c->rate;
+	rc.timeout_ns = (uint64_t)llround(c->timeout * 1e9);
+	rc.retries = (int)c->retries;
+	rc.max_inflight = c->max_inflight;
+	rc.trace = (enum engine_trace)c->trace;
+	rc.window_test = c->window_test;
+	rc.contact = c->contact;
+	rc.payloads = payloads;
+	rc.npayloads = payloads != NULL ? c->npayloads : 0;
+	rc.on_result = live_result;
+	rc.arg = &out;
+	if (probe_run(&rc, &stats) != 0 || stats.interrupted || stats.failed)
+		status = EXIT_USAGE;
+	else if (out.n == 0) {
+		log_warnx("show --live: %s: no path could be probed", o->host);
+		status = EXIT_USAGE;
+	}
+	/* committed before the history is read, so it is in it */
+	if (store_flush(out.st, true) != 0) {
+		log_warnx("%s", store_error(out.st));
+		status = EXIT_USAGE;
+	}
+	if (store_close(out.st, err, sizeof(err)) != 0) {
+		log_warnx("%s", err);
+		status = EXIT_USAGE;
+	}
+	json_free(&out.j);
+	if (status == EXIT_CLEAN && !o->json)
+		printf("\n");
+done:
+	paths_free(&paths);
+	free(payloads);
+	blocklist_free(bl);
+	targets_free(&t);
+	return status;
+}

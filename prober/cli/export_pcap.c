@@ -1,0 +1,176 @@
+/*
+ * export_pcap.c -- a row's evidence as pcapng and its manifest entry
+ * (export_pcap.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "addr.h"
+#include "evidence.h"
+#include "export_pcap.h"
+#include "export_render.h"
+
+/* The source address of an IP packet, "?" when it has none. */
+static const char *
+ip_source(const uint8_t *p, size_t len, char *buf, size_t blen)
+{
+	struct addr a;
+
+	memset(&a, 0, sizeof(a));
+	if (len >= 20 && (p[0] >> 4) == 4) {
+		a.family = ADDR_V4;
+		memcpy(a.bytes, p + 12, 4);
+	} else if (len >= 40 && (p[0] >> 4) == 6) {
+		a.family = ADDR_V6;
+		memcpy(a.bytes, p + 8, 16);
+	} else {
+		snprintf(buf, blen, "?");
+		return buf;
+	}
+	return addr_format(&a, buf, blen);
+}
+
+/* Only printable ASCII of the stored fields goes into a comment. */
+static void
+clean_fields(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; s != NULL && *s != '\0' && o + 1 < len; s++)
+		buf[o++] = *s >= 0x20 && *s < 0x7f ? *s : '?';
+	buf[o] = '\0';
+}
+
+static int
+put(struct pcapng_buf *b, const struct history_row *r, int *n, const struct path_evidence *ev,
+    const struct evidence_item *it, const char *comment)
+{
+	/* the evidence keeps no time per packet: the result's time, and the
+	 * packets a microsecond apart in the order they tell the story */
+	uint64_t ts = (uint64_t)(r->time_ns > 0 ? r->time_ns : 0) + (uint64_t)*n * 1000u;
+
+	(*n)++;
+	return pcapng_packet(b, ts, ev->bytes + it->off, it->len, comment);
+}
+
+int
+export_pcap_build(const struct history_row *r, const uint8_t *bytes, size_t len,
+    struct pcapng_buf *b, int *npackets, const char **why)
+{
+	struct path_evidence *ev = NULL;
+	const struct evidence_item *it;
+	char comment[256], fields[EVIDENCE_FIELDS], src[ADDR_STRLEN];
+	int v = r->scale_idx, rc = 0;
+
+	*npackets = 0;
+	if (evidence_unpack(bytes, len, &ev, why) != 0)
+		return -1;
+	if (ev == NULL || v < 0) {
+		*why = "no packets kept for this result";
+		evidence_free(&ev);
+		return -1;
+	}
+	pcapng_begin(b, "scaleprobe export");
+	if ((it = evidence_find(ev, v, 0, EVIDENCE_SYN)) == NULL)
+		it = evidence_find(ev, v, 1, EVIDENCE_SYN);
+	if (it != NULL) {
+		clean_fields(it->fields, fields, sizeof(fields));
+		snprintf(comment, sizeof(comment), "SYN as sent, window scale %d (%s)",
+		    r->scale_sent, fields);
+		rc |= put(b, r, npackets, ev, it, comment);
+	}
+	for (int ttl = 1; ttl <= 255; ttl++) {
+		const char *role = "";
+
+		if ((it = evidence_find(ev, v, ttl, EVIDENCE_QUOTE)) == NULL)
+			continue;
+		if (ttl == r->hop_index)
+			role = ", the hop that changed the option";
+		else if (ttl == r->last_clean_index)
+			role = ", the last clean hop";
+		clean_fields(it->fields, fields, sizeof(fields));
+		snprintf(comment, sizeof(comment),
+		    "quote from hop %d (%s) of the SYN sent with TTL %d%s (%s)", ttl,
+		    ip_source(ev->bytes + it->off, it->len, src, sizeof(src)), ttl, role, fields);
+		rc |= put(b, r, npackets, ev, it, comment);
+	}
+	if ((it = evidence_find(ev, v, 0, EVIDENCE_REPLY)) != NULL) {
+		snprintf(comment, sizeof(comment), "the destination's answer (%s) from %s",
+		    r->reply != NULL && strcmp(r->reply, "syn-ack") == 0 ? "SYN-ACK" :
+		    r->reply != NULL && strcmp(r->reply, "rst") == 0 ? "RST" : "reply",
+		    ip_source(ev->bytes + it->off, it->len, src, sizeof(src)));
+		rc |= put(b, r, npackets, ev, it, comment);
+	}
+	evidence_free(&ev);
+	if (rc != 0 || b->overflow) {
+		*why = "the evidence does not fit a file";
+		return -1;
+	}
+	if (*npackets == 0) {
+		*why = "no packets kept for this scale";
+		return -1;
+	}
+	return 0;
+}
+
+static void
+kopt(struct json *j, const char *key, int v)
+{
+	json_key(j, key);
+	if (v < 0)
+		json_null(j);
+	else
+		json_int(j, v);
+}
+
+void
+export_pcap_manifest(struct json *j, const struct history_row *r, const char *file,
+    int npackets, const char *why)
+{
+	char t[JSON_TIME_LEN];
+
+	json_object_begin(j);
+	json_kstring(j, "file", file);
+	if (file == NULL)
+		json_kstring(j, "why", why);
+	json_kint(j, "packets", npackets);
+	json_kstring(j, "target", r->target);
+	json_kstring(j, "address", r->address);
+	kopt(j, "port", r->port);
+	json_kstring(j, "family", r->family);
+	json_kstring(j, "vantage", r->vantage);
+	json_kstring(j, "verdict", r->verdict);
+	export_time(r->first_ns, t);
+	json_kstring(j, "first_seen", t[0] ? t : NULL);
+	export_time(r->time_ns, t);
+	json_kstring(j, "last_seen", t[0] ? t : NULL);
+	json_kint(j, "times_seen", r->count);
+	/* what the path did to the option: sent, as the changing hop quoted
+	 * it, as the server applied it and as its SYN-ACK carried its own */
+	json_key(j, "option_diff");
+	json_object_begin(j);
+	json_kstring(j, "option", "window scale");
+	kopt(j, "sent", r->scale_sent);
+	kopt(j, "quoted", r->scale_quoted);
+	kopt(j, "effective", r->scale_effective);
+	kopt(j, "syn_ack_own", r->sa_wscale);
+	kopt(j, "hop_index", r->hop_index);
+	json_kstring(j, "hop_address", r->hop_address);
+	kopt(j, "last_clean_index", r->last_clean_index);
+	json_kstring(j, "last_clean_address", r->last_clean_address);
+	json_object_end(j);
+	json_object_end(j);
+}
+
+void
+export_pcap_name(const struct history_row *r, unsigned i, char *buf, size_t len)
+{
+	char a[64];
+	size_t o = 0;
+
+	for (const char *s = r->address; *s != '\0' && o + 1 < sizeof(a); s++)
+		a[o++] = (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f') ||
+		    (*s >= 'A' && *s <= 'F') || *s == '.' ? *s : '_';
+	a[o] = '\0';
+	snprintf(buf, len, "%04u-%s-%d-s%d.pcapng", i, a, r->port, r->scale_sent);
+}

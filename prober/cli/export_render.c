@@ -1,0 +1,120 @@
+/*
+ * export_render.c -- export's columns as CSV and JSON (export_render.h).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "export_render.h"
+
+/* The columns, in order; export.schema.json and scaleprobe.1 name them. */
+static const char *const columns[] = {
+	"target", "address", "port", "family", "verdict", "scale_sent", "scale_quoted",
+	"scale_effective", "hop_index", "hop_address", "last_clean_index",
+	"last_clean_address", "first_seen", "last_seen", "times_seen", "vantage",
+};
+
+void
+export_time(int64_t t_ns, char buf[JSON_TIME_LEN])
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)(t_ns / 1000000000);
+	ts.tv_nsec = (long)(t_ns % 1000000000);
+	if (ts.tv_nsec < 0) {
+		ts.tv_sec--;
+		ts.tv_nsec += 1000000000;
+	}
+	if (json_format_time(buf, JSON_TIME_LEN, &ts) != 0)
+		buf[0] = '\0';
+}
+
+void
+export_csv_header(struct csv *c)
+{
+	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
+		csv_field(c, columns[i]);
+	csv_end_row(c);
+}
+
+/* An integer field, empty when absent. */
+static void
+csv_int(struct csv *c, int64_t v)
+{
+	char buf[24];
+
+	if (v < 0) {
+		csv_field(c, NULL);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	csv_field(c, buf);
+}
+
+void
+export_csv_row(struct csv *c, const struct history_row *r)
+{
+	char t[JSON_TIME_LEN];
+
+	csv_field(c, r->target);
+	csv_field(c, r->address);
+	csv_int(c, r->port);
+	csv_field(c, r->family);
+	csv_field(c, r->verdict);
+	csv_int(c, r->scale_sent);
+	csv_int(c, r->scale_quoted);
+	csv_int(c, r->scale_effective);
+	csv_int(c, r->hop_index);
+	csv_field(c, r->hop_address);
+	csv_int(c, r->last_clean_index);
+	csv_field(c, r->last_clean_address);
+	export_time(r->first_ns, t);
+	csv_field(c, t);
+	export_time(r->time_ns, t);
+	csv_field(c, t);
+	csv_int(c, r->count);
+	csv_field(c, r->vantage);
+	csv_end_row(c);
+}
+
+static void
+kopt(struct json *j, const char *key, int64_t v)
+{
+	json_key(j, key);
+	if (v < 0)
+		json_null(j);
+	else
+		json_int(j, v);
+}
+
+static void
+ktime(struct json *j, const char *key, int64_t t_ns)
+{
+	char t[JSON_TIME_LEN];
+
+	export_time(t_ns, t);
+	json_kstring(j, key, t[0] != '\0' ? t : NULL);
+}
+
+void
+export_json_row(struct json *j, const struct history_row *r)
+{
+	json_object_begin(j);
+	json_kstring(j, columns[0], r->target);
+	json_kstring(j, columns[1], r->address);
+	kopt(j, columns[2], r->port);
+	json_kstring(j, columns[3], r->family);
+	json_kstring(j, columns[4], r->verdict);
+	kopt(j, columns[5], r->scale_sent);
+	kopt(j, columns[6], r->scale_quoted);
+	kopt(j, columns[7], r->scale_effective);
+	kopt(j, columns[8], r->hop_index);
+	json_kstring(j, columns[9], r->hop_address);
+	kopt(j, columns[10], r->last_clean_index);
+	json_kstring(j, columns[11], r->last_clean_address);
+	ktime(j, columns[12], r->first_ns);
+	ktime(j, columns[13], r->time_ns);
+	json_kint(j, columns[14], r->count);
+	json_kstring(j, columns[15], r->vantage);
+	json_object_end(j);
+}

@@ -1,0 +1,77 @@
+/*
+ * histcli.c -- the options and the opening show and export share
+ * (histcli.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "histcli.h"
+#include "log.h"
+#include "when.h"
+
+int
+histcli_conf(const char *conf_path, struct conf *c)
+{
+	struct conf_errors e = { NULL, 0 };
+	char *text;
+
+	conf_init(c);
+	if (conf_path == NULL)
+		return 0;
+	if (conf_load(c, conf_path, &e) == 0) {
+		conf_errors_free(&e);
+		return 0;
+	}
+	text = conf_errors_text(&e);
+	fputs(text, stderr);
+	free(text);
+	conf_errors_free(&e);
+	return -1;
+}
+
+int
+histcli_since(const char *opt, const char *s, int64_t *ns)
+{
+	char err[256];
+	int64_t t;
+
+	if (when_parse(s, (int64_t)time(NULL), &t, err, sizeof(err)) != 0) {
+		log_warnx("%s: %s", opt, err);
+		return -1;
+	}
+	/* beyond what ns since the epoch hold: no result is that old or new */
+	if (t < -9000000000LL || t > 9000000000LL) {
+		log_warnx("%s: '%s': out of range", opt, s);
+		return -1;
+	}
+	*ns = t * 1000000000;
+	return 0;
+}
+
+int
+histcli_open(const char *file, struct store **st, struct history **h)
+{
+	char err[STORE_ERRLEN];
+
+	*h = NULL;
+	if ((*st = store_open(file, STORE_READ, NULL, err, sizeof(err))) == NULL) {
+		log_warnx("%s", err);
+		return -1;
+	}
+	if ((*h = history_open(*st, err, sizeof(err))) == NULL) {
+		log_warnx("%s", err);
+		store_close(*st, NULL, 0);
+		*st = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void
+histcli_close(struct store *st, struct history *h)
+{
+	history_close(h);
+	if (st != NULL)
+		store_close(st, NULL, 0);
+}

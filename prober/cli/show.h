@@ -1,0 +1,32 @@
+/*
+ * show.h -- what cmd_show.c and cmd_show_live.c share: show's options
+ * and the live probe.
+ */
+#ifndef SCALEPROBE_SHOW_H
+#define SCALEPROBE_SHOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conf.h"
+#include "history.h"
+
+struct show_opts {
+	const char *host;		/* as the store writes it */
+	int port;			/* -1: every port */
+	int64_t since_ns;		/* INT64_MIN: no --since */
+	const char *vantage;
+	bool live, json;
+	const char *db, *conf;
+};
+
+/* A port 0..65535 from the command line, or -1 after saying why. */
+int show_parse_port(const char *opt, const char *s);
+
+/* --live: probes o->host now (on --port, else the configuration's ports)
+ * through the run API with c's settings, prints each result (text or
+ * NDJSON {"live": object}) and stores it in db.  Returns an exit status:
+ * EXIT_CLEAN when the history may follow. */
+int show_live(struct conf *c, const struct show_opts *o, const char *db, struct history *h);
+
+#endif

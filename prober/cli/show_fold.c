@@ -1,0 +1,208 @@
+/*
+ * show_fold.c -- rows into series of states (show_fold.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "show_fold.h"
+
+bool
+show_is_problem(const char *v)
+{
+	return v != NULL && (strcmp(v, "rewritten") == 0 || strcmp(v, "stripped") == 0 ||
+	    strcmp(v, "syn-dropped") == 0);
+}
+
+const char *
+show_change_name(enum show_change c)
+{
+	switch (c) {
+	case SHOW_FIRST:	return "first seen";
+	case SHOW_BROKEN:	return "broken";
+	case SHOW_BROKEN_AGAIN:	return "broken again";
+	case SHOW_FIXED:	return "fixed";
+	case SHOW_CHANGED:	return "changed";
+	}
+	return "?";
+}
+
+const char *
+show_change_token(enum show_change c)
+{
+	switch (c) {
+	case SHOW_FIRST:	return "first-seen";
+	case SHOW_BROKEN:	return "broken";
+	case SHOW_BROKEN_AGAIN:	return "broken-again";
+	case SHOW_FIXED:	return "fixed";
+	case SHOW_CHANGED:	return "changed";
+	}
+	return "?";
+}
+
+static bool
+str_eq(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+bool
+show_same_series(const struct history_row *a, const struct history_row *b)
+{
+	return str_eq(a->address, b->address) && a->port == b->port &&
+	    str_eq(a->vantage, b->vantage) && a->scale_sent == b->scale_sent;
+}
+
+/* A copy of s (NULL stays NULL); *failed on no memory. */
+static char *
+sdup(const char *s, bool *failed)
+{
+	char *d;
+
+	if (s == NULL)
+		return NULL;
+	if ((d = strdup(s)) == NULL)
+		*failed = true;
+	return d;
+}
+
+static void
+row_free(struct history_row *r)
+{
+	free((char *)r->target);
+	free((char *)r->address);
+	free((char *)r->family);
+	free((char *)r->vantage);
+	free((char *)r->reply);
+	free((char *)r->verdict);
+	free((char *)r->reason);
+	free((char *)r->hop_address);
+	free((char *)r->last_clean_address);
+	memset(r, 0, sizeof(*r));
+}
+
+static void
+row_copy(struct history_row *d, const struct history_row *s, bool *failed)
+{
+	*d = *s;
+	d->target = sdup(s->target, failed);
+	d->address = sdup(s->address, failed);
+	d->family = sdup(s->family, failed);
+	d->vantage = sdup(s->vantage, failed);
+	d->reply = sdup(s->reply, failed);
+	d->verdict = sdup(s->verdict, failed);
+	d->reason = sdup(s->reason, failed);
+	d->hop_address = sdup(s->hop_address, failed);
+	d->last_clean_address = sdup(s->last_clean_address, failed);
+}
+
+static bool
+grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap * 2 : 8;
+	void *q;
+
+	if (need <= *cap)
+		return true;
+	if ((q = realloc(*p, n * size)) == NULL)
+		return false;
+	*p = q;
+	*cap = n;
+	return true;
+}
+
+static void
+add_event(struct show_fold *f, struct show_series *s, enum show_change c,
+    const struct history_row *row)
+{
+	struct show_event *e;
+
+	if (!grow((void **)&s->ev, &s->evcap, s->nev + 1, sizeof(*s->ev))) {
+		f->failed = true;
+		return;
+	}
+	e = &s->ev[s->nev++];
+	e->change = c;
+	e->verdict = sdup(row->verdict, &f->failed);
+	e->time_ns = e->last_ns = row->time_ns;
+	e->results = 1;
+}
+
+void
+show_fold_add(struct show_fold *f, const struct history_row *row)
+{
+	struct show_series *s = f->n > 0 ? &f->v[f->n - 1] : NULL;
+	struct show_event *cur;
+	bool was, is, broken_before;
+
+	if (f->failed)
+		return;
+	if (s == NULL || !show_same_series(&s->last, row)) {
+		if (!grow((void **)&f->v, &f->cap, f->n + 1, sizeof(*f->v))) {
+			f->failed = true;
+			return;
+		}
+		s = &f->v[f->n++];
+		memset(s, 0, sizeof(*s));
+		row_copy(&s->last, row, &f->failed);
+		s->results = 1;
+		add_event(f, s, SHOW_FIRST, row);
+		return;
+	}
+	s->results++;
+	cur = &s->ev[s->nev - 1];
+	if (str_eq(cur->verdict, row->verdict)) {
+		cur->last_ns = row->time_ns;
+		cur->results++;
+	} else {
+		was = show_is_problem(cur->verdict);
+		is = show_is_problem(row->verdict);
+		broken_before = false;
+		for (size_t i = 0; i < s->nev; i++)
+			broken_before |= show_is_problem(s->ev[i].verdict);
+		if (is && !was)
+			add_event(f, s, broken_before ? SHOW_BROKEN_AGAIN : SHOW_BROKEN, row);
+		else if (was && !is)
+			add_event(f, s, SHOW_FIXED, row);
+		else
+			add_event(f, s, SHOW_CHANGED, row);
+	}
+	row_free(&s->last);
+	row_copy(&s->last, row, &f->failed);
+}
+
+void
+show_fold_finding(struct show_fold *f, struct show_series *s, const struct history_finding *hf)
+{
+	struct show_finding *d;
+
+	if (!grow((void **)&s->fi, &s->ficap, s->nfi + 1, sizeof(*s->fi))) {
+		f->failed = true;
+		return;
+	}
+	d = &s->fi[s->nfi++];
+	d->kind = sdup(hf->kind, &f->failed);
+	d->detail = sdup(hf->detail, &f->failed);
+	d->hop_address = sdup(hf->hop_address, &f->failed);
+	d->hop_index = hf->hop_index;
+}
+
+void
+show_fold_free(struct show_fold *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		for (size_t k = 0; k < f->v[i].nfi; k++) {
+			free(f->v[i].fi[k].kind);
+			free(f->v[i].fi[k].detail);
+			free(f->v[i].fi[k].hop_address);
+		}
+		free(f->v[i].fi);
+		for (size_t k = 0; k < f->v[i].nev; k++)
+			free(f->v[i].ev[k].verdict);
+		free(f->v[i].ev);
+		row_free(&f->v[i].last);
+	}
+	free(f->v);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,245 @@
+/*
+ * show_render.c -- a fold as text and as NDJSON (show_render.h).
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "show_render.h"
+
+void
+show_local_time(int64_t t_ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(t_ns / 1000000000);
+	struct tm tm;
+
+	if (t_ns < 0 && t_ns % 1000000000 != 0)
+		t--;
+	if (localtime_r(&t, &tm) == NULL ||
+	    strftime(buf, len, "%Y-%m-%d %H:%M:%S %z", &tm) == 0)
+		snprintf(buf, len, "-");
+}
+
+void
+show_printable(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (len == 0)
+		return;
+	if (s == NULL)
+		s = "-";
+	for (; *s != '\0' && o + 5 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n')
+			o += (size_t)snprintf(buf + o, len - o, "\\n");
+		else if (c == '\\')
+			o += (size_t)snprintf(buf + o, len - o, "\\\\");
+		else if (c < 0x20 || c == 0x7f)
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
+		else
+			buf[o++] = (char)c;
+	}
+	buf[o] = '\0';
+}
+
+/* "7", or "-" for absent */
+static const char *
+num(int v, char *buf, size_t len)
+{
+	if (v < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%d", v);
+	return buf;
+}
+
+static void
+text_hop(FILE *f, const struct history_row *r)
+{
+	char a[256], b[256];
+
+	if (r->hop_index < 0) {
+		fprintf(f, "      hop: not located\n");
+		return;
+	}
+	show_printable(r->hop_address, a, sizeof(a));
+	show_printable(r->last_clean_address, b, sizeof(b));
+	fprintf(f, "      changed between hop %d (%s, last clean) and hop %d (%s)\n",
+	    r->last_clean_index >= 0 ? r->last_clean_index : 0, b, r->hop_index, a);
+}
+
+static void
+text_series(FILE *f, const struct show_series *s)
+{
+	const struct history_row *r = &s->last;
+	const struct show_event *cur = &s->ev[s->nev - 1];
+	char v[64], t0[64], t1[64], n1[16], n2[16], n3[16], reason[512], x[256], y[256];
+
+	show_printable(r->verdict, v, sizeof(v));
+	show_local_time(cur->time_ns, t0, sizeof(t0));
+	show_local_time(r->time_ns, t1, sizeof(t1));
+	fprintf(f, "    scale %d: %s since %s (latest %s; %" PRId64 " result%s in all)\n",
+	    r->scale_sent, v, t0, t1, s->results, s->results == 1 ? "" : "s");
+	fprintf(f, "      sent %d, quoted %s, applied %s (window test), SYN-ACK's own %s\n",
+	    r->scale_sent, num(r->scale_quoted, n1, sizeof(n1)),
+	    num(r->scale_effective, n2, sizeof(n2)), num(r->sa_wscale, n3, sizeof(n3)));
+	if (show_is_problem(r->verdict))
+		text_hop(f, r);
+	for (size_t i = 0; i < s->nfi; i++) {
+		show_printable(s->fi[i].kind, x, sizeof(x));
+		show_printable(s->fi[i].detail, y, sizeof(y));
+		fprintf(f, "      side finding: %s %s", x, s->fi[i].detail != NULL ? y : "");
+		if (s->fi[i].hop_index >= 0) {
+			show_printable(s->fi[i].hop_address, x, sizeof(x));
+			fprintf(f, " at hop %d (%s)", s->fi[i].hop_index, x);
+		}
+		fputc('\n', f);
+	}
+	if (r->reason != NULL) {
+		show_printable(r->reason, reason, sizeof(reason));
+		fprintf(f, "      why: %s\n", reason);
+	}
+	for (size_t i = 0; i < s->nev; i++) {
+		const struct show_event *e = &s->ev[i];
+
+		show_local_time(e->time_ns, t0, sizeof(t0));
+		show_printable(e->verdict, v, sizeof(v));
+		fprintf(f, "      %s  %s %s", t0, show_change_name(e->change), v);
+		if (e->results > 1) {
+			show_local_time(e->last_ns, t1, sizeof(t1));
+			fprintf(f, " (%" PRId64 " results, last %s)", e->results, t1);
+		}
+		fputc('\n', f);
+	}
+}
+
+void
+show_render_text(FILE *f, const struct show_fold *fold)
+{
+	char a[256], t[256], v[512];
+
+	for (size_t i = 0; i < fold->n; i++) {
+		const struct history_row *r = &fold->v[i].last;
+		const struct history_row *p = i > 0 ? &fold->v[i - 1].last : NULL;
+
+		if (p == NULL || strcmp(p->address, r->address) != 0 || p->port != r->port) {
+			show_printable(r->address, a, sizeof(a));
+			show_printable(r->target, t, sizeof(t));
+			fprintf(f, "%s%s port %d (%s), as %s\n", i > 0 ? "\n" : "", a, r->port,
+			    r->family, t);
+		}
+		if (p == NULL || strcmp(p->address, r->address) != 0 || p->port != r->port ||
+		    strcmp(p->vantage, r->vantage) != 0) {
+			show_printable(r->vantage, v, sizeof(v));
+			fprintf(f, "  from vantage %s\n", v);
+		}
+		text_series(f, &fold->v[i]);
+	}
+}
+
+static void
+json_opt_int(struct json *j, const char *key, int v)
+{
+	json_key(j, key);
+	if (v < 0)
+		json_null(j);
+	else
+		json_int(j, v);
+}
+
+static void
+json_ns(struct json *j, const char *key, int64_t t_ns)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)(t_ns / 1000000000);
+	ts.tv_nsec = (long)(t_ns % 1000000000);
+	if (ts.tv_nsec < 0) {
+		ts.tv_sec--;
+		ts.tv_nsec += 1000000000;
+	}
+	json_ktime(j, key, &ts);
+}
+
+static void
+json_series(struct json *j, const struct show_series *s)
+{
+	const struct history_row *r = &s->last;
+
+	json_object_begin(j);
+	json_kint(j, "scale_sent", r->scale_sent);
+	json_kstring(j, "verdict", r->verdict);
+	json_kstring(j, "reason", r->reason);
+	json_kstring(j, "reply", r->reply);
+	json_ns(j, "time", r->time_ns);
+	json_opt_int(j, "syn_ack_wscale", r->sa_wscale);
+	json_opt_int(j, "scale_quoted", r->scale_quoted);
+	json_opt_int(j, "scale_effective", r->scale_effective);
+	json_key(j, "hop");
+	if (r->hop_index < 0)
+		json_null(j);
+	else {
+		json_object_begin(j);
+		json_kint(j, "index", r->hop_index);
+		json_kstring(j, "address", r->hop_address);
+		json_opt_int(j, "last_clean_index", r->last_clean_index);
+		json_kstring(j, "last_clean_address", r->last_clean_address);
+		json_object_end(j);
+	}
+	json_key(j, "side_findings");
+	json_array_begin(j);
+	for (size_t i = 0; i < s->nfi; i++) {
+		json_object_begin(j);
+		json_kstring(j, "kind", s->fi[i].kind);
+		json_kstring(j, "detail", s->fi[i].detail);
+		json_opt_int(j, "hop_index", s->fi[i].hop_index);
+		json_kstring(j, "hop_address", s->fi[i].hop_address);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_kint(j, "results", s->results);
+	json_key(j, "history");
+	json_array_begin(j);
+	for (size_t i = 0; i < s->nev; i++) {
+		const struct show_event *e = &s->ev[i];
+
+		json_object_begin(j);
+		json_kstring(j, "change", show_change_token(e->change));
+		json_kstring(j, "verdict", e->verdict);
+		json_ns(j, "since", e->time_ns);
+		json_ns(j, "last_seen", e->last_ns);
+		json_kint(j, "results", e->results);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
+size_t
+show_render_json(struct json *j, const struct show_fold *fold, size_t from)
+{
+	const struct history_row *r = &fold->v[from].last;
+	size_t i = from;
+
+	json_object_begin(j);
+	json_kstring(j, "target", r->target);
+	json_kstring(j, "address", r->address);
+	json_kint(j, "port", r->port);
+	json_kstring(j, "family", r->family);
+	json_kstring(j, "vantage", r->vantage);
+	json_key(j, "scales");
+	json_array_begin(j);
+	for (; i < fold->n; i++) {
+		const struct history_row *q = &fold->v[i].last;
+
+		if (strcmp(q->address, r->address) != 0 || q->port != r->port ||
+		    strcmp(q->vantage, r->vantage) != 0)
+			break;
+		json_series(j, &fold->v[i]);
+	}
+	json_array_end(j);
+	json_object_end(j);
+	return i;
+}
