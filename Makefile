@@ -203,6 +203,7 @@ bench: deps
 
 bench-run: all $(addprefix $(BUILD)/plain/bench/,$(BENCH_PROGS))
 	@BUILD=$(BUILD) tests/bench/syn-bench
+	@$(BUILD)/plain/bench/history_bench $(BUILD)/history_bench.sqlite
 
 # --- coverage -------------------------------------------------------------
 

@@ -97,8 +97,8 @@ int history_findings(struct history *h, int64_t path_result_id, int scale_idx,
  * NULL), 0, or -1. */
 int history_evidence(struct history *h, int64_t path_result_id, uint8_t **buf, size_t *len);
 
-/* For the tests: the EXPLAIN QUERY PLAN of show's query, its lines joined
- * by '\n' into buf; 0 or -1. */
+/* For the tests: the EXPLAIN QUERY PLAN of show's queries (by address,
+ * then by target), their lines joined by '\n' into buf; 0 or -1. */
 int history_show_plan(struct history *h, char *buf, size_t len);
 
 #endif

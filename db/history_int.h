@@ -11,7 +11,7 @@
 
 struct history {
 	struct store *st;
-	sqlite3_stmt *show, *findings, *evidence;
+	sqlite3_stmt *show[2], *findings, *evidence;	/* show: by address, by target */
 	char err[STORE_ERRLEN];
 };
 
