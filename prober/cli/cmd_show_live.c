@@ -109,8 +109,7 @@ show_live(struct conf *c, const struct show_opts *o, const char *db, struct hist
 	port1 = (uint16_t)o->port;
 	if (conf_targets_spec(&t, o->host, c->allow_large, o->port >= 0 ? &port1 : c->ports,
 	    o->port >= 0 ? 1 : c->nports) != 0 || t.nerrors > 0) {
-		if (t.errors != NULL)
-			fputs(t.errors, stderr);
+		fputs(strbuf_str(&t.errors), stderr);
 		targets_free(&t);
 		return EXIT_USAGE;
 	}

@@ -106,7 +106,7 @@ text_series(FILE *f, const struct show_series *s)
 
 		show_local_time(e->time_ns, t0, sizeof(t0));
 		show_printable(e->verdict, v, sizeof(v));
-		fprintf(f, "      %s  %s %s", t0, show_change_name(e->change), v);
+		fprintf(f, "      %s  %s: %s", t0, show_change_name(e->change), v);
 		if (e->results > 1) {
 			show_local_time(e->last_ns, t1, sizeof(t1));
 			fprintf(f, " (%" PRId64 " results, last %s)", e->results, t1);
