@@ -257,6 +257,8 @@ install: all
 	  install -m 0644 systemd/scaleprobe.tmpfiles $(DESTDIR)$(TMPFILESDIR)/scaleprobe.conf)
 	$(foreach m,$(MAN_PAGES),install -d $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m))) && \
 	  install -m 0644 $(m) $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m));)
+	install -d $(DESTDIR)$(PREFIX)/share/scaleprobe
+	install -m 0644 prober/cli/export.schema.json $(DESTDIR)$(PREFIX)/share/scaleprobe/export.schema.json
 
 clean:
 	rm -rf $(BUILD)
