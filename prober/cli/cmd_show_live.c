@@ -101,7 +101,10 @@ show_live(struct conf *c, const struct show_opts *o, const char *db, struct hist
 	int status = EXIT_CLEAN;
 
 	(void)h;
-	if (c->vantage != NULL)
+	/* --vantage names the live run too: it is shown with its like */
+	if (o->vantage != NULL)
+		snprintf(vantage, sizeof(vantage), "%s", o->vantage);
+	else if (c->vantage != NULL)
 		snprintf(vantage, sizeof(vantage), "%s", c->vantage);
 	else if (gethostname(vantage, sizeof(vantage)) != 0)
 		snprintf(vantage, sizeof(vantage), "unknown");

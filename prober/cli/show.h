@@ -24,7 +24,8 @@ struct show_opts {
 int show_parse_port(const char *opt, const char *s);
 
 /* --live: probes o->host now (on --port, else the configuration's ports)
- * through the run API with c's settings, prints each result (text or
+ * through the run API with c's settings, from vantage --vantage (else the
+ * configuration's, else the host name), prints each result (text or
  * NDJSON {"live": object}) and stores it in db.  Returns an exit status:
  * EXIT_CLEAN when the history may follow. */
 int show_live(struct conf *c, const struct show_opts *o, const char *db, struct history *h);

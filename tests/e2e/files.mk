@@ -24,3 +24,6 @@ LAB_CHECKS += tests/e2e/daemon-e2e
 # scaleprobed as installed: systemd-analyze verify and security, sysusers,
 # tmpfiles, and every man page lint-clean (no network)
 LAB_CHECKS += tests/e2e/service-check
+# show and export on a store of lab runs over six days (history-store): CSV bytes, JSON
+# and its schema, pcapng through tshark, show's history in UTC and local time, --live
+LAB_CHECKS += tests/e2e/history-e2e

@@ -303,6 +303,20 @@ fold_cb(void *arg, const struct history_row *row)
 	return 0;
 }
 
+struct finding_collect {
+	struct show_fold *f;
+	struct show_series *s;
+};
+
+static int
+finding_cb(void *arg, const struct history_finding *hf)
+{
+	struct finding_collect *c = arg;
+
+	show_fold_finding(c->f, c->s, hf);
+	return 0;
+}
+
 static void
 test_show_store(void **state)
 {
@@ -334,6 +348,18 @@ test_show_store(void **state)
 	assert_string_equal(f.v[4].last.last_clean_address, "198.18.2.2");
 	assert_int_equal(f.v[4].last.scale_quoted, 0);
 	assert_int_equal(f.v[4].last.port, 80);
+	/* the latest result's side finding, as storegen wrote it */
+	{
+		struct finding_collect fc = { &f, &f.v[4] };
+
+		assert_int_equal(history_findings(h, f.v[4].last.path_result_id,
+		    f.v[4].last.scale_idx, finding_cb, &fc), 0);
+		assert_int_equal(f.v[4].nfi, 1);
+		assert_string_equal(f.v[4].fi[0].kind, "mss-clamped");
+		assert_string_equal(f.v[4].fi[0].detail, "1200");
+		assert_int_equal(f.v[4].fi[0].hop_index, -1);
+		assert_null(f.v[4].fi[0].hop_address);
+	}
 	show_fold_free(&f);
 
 	/* the name as written finds the same; --vantage, --since, --port narrow */
@@ -485,20 +511,6 @@ test_export_pcap(void **state)
 	assert_string_equal(name, "0003-198.19.0.1-80-s7.pcapng");
 	history_close(h);
 	store_close(st, NULL, 0);
-}
-
-struct finding_collect {
-	struct show_fold *f;
-	struct show_series *s;
-};
-
-static int
-finding_cb(void *arg, const struct history_finding *hf)
-{
-	struct finding_collect *c = arg;
-
-	show_fold_finding(c->f, c->s, hf);
-	return 0;
 }
 
 /* A store edited by hand: nothing read is trusted. */
