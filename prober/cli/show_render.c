@@ -226,7 +226,7 @@ show_render_json(struct json *j, const struct show_fold *fold, size_t from)
 	json_object_begin(j);
 	json_kstring(j, "target", r->target);
 	json_kstring(j, "address", r->address);
-	json_kint(j, "port", r->port);
+	json_opt_int(j, "port", r->port);
 	json_kstring(j, "family", r->family);
 	json_kstring(j, "vantage", r->vantage);
 	json_key(j, "scales");
