@@ -58,7 +58,9 @@ export_usage(FILE *f)
 	    "usage: scaleprobe export [--format csv|json] [--verdict LIST] [--since T]\n"
 	    "                         [--hop ADDR] [--pcap DIR] [-o FILE] [--db FILE] [-c config]\n"
 	    "  LIST: verdicts, comma-separated (default rewritten,stripped,syn-dropped)\n"
-	    "  T: RFC 3339 (2026-12-01T10:00:00Z) or an age (7d, 24h, 90m)\n");
+	    "  T: RFC 3339 (2026-12-01T10:00:00Z) or an age (7d, 24h, 90m)\n"
+	    "  FILE: default the configuration's database setting (%s)\n",
+	    histcli_default_db());
 }
 
 /* --verdict a,b,c into o->q; -1 after saying why. */

@@ -40,7 +40,9 @@ show_usage(FILE *f)
 	    "usage: scaleprobe show [--port P] [--since T] [--vantage V] [--live] [--json]\n"
 	    "                       [--db FILE] [-c config] HOST\n"
 	    "  HOST: a target as written when it was probed, or an address\n"
-	    "  T: RFC 3339 (2026-12-01T10:00:00Z) or an age (7d, 24h, 90m)\n");
+	    "  T: RFC 3339 (2026-12-01T10:00:00Z) or an age (7d, 24h, 90m)\n"
+	    "  FILE: default the configuration's database setting (%s)\n",
+	    histcli_default_db());
 }
 
 /* A port 0..65535, or -1 after saying why. */

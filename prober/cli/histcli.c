@@ -10,6 +10,18 @@
 #include "log.h"
 #include "when.h"
 
+const char *
+histcli_default_db(void)
+{
+	static char buf[512];
+	struct conf c;
+
+	conf_init(&c);
+	snprintf(buf, sizeof(buf), "%s", c.database != NULL ? c.database : "none");
+	conf_free(&c);
+	return buf;
+}
+
 int
 histcli_conf(const char *conf_path, struct conf *c)
 {

@@ -13,6 +13,9 @@
 #include "history.h"
 #include "store.h"
 
+/* The database setting's default (the settings table's), for the usage. */
+const char *histcli_default_db(void);
+
 /* Loads conf_path (NULL: none, the defaults) into c, which it inits. */
 int histcli_conf(const char *conf_path, struct conf *c);
 
