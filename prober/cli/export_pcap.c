@@ -10,10 +10,13 @@
 #include "export_pcap.h"
 #include "export_render.h"
 
-/* The source address of an IP packet, "?" when it has none. */
+/* The source address of item it's packet, "?" when it has none. */
 static const char *
-ip_source(const uint8_t *p, size_t len, char *buf, size_t blen)
+ip_source(const struct path_evidence *ev, const struct evidence_item *it, char *buf,
+    size_t blen)
 {
+	const uint8_t *p = ev->bytes != NULL ? ev->bytes + it->off : NULL;
+	size_t len = p != NULL ? it->len : 0;
 	struct addr a;
 
 	memset(&a, 0, sizeof(a));
@@ -49,6 +52,9 @@ put(struct pcapng_buf *b, const struct history_row *r, int *n, const struct path
 	 * packets a microsecond apart in the order they tell the story */
 	uint64_t ts = (uint64_t)(r->time_ns > 0 ? r->time_ns : 0) + (uint64_t)*n * 1000u;
 
+	/* an empty packet (a store may hold one) shows nothing: left out */
+	if (it->len == 0 || ev->bytes == NULL)
+		return 0;
 	(*n)++;
 	return pcapng_packet(b, ts, ev->bytes + it->off, it->len, comment);
 }
@@ -91,14 +97,14 @@ export_pcap_build(const struct history_row *r, const uint8_t *bytes, size_t len,
 		clean_fields(it->fields, fields, sizeof(fields));
 		snprintf(comment, sizeof(comment),
 		    "quote from hop %d (%s) of the SYN sent with TTL %d%s (%s)", ttl,
-		    ip_source(ev->bytes + it->off, it->len, src, sizeof(src)), ttl, role, fields);
+		    ip_source(ev, it, src, sizeof(src)), ttl, role, fields);
 		rc |= put(b, r, npackets, ev, it, comment);
 	}
 	if ((it = evidence_find(ev, v, 0, EVIDENCE_REPLY)) != NULL) {
 		snprintf(comment, sizeof(comment), "the destination's answer (%s) from %s",
 		    r->reply != NULL && strcmp(r->reply, "syn-ack") == 0 ? "SYN-ACK" :
 		    r->reply != NULL && strcmp(r->reply, "rst") == 0 ? "RST" : "reply",
-		    ip_source(ev->bytes + it->off, it->len, src, sizeof(src)));
+		    ip_source(ev, it, src, sizeof(src)));
 		rc |= put(b, r, npackets, ev, it, comment);
 	}
 	evidence_free(&ev);
