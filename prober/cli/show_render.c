@@ -118,7 +118,7 @@ text_series(FILE *f, const struct show_series *s)
 void
 show_render_text(FILE *f, const struct show_fold *fold)
 {
-	char a[256], t[256], v[512];
+	char a[256], t[256], v[512], fam[32];
 
 	for (size_t i = 0; i < fold->n; i++) {
 		const struct history_row *r = &fold->v[i].last;
@@ -127,8 +127,9 @@ show_render_text(FILE *f, const struct show_fold *fold)
 		if (p == NULL || strcmp(p->address, r->address) != 0 || p->port != r->port) {
 			show_printable(r->address, a, sizeof(a));
 			show_printable(r->target, t, sizeof(t));
+			show_printable(r->family, fam, sizeof(fam));
 			fprintf(f, "%s%s port %d (%s), as %s\n", i > 0 ? "\n" : "", a, r->port,
-			    r->family, t);
+			    fam, t);
 		}
 		if (p == NULL || strcmp(p->address, r->address) != 0 || p->port != r->port ||
 		    strcmp(p->vantage, r->vantage) != 0) {
