@@ -534,6 +534,8 @@ test_hand_edited(void **state)
 	    "UPDATE scale_results SET scale_quoted = 'zero', hop_index = 99999,"
 	    "  hop_address = NULL, scale_sent = -4 WHERE idx = 1;"
 	    "UPDATE runs SET vantage = x'00ff41' WHERE vantage = 'v1';"
+	    "UPDATE runs SET vantage = 'esc' || char(27) || '[2J' WHERE vantage LIKE 'lab%';"
+	    "UPDATE targets SET spec = 'host' || char(7) || char(13) || id;"
 	    "UPDATE evidence SET bytes = x'0102';"
 	    "UPDATE side_findings SET kind = x'41ff', hop_index = 'x';") != 0)
 		fail_msg("%s", store_error(st));
@@ -555,12 +557,21 @@ test_hand_edited(void **state)
 			assert_int_equal(f.v[i].fi[k].hop_index, -1);
 	}
 	{
-		FILE *null = fopen("/dev/null", "w");
+		char *text = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&text, &len);
 		struct json j;
 
-		assert_non_null(null);
-		show_render_text(null, &f);
-		fclose(null);
+		/* what a terminal would act on never reaches it */
+		assert_non_null(mem);
+		show_render_text(mem, &f);
+		fclose(mem);
+		assert_true(len > 0);
+		for (size_t i = 0; i < len; i++)
+			if (((unsigned char)text[i] < 0x20 && text[i] != '\n') || text[i] == 0x7f)
+				fail_msg("byte 0x%02x at %zu of the text", text[i], i);
+		assert_non_null(strstr(text, "esc\\x1b[2J"));
+		free(text);
 		json_init(&j);
 		for (size_t i = 0; i < f.n; json_reset(&j))
 			i = show_render_json(&j, &f, i);
