@@ -100,5 +100,8 @@ int history_evidence(struct history *h, int64_t path_result_id, uint8_t **buf, s
 /* For the tests: the EXPLAIN QUERY PLAN of show's queries (by address,
  * then by target), their lines joined by '\n' into buf; 0 or -1. */
 int history_show_plan(struct history *h, char *buf, size_t len);
+/* ... and of export's for q. */
+int history_export_plan(struct history *h, const struct history_export_query *q, char *buf,
+    size_t len);
 
 #endif

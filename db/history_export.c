@@ -19,16 +19,16 @@ is_problem(const char *v)
 	    strcmp(v, "syn-dropped") == 0;
 }
 
-int
-history_export(struct history *h, const struct history_export_query *q,
-    history_row_fn fn, void *arg)
+/* The query for q, prepared and bound into *sp (prefix: "" or "EXPLAIN
+ * QUERY PLAN "); 0 or -1. */
+static int
+export_prepare(struct history *h, const struct history_export_query *q, const char *prefix,
+    sqlite3_stmt **sp)
 {
 	char sql[3072], in[HISTORY_MAX_VERDICTS * 6];
-	struct history_row row;
 	bool problems = true;
 	size_t used = 0;
 	sqlite3_stmt *s;
-	int rc, r = 0;
 
 	if (q->nverdicts < 1 || q->nverdicts > HISTORY_MAX_VERDICTS) {
 		snprintf(h->err, sizeof(h->err), "%s: export: 1 to %d verdicts", h->st->file,
@@ -42,7 +42,7 @@ history_export(struct history *h, const struct history_export_query *q,
 		problems &= is_problem(q->verdicts[i]);
 	}
 	snprintf(sql, sizeof(sql),
-	    "SELECT * FROM ("
+	    "%sSELECT * FROM ("
 	    " SELECT " HISTORY_ROW_COLS ","
 	    "  min(s.time_ns) OVER g, count(*) OVER g,"
 	    "  row_number() OVER (PARTITION BY r.vantage, s.path_id, s.scale_sent, s.verdict"
@@ -57,7 +57,7 @@ history_export(struct history *h, const struct history_export_query *q,
 	    " WINDOW g AS (PARTITION BY r.vantage, s.path_id, s.scale_sent, s.verdict))"
 	    " WHERE latest = 1"
 	    " ORDER BY 5, 8, 9, 7, 11",	/* address, port, scale_sent, vantage, verdict */
-	    problems ? "AND s.problem" : "", in);
+	    prefix, problems ? "AND s.problem" : "", in);
 	if (sqlite3_prepare_v2(h->st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return history_fail(h, "prepare the export");
 	sqlite3_bind_int64(s, 1, q->since_ns);
@@ -65,6 +65,20 @@ history_export(struct history *h, const struct history_export_query *q,
 		sqlite3_bind_text(s, 2, q->hop, -1, SQLITE_STATIC);
 	for (int i = 0; i < q->nverdicts; i++)
 		sqlite3_bind_text(s, i + 3, q->verdicts[i], -1, SQLITE_STATIC);
+	*sp = s;
+	return 0;
+}
+
+int
+history_export(struct history *h, const struct history_export_query *q,
+    history_row_fn fn, void *arg)
+{
+	struct history_row row;
+	sqlite3_stmt *s;
+	int rc, r = 0;
+
+	if (export_prepare(h, q, "", &s) != 0)
+		return -1;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		history_read_row(s, &row);
 		row.first_ns = history_col_i64(s, HISTORY_ROW_NCOLS, row.time_ns);
@@ -76,4 +90,31 @@ history_export(struct history *h, const struct history_export_query *q,
 		r = history_fail(h, "read the export");
 	sqlite3_finalize(s);
 	return r;
+}
+
+int
+history_export_plan(struct history *h, const struct history_export_query *q, char *buf,
+    size_t len)
+{
+	sqlite3_stmt *s;
+	size_t used = 0;
+	int rc;
+
+	if (export_prepare(h, q, "EXPLAIN QUERY PLAN ", &s) != 0)
+		return -1;
+	if (len > 0)
+		buf[0] = '\0';
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *d = history_col_text(s, 3);
+		int n;
+
+		if (d == NULL || len == 0)
+			continue;
+		n = snprintf(buf + used, len - used, "%s\n", d);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : history_fail(h, "explain");
 }

@@ -403,6 +403,17 @@ test_show_plan(void **state)
 	    strstr(plan, "SEARCH s USING PRIMARY KEY (path_result_id=?)") == NULL ||
 	    strstr(plan, "SCAN") != NULL)
 		fail_msg("show's plan:\n%s", plan);
+	/* export of the problems since T: the partial index on problems, never
+	 * a scan of every scale result */
+	{
+		struct history_export_query q = { { "rewritten", "syn-dropped" }, 2,
+		    INT64_MIN, NULL };
+
+		assert_int_equal(history_export_plan(h, &q, plan, sizeof(plan)), 0);
+		if (strstr(plan, "USING INDEX scale_results_problems (time_ns>?)") == NULL ||
+		    strstr(plan, "SCAN s ") != NULL)
+			fail_msg("export's plan:\n%s", plan);
+	}
 	history_close(h);
 	store_close(st, NULL, 0);
 }
