@@ -108,7 +108,7 @@ export_options(int argc, char **argv, struct export_opts *o)
 	o->q.since_ns = INT64_MIN;
 	if (export_verdicts(o, "rewritten,stripped,syn-dropped") != 0)
 		return -1;
-	while ((ch = getopt_long(argc, argv, "+c:ho:", export_longopts, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "c:ho:", export_longopts, NULL)) != -1)
 		switch (ch) {
 		case OPT_FORMAT:
 			if (strcmp(optarg, "csv") != 0 && strcmp(optarg, "json") != 0) {

@@ -69,7 +69,7 @@ show_options(int argc, char **argv, struct show_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->port = -1;
 	o->since_ns = INT64_MIN;
-	while ((ch = getopt_long(argc, argv, "+c:h", show_longopts, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "c:h", show_longopts, NULL)) != -1)
 		switch (ch) {
 		case OPT_PORT:
 			if ((o->port = show_parse_port("--port", optarg)) < 0)
