@@ -9,4 +9,6 @@ DB_SRCS += db/store_ckpt.c
 DB_SRCS += db/store_state.c
 DB_SRCS += db/history_show.c
 DB_SRCS += db/history_export.c
+# what scaleprobe report reads (report_query.h)
+DB_SRCS += db/report_query.c
 PROBER_SRCS += $(DB_SRCS)

@@ -14,6 +14,7 @@ static const struct cli_command *const commands[] = {
 	&cmd_status_entry,
 	&cmd_show_entry,
 	&cmd_export_entry,
+	&cmd_report_entry,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

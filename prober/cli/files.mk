@@ -6,6 +6,11 @@ CLI_SRCS += prober/cli/cmd_probe.c
 CLI_SRCS += prober/cli/cmd_config.c
 CLI_SRCS += prober/cli/cmd_status.c
 CLI_SRCS += prober/cli/cli_settings.c
+# report: the store's trends and advice (report.h pure, cmd_report.c the command)
+CLI_SRCS += prober/cli/cmd_report.c
+PURE_SRCS += prober/cli/report.c
+PURE_SRCS += prober/cli/report_text.c
+PURE_SRCS += prober/cli/report_html.c
 
 PROGRAMS += scaleprobe
 MAN_PAGES += prober/cli/scaleprobe.1

@@ -1,3 +1,5 @@
 # prober/infer: observations to verdicts, hops and side findings (pure).
 PURE_SRCS += prober/infer/infer.c
 PURE_SRCS += prober/infer/infer_hop.c
+# what to do about a verdict, per side of the path
+PURE_SRCS += prober/infer/advice.c

@@ -25,10 +25,11 @@
 struct route_answer {
 	uint32_t oif;			/* 0: none */
 	struct addr prefsrc;		/* family 0: none */
+	struct addr gateway;		/* family 0: on link */
 	uint8_t family;
 };
 
-/* Takes RTA_OIF and RTA_PREFSRC of the answer. */
+/* Takes RTA_OIF, RTA_PREFSRC and RTA_GATEWAY of the answer. */
 static int
 route_attr(const struct nlattr *a, void *data)
 {
@@ -44,6 +45,12 @@ route_attr(const struct nlattr *a, void *data)
 		if (mnl_attr_get_payload_len(a) == len) {
 			ans->prefsrc.family = ans->family;
 			memcpy(ans->prefsrc.bytes, mnl_attr_get_payload(a), len);
+		}
+		break;
+	case RTA_GATEWAY:
+		if (mnl_attr_get_payload_len(a) == len) {
+			ans->gateway.family = ans->family;
+			memcpy(ans->gateway.bytes, mnl_attr_get_payload(a), len);
 		}
 		break;
 	}
@@ -230,4 +237,35 @@ route_lookup_on(struct route *rt, const struct addr *dst, const struct addr *wan
 		return -1;
 	}
 	return 0;
+}
+
+int
+route_nexthop(const struct addr *dst, struct addr *gw, char ifname[ROUTE_IFNAMSIZ],
+    char *err, size_t errlen)
+{
+	char buf[ADDR_STRLEN];
+	struct route_answer ans;
+	struct route *rt;
+	int rc = -1;
+
+	if (dst->family != ADDR_V4 && dst->family != ADDR_V6) {
+		snprintf(err, errlen, "route: destination has no address family");
+		return -1;
+	}
+	if ((rt = route_open()) == NULL) {
+		snprintf(err, errlen, "route: netlink: %s", strerror(errno));
+		return -1;
+	}
+	if (route_ask(rt, dst, NULL, &ans) != 0)
+		snprintf(err, errlen, "route to %s: %s", addr_format(dst, buf, sizeof(buf)),
+		    strerror(errno));
+	else if (route_ifname(rt, ans.oif, ifname) != 0)
+		snprintf(err, errlen, "route to %s: output interface %u has no name",
+		    addr_format(dst, buf, sizeof(buf)), (unsigned)ans.oif);
+	else {
+		*gw = ans.gateway;
+		rc = 0;
+	}
+	route_close(rt);
+	return rc;
 }

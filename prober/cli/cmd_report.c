@@ -1,0 +1,203 @@
+/*
+ * cmd_report.c -- "scaleprobe report": the store's results over a window
+ * (per day, changes, boxes, side findings, problems with advice) as text,
+ * JSON or one HTML file.  The routes of the advice's commands are this
+ * host's: run it on the vantage whose hosts the advice is for.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "addr.h"
+#include "cli.h"
+#include "conf.h"
+#include "log.h"
+#include "report.h"
+#include "report_query.h"
+#include "route.h"
+#include "when.h"
+
+enum report_format { FMT_TEXT, FMT_JSON, FMT_HTML };
+
+static void
+report_usage(FILE *f)
+{
+	fprintf(f, "usage: scaleprobe report [--db FILE | -c CONFIG] [--since T] [--until T]\n"
+	    "                         [--format text|json|html] [-o FILE]\n"
+	    "  T: RFC 3339 (2026-12-01T10:00:00Z, 2026-12-01) or an age (7d, 24h, 90m)\n"
+	    "  default database: the configuration's (%s)\n", CONF_DEFAULT_PATH);
+}
+
+/* local time's offset from UTC at t */
+static long
+local_utcoff(int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (localtime_r(&tt, &tm) == NULL)
+		return 0;
+	return tm.tm_gmtoff;
+}
+
+/* The route to each problem's destination from here, for its command. */
+static void
+report_routes(struct report_section *s)
+{
+	for (size_t i = 0; i < s->nproblems; i++) {
+		struct report_problem *p = &s->problems[i];
+		char err[256], ifname[ROUTE_IFNAMSIZ];
+		struct addr dst, gw;
+
+		if (addr_parse(p->row->address, &dst) != 0 ||
+		    route_nexthop(&dst, &gw, ifname, err, sizeof(err)) != 0)
+			continue;	/* the command keeps GW and DEV */
+		snprintf(p->dev, sizeof(p->dev), "%s", ifname);
+		if (gw.family != 0)
+			addr_format(&gw, p->gw, sizeof(p->gw));
+	}
+}
+
+static int
+report_time(const char *opt, const char *s, int64_t now, int64_t *ns)
+{
+	char err[256];
+	int64_t t;
+
+	if (when_parse(s, now, &t, err, sizeof(err)) != 0) {
+		log_warnx("--%s: %s", opt, err);
+		return -1;
+	}
+	*ns = t * 1000000000;
+	return 0;
+}
+
+static int
+cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "since", required_argument, NULL, 's' },
+		{ "until", required_argument, NULL, 'u' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db = NULL, *conf_path = NULL, *out_path = NULL;
+	const char *since_s = NULL, *until_s = NULL;
+	enum report_format fmt = FMT_TEXT;
+	int64_t now = (int64_t)time(NULL), since = INT64_MIN, until = INT64_MAX;
+	struct report_rows rows;
+	struct report rep;
+	char err[512];
+	struct conf c;
+	FILE *f = stdout;
+	int ch, rc;
+
+	while ((ch = getopt_long(argc, argv, "+d:c:s:u:F:o:h", longopts, NULL)) != -1)
+		switch (ch) {
+		case 'd': db = optarg; break;
+		case 'c': conf_path = optarg; break;
+		case 's': since_s = optarg; break;
+		case 'u': until_s = optarg; break;
+		case 'o': out_path = optarg; break;
+		case 'F':
+			if (strcmp(optarg, "text") == 0)
+				fmt = FMT_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				fmt = FMT_JSON;
+			else if (strcmp(optarg, "html") == 0)
+				fmt = FMT_HTML;
+			else {
+				log_warnx("--format: '%s': expected text, json or html", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			report_usage(stdout);
+			return EXIT_CLEAN;
+		default:
+			report_usage(stderr);
+			return EXIT_USAGE;
+		}
+	if (optind != argc) {
+		log_warnx("report: unexpected argument '%s'", argv[optind]);
+		report_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if ((since_s != NULL && report_time("since", since_s, now, &since) != 0) ||
+	    (until_s != NULL && report_time("until", until_s, now, &until) != 0))
+		return EXIT_USAGE;
+	if (since != INT64_MIN && until != INT64_MAX && since >= until) {
+		log_warnx("--since %s is not before --until %s", since_s, until_s);
+		return EXIT_USAGE;
+	}
+
+	conf_init(&c);
+	if (db == NULL && conf_path != NULL) {
+		struct conf_errors e = { NULL, 0 };
+
+		if (conf_load(&c, conf_path, &e) != 0) {
+			char *text = conf_errors_text(&e);
+
+			fputs(text, stderr);
+			free(text);
+			conf_errors_free(&e);
+			conf_free(&c);
+			return EXIT_USAGE;
+		}
+		conf_errors_free(&e);
+	}
+	if (db == NULL)
+		db = c.database;
+	if (db == NULL) {
+		log_warnx("report: no database (--db FILE, or a configuration's database)");
+		conf_free(&c);
+		return EXIT_USAGE;
+	}
+	rc = report_query(db, since, until, &rows, err, sizeof(err));
+	conf_free(&c);
+	if (rc != 0) {
+		log_warnx("%s", err);
+		return EXIT_USAGE;
+	}
+	if (report_build(&rows, since, until, fmt == FMT_JSON ? NULL : local_utcoff, &rep) != 0) {
+		log_warnx("report: out of memory");
+		report_rows_free(&rows);
+		return EXIT_USAGE;
+	}
+	report_routes(&rep.all);
+	report_advise(&rep);
+	if (rep.all.results == 0 && fmt == FMT_TEXT)
+		fprintf(stderr, "scaleprobe: report: no results in the window\n");
+	if (out_path != NULL && (f = fopen(out_path, "w")) == NULL) {
+		log_warn("%s", out_path);
+		rc = -1;
+	} else if (fmt == FMT_TEXT)
+		rc = report_text(&rep, f);
+	else if (fmt == FMT_JSON)
+		rc = report_json(&rep, f);
+	else
+		rc = report_html(&rep, f);
+	if (f != NULL && f != stdout) {
+		if (fclose(f) != 0)
+			rc = -1;
+		if (rc != 0)
+			log_warn("%s", out_path);
+	} else if (rc != 0)
+		log_warn("standard output");
+	report_free(&rep);
+	report_rows_free(&rows);
+	return rc == 0 ? EXIT_CLEAN : EXIT_USAGE;
+}
+
+const struct cli_command cmd_report_entry = {
+	.name = "report",
+	.usage = "[--db FILE | -c FILE] [--since T] [--until T] [--format text|json|html] [-o FILE]",
+	.summary = "trends and advice over the store: per day, changes, boxes, findings",
+	.run = cmd_report,
+};

@@ -1,0 +1,112 @@
+/*
+ * report.h -- "scaleprobe report": the store's rows (report_query.h)
+ * aggregated into what the report says, and its three renderings (text in
+ * local time, JSON in RFC 3339 UTC, one self-contained HTML file with SVG
+ * charts).  Pure: the rows, the clock's offsets and the routes are handed
+ * in; rendering writes to a FILE the caller opened.
+ *
+ * What is counted (scaleprobe(1), REPORT):
+ *   - a path is (vantage, address, port); its verdict in a result is the
+ *     worst over the scales sent (syn-dropped, rewritten, stripped,
+ *     unreachable, filtered, closed, inconclusive, unsupported, ok);
+ *   - per day: each path once, with its last result of the day;
+ *   - newly broken / fixed: a result that is a problem (rewritten,
+ *     stripped, syn-dropped) after the path's previous measured state was
+ *     healthy (ok, unsupported), or the reverse; the results that measured
+ *     nothing (closed, filtered, unreachable, inconclusive) are skipped,
+ *     and the last result before --since is the first state;
+ *   - hops, side findings and advice: each path's last result in the
+ *     window.
+ */
+#ifndef SCALEPROBE_REPORT_H
+#define SCALEPROBE_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "advice.h"
+#include "report_query.h"
+
+/* enum verdict's values, VERDICT_NONE included ("none": no scale judged) */
+#define REPORT_NVERDICTS	(VERDICT_INCONCLUSIVE + 1)
+/* finding bits: the kinds of result.h, then raised shifts */
+#define REPORT_NFINDINGS	17
+
+struct report_day {
+	int64_t day;				/* days since 1970-01-01 */
+	unsigned count[REPORT_NVERDICTS];	/* paths by verdict */
+};
+
+struct report_change {
+	const struct report_row *from, *to;	/* to: the result that changed */
+};
+
+struct report_hop {
+	const char *address;
+	const char *clean_address;		/* of the first path seen */
+	int hop_index, clean_index;
+	unsigned paths;				/* paths it damages */
+};
+
+struct report_problem {
+	const struct report_row *row;
+	char gw[64], dev[16];			/* the route here; "" unknown */
+	struct advice advice[2];		/* [enum advice_side] */
+};
+
+struct report_section {
+	const char *vantage;			/* NULL: every vantage */
+	struct report_day *days;
+	size_t ndays;
+	struct report_change *broken, *fixed;
+	size_t nbroken, nfixed;
+	struct report_hop *hops;		/* most paths first */
+	size_t nhops;
+	unsigned findings[REPORT_NFINDINGS];	/* paths per finding */
+	struct report_problem *problems;	/* paths whose last result is a problem */
+	size_t nproblems;
+	unsigned paths, results;
+};
+
+/* The offset from UTC (seconds) of local time at t (seconds since the
+ * epoch); NULL means UTC. */
+typedef long (*report_utcoff_fn)(int64_t t);
+
+struct report {
+	int64_t since_ns, until_ns;		/* INT64_MIN / INT64_MAX: open */
+	report_utcoff_fn utcoff;		/* the days' and times' zone */
+	struct report_section all;		/* every vantage together */
+	struct report_section *vantages;	/* one per vantage, when several */
+	size_t nvantages;
+};
+
+
+/* Aggregates rows (sorted as report_query leaves them) with days cut at
+ * utcoff's midnight.  0, or -1 when memory runs out. */
+int report_build(const struct report_rows *rows, int64_t since_ns, int64_t until_ns,
+    report_utcoff_fn utcoff, struct report *rep);
+/* Fills each problem's advice (after the caller set gw and dev). */
+void report_advise(struct report *rep);
+void report_free(struct report *rep);
+
+/* A verdict's place in the tables and charts, and its colour: one palette
+ * for every chart, legend and badge. */
+extern const enum verdict report_verdict_order[REPORT_NVERDICTS];
+const char *report_verdict_colour(enum verdict v);
+const char *report_verdict_label(enum verdict v);
+const char *report_finding_label(unsigned bit);
+bool report_is_problem(enum verdict v);
+
+/* "2026-12-01" of days since the epoch; "2026-12-01 10:00" of ns in the
+ * report's zone. */
+void report_day_name(int64_t days, char buf[11]);
+void report_local_time(const struct report *rep, int64_t ns, char buf[24]);
+
+/* The renderings; 0, or -1 when writing failed.  Text: days in utcoff's
+ * local time (as built); JSON: times in RFC 3339 UTC. */
+int report_text(const struct report *rep, FILE *f);
+int report_json(const struct report *rep, FILE *f);
+int report_html(const struct report *rep, FILE *f);
+
+#endif

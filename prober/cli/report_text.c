@@ -1,0 +1,387 @@
+/*
+ * report_text.c -- the report for a terminal (local time) and as JSON
+ * (RFC 3339 UTC): the same sections in the same order.  Pure: writes to
+ * the FILE handed in.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "report.h"
+#include "when.h"
+
+/* H. Hinnant's civil_from_days */
+void
+report_day_name(int64_t days, char buf[11])
+{
+	int64_t z = days + 719468;
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	int64_t doe = z - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int64_t mp = (5 * doy + 2) / 153;
+	int64_t d = doy - (153 * mp + 2) / 5 + 1;
+	int64_t m = mp < 10 ? mp + 3 : mp - 9;
+	int64_t y = yoe + era * 400 + (m <= 2);
+
+	if (y < 0 || y > 9999) {
+		snprintf(buf, 11, "-");
+		return;
+	}
+	snprintf(buf, 11, "%04d-%02d-%02d", (int)y, (int)m, (int)d);
+}
+
+void
+report_local_time(const struct report *rep, int64_t ns, char buf[24])
+{
+	int64_t t = ns / 1000000000;
+	int64_t s = t + (rep->utcoff != NULL ? rep->utcoff(t) : 0);
+	int64_t day = s >= 0 ? s / 86400 : -((-s + 86399) / 86400);
+	int64_t sod = s - day * 86400;
+	char d[11];
+
+	report_day_name(day, d);
+	snprintf(buf, 24, "%s %02d:%02d", d, (int)(sod / 3600), (int)(sod / 60 % 60));
+}
+
+static void
+path_name(const struct report_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, r->v6 ? "[%s]:%u" : "%s:%u", r->address, r->port);
+}
+
+static bool
+verdict_used(const struct report_section *s, enum verdict v)
+{
+	for (size_t i = 0; i < s->ndays; i++)
+		if (s->days[i].count[v] != 0)
+			return true;
+	return false;
+}
+
+static void
+text_days(const struct report_section *s, FILE *f)
+{
+	char d[11];
+
+	fprintf(f, "Paths per verdict per day (each path once, its last result of the day)\n");
+	if (s->ndays == 0) {
+		fprintf(f, "  no results\n");
+		return;
+	}
+	fprintf(f, "  %-10s", "day");
+	for (int i = 0; i < REPORT_NVERDICTS; i++)
+		if (verdict_used(s, report_verdict_order[i]))
+			fprintf(f, " %*s", (int)strlen(report_verdict_label(report_verdict_order[i])) < 5 ?
+			    5 : (int)strlen(report_verdict_label(report_verdict_order[i])),
+			    report_verdict_label(report_verdict_order[i]));
+	fprintf(f, " %6s\n", "paths");
+	for (size_t k = 0; k < s->ndays; k++) {
+		unsigned total = 0;
+
+		report_day_name(s->days[k].day, d);
+		fprintf(f, "  %-10s", d);
+		for (int i = 0; i < REPORT_NVERDICTS; i++) {
+			enum verdict v = report_verdict_order[i];
+			int w = (int)strlen(report_verdict_label(v));
+
+			total += s->days[k].count[v];
+			if (verdict_used(s, v))
+				fprintf(f, " %*u", w < 5 ? 5 : w, s->days[k].count[v]);
+		}
+		fprintf(f, " %6u\n", total);
+	}
+}
+
+static void
+text_changes(const struct report *rep, const char *title, const struct report_change *c,
+    size_t n, bool vantage, FILE *f)
+{
+	char when[24], p[64];
+
+	fprintf(f, "%s: %zu\n", title, n);
+	for (size_t i = 0; i < n; i++) {
+		report_local_time(rep, c[i].to->time_ns, when);
+		path_name(c[i].to, p, sizeof(p));
+		fprintf(f, "  %s  %-28s %s -> %s", when, p, report_verdict_label(c[i].from->verdict),
+		    report_verdict_label(c[i].to->verdict));
+		if (vantage)
+			fprintf(f, "  (vantage %s)", c[i].to->vantage);
+		if (report_is_problem(c[i].to->verdict) && c[i].to->hop_address != NULL)
+			fprintf(f, "  at %s (hop %d)", c[i].to->hop_address, c[i].to->hop_index);
+		fputc('\n', f);
+	}
+}
+
+static void
+text_section(const struct report *rep, const struct report_section *s, bool vantage, FILE *f)
+{
+	bool any = false;
+
+	fprintf(f, "%u paths, %u results\n\n", s->paths, s->results);
+	text_days(s, f);
+	fputc('\n', f);
+	text_changes(rep, "Newly broken", s->broken, s->nbroken, vantage, f);
+	text_changes(rep, "Newly fixed", s->fixed, s->nfixed, vantage, f);
+	fprintf(f, "\nHops named as the place of damage (paths each damages, last results)\n");
+	for (size_t i = 0; i < s->nhops; i++) {
+		const struct report_hop *h = &s->hops[i];
+
+		fprintf(f, "  %-28s hop %-2d after %s (hop %d): %u path%s\n", h->address,
+		    h->hop_index, h->clean_address != NULL ? h->clean_address : "the prober",
+		    h->clean_address != NULL ? h->clean_index : 0, h->paths, h->paths == 1 ? "" : "s");
+	}
+	if (s->nhops == 0)
+		fprintf(f, "  none\n");
+	fprintf(f, "\nSide findings (paths, last results)\n");
+	for (unsigned b = 0; b < REPORT_NFINDINGS; b++)
+		if (s->findings[b] != 0 && report_finding_label(b) != NULL) {
+			fprintf(f, "  %-16s %u\n", report_finding_label(b), s->findings[b]);
+			any = true;
+		}
+	if (!any)
+		fprintf(f, "  none\n");
+}
+
+static void
+text_advice(const struct report *rep, FILE *f)
+{
+	const struct report_section *s = &rep->all;
+	char when[24], p[64];
+
+	fprintf(f, "\nProblems and what to do (%zu path%s)\n", s->nproblems,
+	    s->nproblems == 1 ? "" : "s");
+	for (size_t i = 0; i < s->nproblems; i++) {
+		const struct report_problem *pr = &s->problems[i];
+		const struct report_row *r = pr->row;
+
+		report_local_time(rep, r->time_ns, when);
+		path_name(r, p, sizeof(p));
+		fprintf(f, "\n  %s %s (vantage %s, %s)", p, report_verdict_label(r->verdict),
+		    r->vantage, when);
+		if (r->scale_sent >= 0)
+			fprintf(f, ": scale %d sent", r->scale_sent);
+		if (r->scale_sent >= 0 && r->scale_applied >= 0)
+			fprintf(f, ", %d applied", r->scale_applied);
+		fputc('\n', f);
+		for (int side = ADVICE_CLIENT; side <= ADVICE_SERVER; side++) {
+			const struct advice *a = &pr->advice[side];
+
+			fprintf(f, "    %s side: %s\n", advice_side_name((enum advice_side)side), a->text);
+			if (a->command[0] != '\0')
+				fprintf(f, "      run: %s\n", a->command);
+		}
+	}
+}
+
+int
+report_text(const struct report *rep, FILE *f)
+{
+	char a[24], b[24];
+
+	if (rep->since_ns != INT64_MIN)
+		report_local_time(rep, rep->since_ns, a);
+	if (rep->until_ns != INT64_MAX)
+		report_local_time(rep, rep->until_ns, b);
+	fprintf(f, "scaleprobe report, %s to %s (local time)\n",
+	    rep->since_ns != INT64_MIN ? a : "the first result",
+	    rep->until_ns != INT64_MAX ? b : "the last");
+	if (rep->nvantages > 1) {
+		fprintf(f, "%zu vantages:", rep->nvantages);
+		for (size_t i = 0; i < rep->nvantages; i++)
+			fprintf(f, " %s", rep->vantages[i].vantage);
+		fprintf(f, "\n\n== every vantage\n");
+	}
+	text_section(rep, &rep->all, rep->nvantages > 1, f);
+	for (size_t i = 0; i < rep->nvantages; i++) {
+		fprintf(f, "\n== vantage %s\n", rep->vantages[i].vantage);
+		text_section(rep, &rep->vantages[i], false, f);
+	}
+	text_advice(rep, f);
+	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+}
+
+/* --- JSON ------------------------------------------------------------------ */
+
+static void
+jtime(struct json *j, const char *key, int64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000) };
+
+	json_ktime(j, key, &ts);
+}
+
+static void
+jpath(struct json *j, const struct report_row *r)
+{
+	json_kstring(j, "vantage", r->vantage);
+	json_kstring(j, "address", r->address);
+	json_kint(j, "port", r->port);
+	json_kstring(j, "family", r->v6 ? "ipv6" : "ipv4");
+	jtime(j, "time", r->time_ns);
+}
+
+static void
+jhop(struct json *j, const char *addr, int idx, const char *clean, int cidx)
+{
+	json_key(j, "hop");
+	if (addr == NULL) {
+		json_null(j);
+		return;
+	}
+	json_object_begin(j);
+	json_kstring(j, "address", addr);
+	json_kint(j, "index", idx);
+	json_kstring(j, "last_clean_address", clean);
+	json_kint(j, "last_clean_index", clean != NULL ? cidx : 0);
+	json_object_end(j);
+}
+
+static void
+jchanges(struct json *j, const char *key, const struct report_change *c, size_t n)
+{
+	json_key(j, key);
+	json_array_begin(j);
+	for (size_t i = 0; i < n; i++) {
+		json_object_begin(j);
+		jpath(j, c[i].to);
+		json_kstring(j, "from", report_verdict_label(c[i].from->verdict));
+		json_kstring(j, "to", report_verdict_label(c[i].to->verdict));
+		jhop(j, c[i].to->hop_address, c[i].to->hop_index, c[i].to->clean_address,
+		    c[i].to->clean_index);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void
+jsection(struct json *j, const struct report_section *s)
+{
+	char d[11];
+
+	json_kuint(j, "paths", s->paths);
+	json_kuint(j, "results", s->results);
+	json_key(j, "days");
+	json_array_begin(j);
+	for (size_t k = 0; k < s->ndays; k++) {
+		json_object_begin(j);
+		report_day_name(s->days[k].day, d);
+		json_kstring(j, "day", d);
+		json_key(j, "paths");
+		json_object_begin(j);
+		for (int i = 0; i < REPORT_NVERDICTS; i++)
+			json_kuint(j, report_verdict_label(report_verdict_order[i]),
+			    s->days[k].count[report_verdict_order[i]]);
+		json_object_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	jchanges(j, "newly_broken", s->broken, s->nbroken);
+	jchanges(j, "newly_fixed", s->fixed, s->nfixed);
+	json_key(j, "hops");
+	json_array_begin(j);
+	for (size_t i = 0; i < s->nhops; i++) {
+		const struct report_hop *h = &s->hops[i];
+
+		json_object_begin(j);
+		json_kstring(j, "address", h->address);
+		json_kint(j, "index", h->hop_index);
+		json_kstring(j, "last_clean_address", h->clean_address);
+		json_kint(j, "last_clean_index", h->clean_address != NULL ? h->clean_index : 0);
+		json_kuint(j, "paths", h->paths);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_key(j, "side_findings");
+	json_object_begin(j);
+	for (unsigned b = 0; b < REPORT_NFINDINGS; b++)
+		if (report_finding_label(b) != NULL)
+			json_kuint(j, report_finding_label(b), s->findings[b]);
+	json_object_end(j);
+}
+
+static void
+jadvice(struct json *j, const struct advice *a)
+{
+	json_object_begin(j);
+	json_kstring(j, "text", a->text);
+	json_kstring(j, "command", a->command[0] != '\0' ? a->command : NULL);
+	json_kstring(j, "fallback", a->fallback[0] != '\0' ? a->fallback : NULL);
+	json_object_end(j);
+}
+
+int
+report_json(const struct report *rep, FILE *f)
+{
+	struct json j;
+	const char *text;
+	size_t len;
+	int rc = 0;
+
+	json_init(&j);
+	json_object_begin(&j);
+	if (rep->since_ns != INT64_MIN)
+		jtime(&j, "since", rep->since_ns);
+	else
+		json_knull(&j, "since");
+	if (rep->until_ns != INT64_MAX)
+		jtime(&j, "until", rep->until_ns);
+	else
+		json_knull(&j, "until");
+	json_key(&j, "verdicts");
+	json_array_begin(&j);
+	for (int i = 0; i < REPORT_NVERDICTS; i++)
+		json_string(&j, report_verdict_label(report_verdict_order[i]));
+	json_array_end(&j);
+	jsection(&j, &rep->all);
+	json_key(&j, "problems");
+	json_array_begin(&j);
+	for (size_t i = 0; i < rep->all.nproblems; i++) {
+		const struct report_problem *p = &rep->all.problems[i];
+		const struct report_row *r = p->row;
+
+		json_object_begin(&j);
+		jpath(&j, r);
+		json_kstring(&j, "verdict", report_verdict_label(r->verdict));
+		json_kbool(&j, "raised", (r->findings & REPORT_RAISED_BIT) != 0 &&
+		    r->scale_applied > r->scale_sent);
+		if (r->scale_sent >= 0)
+			json_kint(&j, "scale_sent", r->scale_sent);
+		else
+			json_knull(&j, "scale_sent");
+		if (r->scale_applied >= 0)
+			json_kint(&j, "scale_applied", r->scale_applied);
+		else
+			json_knull(&j, "scale_applied");
+		jhop(&j, r->hop_address, r->hop_index, r->clean_address, r->clean_index);
+		json_key(&j, "advice");
+		json_object_begin(&j);
+		json_key(&j, "client");
+		jadvice(&j, &p->advice[ADVICE_CLIENT]);
+		json_key(&j, "server");
+		jadvice(&j, &p->advice[ADVICE_SERVER]);
+		json_object_end(&j);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_key(&j, "vantages");
+	json_array_begin(&j);
+	for (size_t i = 0; i < rep->nvantages; i++) {
+		json_object_begin(&j);
+		json_kstring(&j, "vantage", rep->vantages[i].vantage);
+		jsection(&j, &rep->vantages[i]);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_object_end(&j);
+	if (!json_ok(&j)) {
+		rc = -1;
+	} else {
+		text = json_text(&j, &len);
+		if (fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF || fflush(f) != 0)
+			rc = -1;
+	}
+	json_free(&j);
+	return rc;
+}
