@@ -12,7 +12,7 @@
 
 /* 64 KB per round trip: the most a connection without window scaling
  * moves, at 100 ms (5.2 Mbit/s) and 20 ms (26 Mbit/s). */
-#define CAP_COST "windows capped at 64 KB, at most 64 KB per round trip " \
+#define CAP_COST "windows capped at 64 KB, so at most 64 KB per round trip " \
 	"(5.2 Mbit/s at 100 ms, 26 Mbit/s at 20 ms)"
 
 const char *
@@ -48,16 +48,19 @@ app(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* "the box at 198.18.5.2 (hop 5, after 198.18.4.2, hop 4)" */
+/* "the box at 198.18.5.2 (hop 5, after 198.18.4.2, hop 4)"; "The ..."
+ * to begin a sentence */
 static void
-box_name(const struct advice_in *in, char *buf, size_t len)
+box_name(const struct advice_in *in, bool cap, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	if (in->hop_address == NULL) {
-		app(buf, len, "a box on the path (not located: run probe --trace)");
+		app(buf, len, "%s box on the path (not located: probe with --trace always)",
+		    cap ? "A" : "a");
 		return;
 	}
-	app(buf, len, "the box at %s (hop %d, after ", in->hop_address, in->hop_index);
+	app(buf, len, "%s box at %s (hop %d, after ", cap ? "The" : "the", in->hop_address,
+	    in->hop_index);
 	if (in->clean_address != NULL)
 		app(buf, len, "%s, hop %d)", in->clean_address, in->clean_index);
 	else
@@ -69,8 +72,8 @@ static void
 report_box(const struct advice_in *in, char *buf, size_t len)
 {
 	if (in->hop_address == NULL) {
-		app(buf, len, " Report it to the path's owner with the evidence: "
-		    "scaleprobe export --pcap DIR (after probe --trace locates it).");
+		app(buf, len, " Report it to the path's owner with the evidence from "
+		    "scaleprobe export --pcap DIR.");
 		return;
 	}
 	app(buf, len, " Report the box to its owner: address %s (hop %d), last clean hop %s "
@@ -116,7 +119,7 @@ down_client(const struct advice_in *in, struct advice *out)
 	if (k < 0)
 		k = 0;		/* unknown: no shift at all is the safe one */
 	w = 65535ul << k;
-	box_name(in, box, sizeof(box));
+	box_name(in, false, box, sizeof(box));
 	shift_change(in, chg, sizeof(chg));
 	route_command(in, w, out->command, sizeof(out->command));
 	snprintf(out->fallback, sizeof(out->fallback), "sysctl -w net.ipv4.tcp_window_scaling=0");
@@ -132,7 +135,7 @@ down_client(const struct advice_in *in, struct advice *out)
 		    " (GW and DEV: what 'ip %sroute get %s' shows on the host)",
 		    in->v6 ? "-6 " : "", in->address);
 	app(out->text, sizeof(out->text),
-	    ". Global fallback, for every destination: %s (cost: every connection's %s), or "
+	    ". Global fallback, for every destination: %s (cost: for every connection, %s), or "
 	    "net.ipv4.tcp_rmem's maximum and net.core.rmem_max at most %lu bytes (cost: every "
 	    "connection's receive window at most %lu bytes).", out->fallback, CAP_COST, w, w);
 }
@@ -142,7 +145,7 @@ down_server(const struct advice_in *in, struct advice *out)
 {
 	char box[160], chg[48];
 
-	box_name(in, box, sizeof(box));
+	box_name(in, false, box, sizeof(box));
 	shift_change(in, chg, sizeof(chg));
 	snprintf(out->fallback, sizeof(out->fallback), "sysctl -w net.ipv4.tcp_window_scaling=0");
 	if (in->hop_address != NULL)
@@ -152,7 +155,7 @@ down_server(const struct advice_in *in, struct advice *out)
 	    "Clients of %s port %u across %s see their window scale rewritten %s: the "
 	    "servers read their windows as smaller than they are and downloads crawl. The box "
 	    "must be fixed or bypassed; or turn window scaling off on the servers: %s (cost: "
-	    "every connection's %s).", in->address, in->port, box, chg, out->fallback, CAP_COST);
+	    "for every connection, %s).", in->address, in->port, box, chg, out->fallback, CAP_COST);
 	report_box(in, out->text, sizeof(out->text));
 }
 
@@ -161,7 +164,7 @@ raised(const struct advice_in *in, enum advice_side side, struct advice *out)
 {
 	char box[160], chg[48];
 
-	box_name(in, box, sizeof(box));
+	box_name(in, true, box, sizeof(box));
 	shift_change(in, chg, sizeof(chg));
 	if (in->hop_address != NULL)
 		snprintf(out->command, sizeof(out->command),
@@ -179,7 +182,7 @@ stripped(const struct advice_in *in, enum advice_side side, struct advice *out)
 {
 	char box[160];
 
-	box_name(in, box, sizeof(box));
+	box_name(in, true, box, sizeof(box));
 	app(out->text, sizeof(out->text),
 	    "%s removes the window-scale option: connections work without window scaling, "
 	    "so no fix is needed for correctness. The cost: %s.", box, CAP_COST);
@@ -198,7 +201,7 @@ syn_dropped(const struct advice_in *in, enum advice_side side, struct advice *ou
 {
 	char box[160];
 
-	box_name(in, box, sizeof(box));
+	box_name(in, true, box, sizeof(box));
 	if (in->hop_address != NULL)
 		snprintf(out->command, sizeof(out->command),
 		    "scaleprobe export --hop %s --pcap DIR", in->hop_address);

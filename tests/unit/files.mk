@@ -100,3 +100,7 @@ test_resolve_LIBS = $(shell pkg-config --libs libevent 2>/dev/null)
 UNIT_TESTS += test_history
 test_history_SRCS = $(DB_SRCS) tests/unit/storegen.c
 test_history_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
+# report and advice (issue 18): what to do per verdict and side; the
+# report's numbers and renderings from rows made by hand
+UNIT_TESTS += test_advice
+UNIT_TESTS += test_report

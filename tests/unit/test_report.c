@@ -1,0 +1,357 @@
+/*
+ * test_report.c -- the report's numbers from rows made by hand (a path
+ * broken, fixed and broken again; one first seen broken; a baseline before
+ * the window; two vantages; days cut at local midnight), and its three
+ * renderings: the text's tables, the JSON's fields, the HTML's bars (each
+ * sized count x unit) and its escaping.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "report.h"
+
+#define DAY0	((int64_t)20790 * 86400)	/* 2026-12-03T00:00:00Z */
+#define NS(d, h)	(((int64_t)(DAY0 + (d) * 86400 + (h) * 3600)) * 1000000000)
+
+static struct report_row
+row(const char *vantage, const char *addr, unsigned port, int64_t t, enum verdict v)
+{
+	struct report_row r;
+	static int64_t id;
+
+	memset(&r, 0, sizeof(r));
+	r.id = ++id;
+	r.vantage = vantage;
+	r.address = addr;
+	r.port = port;
+	r.v6 = strchr(addr, ':') != NULL;
+	r.time_ns = t;
+	r.verdict = v;
+	r.scale_sent = r.scale_applied = r.ok_scale = -1;
+	r.hop_index = r.clean_index = -1;
+	r.mss = -1;
+	if (v == VERDICT_REWRITTEN || v == VERDICT_STRIPPED || v == VERDICT_SYN_DROPPED) {
+		r.scale_sent = 7;
+		r.scale_applied = v == VERDICT_REWRITTEN ? 0 : -1;
+		r.ok_scale = v == VERDICT_REWRITTEN ? 0 : -1;
+		r.hop_address = strcmp(addr, "198.18.100.16") == 0 ? "198.18.4.2" : "198.18.3.2";
+		r.hop_index = strcmp(addr, "198.18.100.16") == 0 ? 4 : 3;
+		r.clean_address = "198.18.2.2";
+		r.clean_index = 2;
+	}
+	if (v == VERDICT_OK)
+		r.ok_scale = 14;
+	return r;
+}
+
+static int
+by_path_time(const void *a, const void *b)
+{
+	const struct report_row *x = a, *y = b;
+	int c;
+
+	if ((c = strcmp(x->vantage, y->vantage)) != 0)
+		return c;
+	if ((c = strcmp(x->address, y->address)) != 0)
+		return c;
+	if (x->port != y->port)
+		return x->port < y->port ? -1 : 1;
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+/* The story, window [day 0, day 6):
+ *   east  198.18.100.11:80  ok (baseline, day -1), rewritten d0, ok d2, rewritten d5
+ *   east  198.18.100.15:80  stripped d0 (first seen broken: no change), stripped d2
+ *   east  198.18.100.1:80   ok d0, ok d0 later (one per day), ok d2, ok d5; mss clamp
+ *   east  [fd00::16]:80     syn-dropped d0 (no hop), closed d2, syn-dropped d5: no change
+ *   west  198.18.100.16:80  syn-dropped d3 (hop 4)
+ *   west  198.18.100.11:80  rewritten d3 23:30 UTC (day 4 at UTC+1)
+ */
+static struct report_row rows_v[32];
+static struct report_rows rows;
+
+static void
+make_rows(void)
+{
+	size_t n = 0;
+
+	rows_v[n] = row("east", "198.18.100.11", 80, NS(-1, 10), VERDICT_OK);
+	rows_v[n++].baseline = true;
+	rows_v[n++] = row("east", "198.18.100.11", 80, NS(0, 10), VERDICT_REWRITTEN);
+	rows_v[n++] = row("east", "198.18.100.11", 80, NS(2, 10), VERDICT_OK);
+	rows_v[n++] = row("east", "198.18.100.11", 80, NS(5, 9), VERDICT_REWRITTEN);
+	rows_v[n++] = row("east", "198.18.100.15", 80, NS(0, 10), VERDICT_STRIPPED);
+	rows_v[n++] = row("east", "198.18.100.15", 80, NS(2, 10), VERDICT_STRIPPED);
+	rows_v[n++] = row("east", "198.18.100.1", 80, NS(0, 10), VERDICT_CLOSED);
+	rows_v[n++] = row("east", "198.18.100.1", 80, NS(0, 11), VERDICT_OK);
+	rows_v[n++] = row("east", "198.18.100.1", 80, NS(2, 10), VERDICT_OK);
+	rows_v[n] = row("east", "198.18.100.1", 80, NS(5, 9), VERDICT_OK);
+	rows_v[n++].findings = 1u << FINDING_MSS_CLAMPED;
+	rows_v[n] = row("east", "fd00::16", 80, NS(0, 10), VERDICT_SYN_DROPPED);
+	rows_v[n].hop_address = NULL;
+	rows_v[n++].hop_index = -1;
+	rows_v[n++] = row("east", "fd00::16", 80, NS(2, 10), VERDICT_CLOSED);
+	rows_v[n] = row("east", "fd00::16", 80, NS(5, 9), VERDICT_SYN_DROPPED);
+	rows_v[n].hop_address = NULL;
+	rows_v[n++].hop_index = -1;
+	rows_v[n++] = row("we<st>", "198.18.100.16", 80, NS(3, 14), VERDICT_SYN_DROPPED);
+	rows_v[n] = row("we<st>", "198.18.100.11", 80, NS(3, 23) + 1800000000000LL,
+	    VERDICT_REWRITTEN);
+	rows_v[n].scale_sent = 0;
+	rows_v[n].scale_applied = 14;
+	rows_v[n++].findings = REPORT_RAISED_BIT;
+	qsort(rows_v, n, sizeof(rows_v[0]), by_path_time);
+	rows.v = rows_v;
+	rows.n = n;
+}
+
+static long
+utc_plus_1(int64_t t)
+{
+	(void)t;
+	return 3600;
+}
+
+static const struct report_day *
+day(const struct report_section *s, int d)
+{
+	for (size_t i = 0; i < s->ndays; i++)
+		if (s->days[i].day == DAY0 / 86400 + d)
+			return &s->days[i];
+	return NULL;
+}
+
+static void
+test_numbers(void **state)
+{
+	struct report rep;
+	const struct report_day *d;
+
+	(void)state;
+	make_rows();
+	assert_int_equal(report_build(&rows, NS(0, 0), NS(6, 0), NULL, &rep), 0);
+	/* paths and results: the baseline is neither */
+	assert_int_equal(rep.all.paths, 6);
+	assert_int_equal(rep.all.results, 14);
+	assert_int_equal(rep.all.ndays, 4);	/* days 0, 2, 3, 5 */
+	assert_non_null(d = day(&rep.all, 0));
+	/* day 0: .11 rewritten, .15 stripped, .1 ok (its last of the day), ::16 syn-dropped */
+	assert_int_equal(d->count[VERDICT_REWRITTEN], 1);
+	assert_int_equal(d->count[VERDICT_STRIPPED], 1);
+	assert_int_equal(d->count[VERDICT_OK], 1);
+	assert_int_equal(d->count[VERDICT_CLOSED], 0);
+	assert_int_equal(d->count[VERDICT_SYN_DROPPED], 1);
+	assert_non_null(d = day(&rep.all, 2));
+	assert_int_equal(d->count[VERDICT_OK], 2);
+	assert_int_equal(d->count[VERDICT_CLOSED], 1);
+	assert_int_equal(d->count[VERDICT_STRIPPED], 1);
+	assert_non_null(d = day(&rep.all, 3));
+	assert_int_equal(d->count[VERDICT_SYN_DROPPED], 1);
+	assert_int_equal(d->count[VERDICT_REWRITTEN], 1);
+	/* .11 east: baseline ok -> rewritten d0 (broken), ok d2 (fixed),
+	 * rewritten d5 (broken); ::16's closed in between changes nothing,
+	 * .15 and west's were never seen healthy */
+	assert_int_equal(rep.all.nbroken, 2);
+	assert_int_equal(rep.all.nfixed, 1);
+	assert_int_equal(rep.all.broken[0].to->time_ns, NS(0, 10));
+	assert_int_equal(rep.all.broken[0].from->verdict, VERDICT_OK);
+	assert_true(rep.all.broken[0].from->baseline);
+	assert_int_equal(rep.all.broken[1].to->time_ns, NS(5, 9));
+	assert_int_equal(rep.all.fixed[0].to->time_ns, NS(2, 10));
+	/* last results: .11 east rewritten (3.2), .15 stripped (3.2),
+	 * ::16 syn-dropped (not located), west .16 (4.2), west .11 (3.2) */
+	assert_int_equal(rep.all.nproblems, 5);
+	assert_int_equal(rep.all.nhops, 2);
+	assert_string_equal(rep.all.hops[0].address, "198.18.3.2");
+	assert_int_equal(rep.all.hops[0].paths, 3);
+	assert_string_equal(rep.all.hops[1].address, "198.18.4.2");
+	assert_int_equal(rep.all.hops[1].paths, 1);
+	assert_int_equal(rep.all.findings[FINDING_MSS_CLAMPED], 1);
+	assert_int_equal(rep.all.findings[16], 1);
+	/* two vantages: a section each, adding up */
+	assert_int_equal(rep.nvantages, 2);
+	assert_string_equal(rep.vantages[0].vantage, "east");
+	assert_int_equal(rep.vantages[0].paths, 4);
+	assert_int_equal(rep.vantages[1].paths, 2);
+	assert_int_equal(rep.vantages[0].nbroken + rep.vantages[1].nbroken, rep.all.nbroken);
+	assert_int_equal(rep.vantages[1].ndays, 1);
+	report_free(&rep);
+
+	/* at UTC+1 west's 23:30 UTC result belongs to day 4 */
+	assert_int_equal(report_build(&rows, NS(0, 0), NS(6, 0), utc_plus_1, &rep), 0);
+	assert_int_equal(rep.all.ndays, 5);
+	assert_int_equal(day(&rep.all, 4)->count[VERDICT_REWRITTEN], 1);
+	assert_int_equal(day(&rep.all, 3)->count[VERDICT_REWRITTEN], 0);
+	report_free(&rep);
+}
+
+/* Every rendering of the same report, into memory. */
+static char *
+render(int (*fn)(const struct report *, FILE *), const struct report *rep)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(fn(rep, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static struct report
+advised(void)
+{
+	struct report rep;
+
+	make_rows();
+	assert_int_equal(report_build(&rows, NS(0, 0), NS(6, 0), NULL, &rep), 0);
+	for (size_t i = 0; i < rep.all.nproblems; i++) {
+		snprintf(rep.all.problems[i].gw, sizeof(rep.all.problems[i].gw), "198.18.1.2");
+		snprintf(rep.all.problems[i].dev, sizeof(rep.all.problems[i].dev), "east");
+	}
+	report_advise(&rep);
+	return rep;
+}
+
+static void
+test_text(void **state)
+{
+	struct report rep = advised();
+	char *t = render(report_text, &rep);
+
+	(void)state;
+	assert_non_null(strstr(t, "2026-12-03 00:00 to 2026-12-09 00:00"));
+	assert_non_null(strstr(t, "2 vantages: east we<st>"));
+	/* the day table: only the verdicts seen, each path once a day */
+	assert_non_null(strstr(t, "  day           ok rewritten stripped syn-dropped closed  paths\n"
+	    "  2026-12-03     1         1        1           1      0      4\n"));
+	assert_non_null(strstr(t, "Newly broken: 2\n  2026-12-03 10:00  198.18.100.11:80"));
+	assert_non_null(strstr(t, "ok -> rewritten  (vantage east)  at 198.18.3.2 (hop 3)"));
+	assert_non_null(strstr(t, "Newly fixed: 1\n  2026-12-05 10:00  198.18.100.11:80"));
+	assert_non_null(strstr(t, "  198.18.3.2                   hop 3  after 198.18.2.2 (hop 2): 3 paths"));
+	assert_non_null(strstr(t, "  raised-shift     1\n"));
+	assert_non_null(strstr(t, "Problems and what to do (5 paths)"));
+	assert_non_null(strstr(t, "run: ip route replace 198.18.100.11/32 via 198.18.1.2 dev east "
+	    "window 65535\n"));
+	assert_non_null(strstr(t, "== vantage we<st>\n2 paths, 2 results"));
+	free(t);
+	report_free(&rep);
+}
+
+static void
+test_json(void **state)
+{
+	struct report rep = advised();
+	char *t = render(report_json, &rep);
+
+	(void)state;
+	assert_non_null(strstr(t, "\"since\":\"2026-12-03T00:00:00.000Z\",\"until\":\"2026-12-09T00:00:00.000Z\""));
+	assert_non_null(strstr(t, "{\"day\":\"2026-12-03\",\"paths\":{\"ok\":1,\"unsupported\":0,"
+	    "\"rewritten\":1,\"stripped\":1,\"syn-dropped\":1,\"closed\":0,"));
+	assert_non_null(strstr(t, "\"newly_broken\":[{\"vantage\":\"east\",\"address\":\"198.18.100.11\","
+	    "\"port\":80,\"family\":\"ipv4\",\"time\":\"2026-12-03T10:00:00.000Z\",\"from\":\"ok\","
+	    "\"to\":\"rewritten\""));
+	assert_non_null(strstr(t, "\"hops\":[{\"address\":\"198.18.3.2\",\"index\":3,"
+	    "\"last_clean_address\":\"198.18.2.2\",\"last_clean_index\":2,\"paths\":3}"));
+	assert_non_null(strstr(t, "\"advice\":{\"client\":{\"text\":\"Connections from here to 198.18.100.11"));
+	assert_non_null(strstr(t, "\"command\":\"ip route replace 198.18.100.11/32 via 198.18.1.2 dev east window 65535\""));
+	assert_non_null(strstr(t, "\"raised\":true,\"scale_sent\":0,\"scale_applied\":14"));
+	assert_non_null(strstr(t, "\"vantages\":[{\"vantage\":\"east\",\"paths\":4"));
+	assert_non_null(strstr(t, "\"side_findings\":{\"mss-clamped\":1,"));
+	assert_int_equal(t[strlen(t) - 1], '\n');
+	assert_null(strchr(t, '\n') + 1 == t + strlen(t) ? NULL : "one line");
+	free(t);
+	report_free(&rep);
+}
+
+/* Each bar's height is its count times the chart's unit; one colour per
+ * verdict, the same in the bars, the legend and the badges. */
+static void
+test_html(void **state)
+{
+	struct report rep = advised();
+	char *t = render(report_html, &rep), *p;
+	unsigned bars = 0, sum = 0;
+	double unit;
+
+	(void)state;
+	assert_non_null(p = strstr(t, "<svg class=\"chart main\""));
+	assert_non_null(p = strstr(p, "data-unit=\""));
+	unit = strtod(p + 11, NULL);
+	assert_true(unit > 1);
+	for (p = t; (p = strstr(p, "<rect data-verdict=\"")) != NULL; p++) {
+		char v[20], d[11], colour[8];
+		unsigned count;
+		double h;
+		const char *q = strstr(p, "height=\""), *fill = strstr(p, "fill=\"");
+
+		assert_int_equal(sscanf(p, "<rect data-verdict=\"%19[^\"]\" data-day=\"%10[^\"]\" "
+		    "data-count=\"%u\"", v, d, &count), 3);
+		assert_non_null(q);
+		h = strtod(q + 8, NULL);
+		if (p < strstr(t, "<svg class=\"chart\"")) {	/* the main chart */
+			assert_true(h > count * unit - 0.01 && h < count * unit + 0.01);
+			sum += count;
+		}
+		assert_int_equal(sscanf(fill, "fill=\"%7[^\"]\"", colour), 1);
+		for (int i = 0; i < REPORT_NVERDICTS; i++)
+			if (strcmp(report_verdict_label(report_verdict_order[i]), v) == 0)
+				assert_string_equal(colour, report_verdict_colour(report_verdict_order[i]));
+		bars++;
+	}
+	/* every path once a day: 4 + 4 + 2 + 3 results stand for their days */
+	assert_int_equal(sum, 13);
+	assert_true(bars > 10);
+	/* the palette once, as CSS, for legends and badges */
+	assert_non_null(strstr(t, ".v-rewritten{background:#d62728}"));
+	assert_non_null(strstr(t, "<span class=\"badge v-rewritten\">rewritten</span>"));
+	/* nothing fetched, no script; the vantage escaped */
+	assert_null(strstr(t, "<script"));
+	assert_null(strstr(t, "src="));
+	assert_null(strstr(t, "href="));
+	assert_null(strstr(t, "url("));
+	assert_null(strstr(t, "@import"));
+	assert_null(strstr(t, "we<st>"));
+	assert_non_null(strstr(t, "we&lt;st&gt;"));
+	free(t);
+	report_free(&rep);
+}
+
+/* The colours: one per verdict, all different. */
+static void
+test_palette(void **state)
+{
+	(void)state;
+	for (int i = 0; i < REPORT_NVERDICTS; i++)
+		for (int k = i + 1; k < REPORT_NVERDICTS; k++)
+			assert_string_not_equal(report_verdict_colour(report_verdict_order[i]),
+			    report_verdict_colour(report_verdict_order[k]));
+	char d[11];
+	report_day_name(0, d);
+	assert_string_equal(d, "1970-01-01");
+	report_day_name(DAY0 / 86400, d);
+	assert_string_equal(d, "2026-12-03");
+	report_day_name(-1, d);
+	assert_string_equal(d, "1969-12-31");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_palette),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
