@@ -33,6 +33,9 @@ systemd
 mandoc
 tshark
 python3-jsonschema
+chromium
+python3-pil
+bash-completion
 "
 
 # make bench: the tools it compares with

@@ -24,10 +24,18 @@ enum report_format { FMT_TEXT, FMT_JSON, FMT_HTML };
 static void
 report_usage(FILE *f)
 {
-	fprintf(f, "usage: scaleprobe report [--db FILE | -c CONFIG] [--since T] [--until T]\n"
+	fprintf(f, "usage: scaleprobe report [--db FILE | -c FILE] [--since T] [--until T]\n"
 	    "                         [--format text|json|html] [-o FILE]\n"
-	    "  T: RFC 3339 (2026-12-01T10:00:00Z, 2026-12-01) or an age (7d, 24h, 90m)\n"
-	    "  default database: the configuration's (%s)\n", CONF_DEFAULT_PATH);
+	    "  -d, --db FILE       the store (default: the configuration's database)\n"
+	    "  -c, --config FILE   take the database setting from FILE (default %s)\n"
+	    "  --since T           results from T on: RFC 3339 (2026-12-01T10:00:00Z,\n"
+	    "                      2026-12-01) or an age (7d, 24h, 90m); default all\n"
+	    "  --until T           results before T (default now and later)\n"
+	    "  --format text|json|html  text: local time (default); json: RFC 3339 UTC; html:\n"
+	    "                      one self-contained file with charts\n"
+	    "  -o, --output FILE   write there instead of standard output\n"
+	    "  -h, --help          this text\n"
+	    "exit: 0 written (an empty window too), 2 error\n", CONF_DEFAULT_PATH);
 }
 
 /* local time's offset from UTC at t */
@@ -98,7 +106,7 @@ cmd_report(int argc, char **argv)
 	FILE *f = stdout;
 	int ch, rc;
 
-	while ((ch = getopt_long(argc, argv, "+d:c:s:u:F:o:h", longopts, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "+d:c:o:h", longopts, NULL)) != -1)
 		switch (ch) {
 		case 'd': db = optarg; break;
 		case 'c': conf_path = optarg; break;
@@ -125,8 +133,8 @@ cmd_report(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	if (optind != argc) {
-		log_warnx("report: unexpected argument '%s'", argv[optind]);
-		report_usage(stderr);
+		log_warnx("report: unexpected argument '%s' (see scaleprobe report --help)",
+		    argv[optind]);
 		return EXIT_USAGE;
 	}
 	if ((since_s != NULL && report_time("since", since_s, now, &since) != 0) ||

@@ -108,10 +108,14 @@ tick_step(unsigned max)
 	}
 }
 
-/* Stacked bars, one per day, in verdict order from the bottom. */
+/* Stacked bars, one per day, in verdict order from the bottom, on the
+ * days first..last (every chart of the report on the same axis; a day
+ * without results is a gap, not left out). */
 static void
-chart(FILE *f, const struct report_section *s, bool main_chart, const char *title)
+chart(FILE *f, const struct report_section *s, bool main_chart, const char *title,
+    int64_t first, int64_t last)
 {
+	size_t nslots = s->ndays > 0 ? (size_t)(last - first + 1) : 0;
 	const int W = 1000, H = main_chart ? 300 : 200, L = 48, R = 12, T = 12, B = 30;
 	const int pw = W - L - R, ph = H - T - B;
 	unsigned max = 1, step;
@@ -123,7 +127,7 @@ chart(FILE *f, const struct report_section *s, bool main_chart, const char *titl
 	step = tick_step(max);
 	max = (max + step - 1) / step * step;
 	unit = (double)ph / max;
-	slot = s->ndays > 0 ? (double)pw / s->ndays : pw;
+	slot = nslots > 0 ? (double)pw / nslots : pw;
 	bw = slot * 0.7 > 64 ? 64 : slot * 0.7;
 	fprintf(f, "<svg class=\"chart%s\" viewBox=\"0 0 %d %d\" data-unit=\"%.6f\" "
 	    "shape-rendering=\"crispEdges\" role=\"img\" aria-label=\"", main_chart ? " main" : "",
@@ -140,13 +144,16 @@ chart(FILE *f, const struct report_section *s, bool main_chart, const char *titl
 			    L, L + pw, py, py);
 		fprintf(f, "<text x=\"%d\" y=\"%.2f\" text-anchor=\"end\">%u</text>\n", L - 6, py + 4, y);
 	}
-	for (size_t k = 0; k < s->ndays; k++) {
-		const struct report_day *d = &s->days[k];
+	for (size_t k = 0, di = 0; k < nslots; k++) {
+		static const struct report_day none;
+		const struct report_day *d = &none;
 		double x = L + slot * k + (slot - bw) / 2, y = T + ph;
-		size_t every = s->ndays / 14 + 1;
+		size_t every = nslots / 14 + 1;
 		char name[11];
 
-		report_day_name(d->day, name);
+		if (di < s->ndays && s->days[di].day == first + (int64_t)k)
+			d = &s->days[di++];
+		report_day_name(first + (int64_t)k, name);
 		for (int i = 0; i < REPORT_NVERDICTS; i++) {
 			enum verdict v = report_verdict_order[i];
 			double h = d->count[v] * unit;
@@ -312,6 +319,7 @@ report_html(const struct report *rep, FILE *f)
 {
 	char a[24], b[24];
 	unsigned problems = 0;
+	int64_t first, last;
 
 	for (size_t i = 0; i < rep->all.nproblems; i++)
 		problems++;
@@ -327,9 +335,9 @@ report_html(const struct report *rep, FILE *f)
 	    " (local time)", rep->since_ns != INT64_MIN ? a : "the first result",
 	    rep->until_ns != INT64_MAX ? b : "the last");
 	if (rep->nvantages > 1) {
-		fprintf(f, "; vantages:");
+		fprintf(f, "; vantages: ");
 		for (size_t i = 0; i < rep->nvantages; i++) {
-			fputc(' ', f);
+			fputs(i > 0 ? " &middot; " : "", f);
 			esc(f, rep->vantages[i].vantage);
 		}
 	}
@@ -342,12 +350,14 @@ report_html(const struct report *rep, FILE *f)
 	    rep->all.paths, rep->all.results, problems, rep->all.nbroken, rep->all.nfixed);
 	fprintf(f, "<h2>Paths per verdict per day</h2>\n");
 	legend(f, &rep->all);
-	chart(f, &rep->all, true, "paths per verdict per day, every vantage");
+	first = rep->all.ndays > 0 ? rep->all.days[0].day : 0;
+	last = rep->all.ndays > 0 ? rep->all.days[rep->all.ndays - 1].day : 0;
+	chart(f, &rep->all, true, "paths per verdict per day, every vantage", first, last);
 	for (size_t i = 0; i < rep->nvantages; i++) {
 		fputs("<h3>vantage ", f);
 		esc(f, rep->vantages[i].vantage);
 		fputs("</h3>\n", f);
-		chart(f, &rep->vantages[i], false, rep->vantages[i].vantage);
+		chart(f, &rep->vantages[i], false, rep->vantages[i].vantage, first, last);
 	}
 	fprintf(f, "<h2>Changes, boxes and findings</h2>\n");
 	section_tables(f, rep, &rep->all);

@@ -45,6 +45,29 @@ report_local_time(const struct report *rep, int64_t ns, char buf[24])
 	snprintf(buf, 24, "%s %02d:%02d", d, (int)(sod / 3600), (int)(sod / 60 % 60));
 }
 
+/* s for a terminal: a store is only text, and a control character in a
+ * vantage's name must not break a line or move the cursor */
+static const char *
+safe(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (; s != NULL && *s != '\0' && n + 5 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n')
+			n += (size_t)snprintf(buf + n, len - n, "\\n");
+		else if (c == '\t')
+			n += (size_t)snprintf(buf + n, len - n, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", c);
+		else
+			buf[n++] = (char)c;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 static void
 path_name(const struct report_row *r, char *buf, size_t len)
 {
@@ -98,7 +121,7 @@ static void
 text_changes(const struct report *rep, const char *title, const struct report_change *c,
     size_t n, bool vantage, FILE *f)
 {
-	char when[24], p[64];
+	char when[24], p[64], v[256];
 
 	fprintf(f, "%s: %zu\n", title, n);
 	for (size_t i = 0; i < n; i++) {
@@ -107,7 +130,7 @@ text_changes(const struct report *rep, const char *title, const struct report_ch
 		fprintf(f, "  %s  %-28s %s -> %s", when, p, report_verdict_label(c[i].from->verdict),
 		    report_verdict_label(c[i].to->verdict));
 		if (vantage)
-			fprintf(f, "  (vantage %s)", c[i].to->vantage);
+			fprintf(f, "  (vantage %s)", safe(c[i].to->vantage, v, sizeof(v)));
 		if (report_is_problem(c[i].to->verdict) && c[i].to->hop_address != NULL)
 			fprintf(f, "  at %s (hop %d)", c[i].to->hop_address, c[i].to->hop_index);
 		fputc('\n', f);
@@ -148,7 +171,7 @@ static void
 text_advice(const struct report *rep, FILE *f)
 {
 	const struct report_section *s = &rep->all;
-	char when[24], p[64];
+	char when[24], p[64], v[256];
 
 	fprintf(f, "\nProblems and what to do (%zu path%s)\n", s->nproblems,
 	    s->nproblems == 1 ? "" : "s");
@@ -159,7 +182,7 @@ text_advice(const struct report *rep, FILE *f)
 		report_local_time(rep, r->time_ns, when);
 		path_name(r, p, sizeof(p));
 		fprintf(f, "\n  %s %s (vantage %s, %s)", p, report_verdict_label(r->verdict),
-		    r->vantage, when);
+		    safe(r->vantage, v, sizeof(v)), when);
 		if (r->scale_sent >= 0)
 			fprintf(f, ": scale %d sent", r->scale_sent);
 		if (r->scale_sent >= 0 && r->scale_applied >= 0)
@@ -178,7 +201,7 @@ text_advice(const struct report *rep, FILE *f)
 int
 report_text(const struct report *rep, FILE *f)
 {
-	char a[24], b[24];
+	char a[24], b[24], v[256];
 
 	if (rep->since_ns != INT64_MIN)
 		report_local_time(rep, rep->since_ns, a);
@@ -190,12 +213,12 @@ report_text(const struct report *rep, FILE *f)
 	if (rep->nvantages > 1) {
 		fprintf(f, "%zu vantages:", rep->nvantages);
 		for (size_t i = 0; i < rep->nvantages; i++)
-			fprintf(f, " %s", rep->vantages[i].vantage);
+			fprintf(f, " %s", safe(rep->vantages[i].vantage, v, sizeof(v)));
 		fprintf(f, "\n\n== every vantage\n");
 	}
 	text_section(rep, &rep->all, rep->nvantages > 1, f);
 	for (size_t i = 0; i < rep->nvantages; i++) {
-		fprintf(f, "\n== vantage %s\n", rep->vantages[i].vantage);
+		fprintf(f, "\n== vantage %s\n", safe(rep->vantages[i].vantage, v, sizeof(v)));
 		text_section(rep, &rep->vantages[i], false, f);
 	}
 	text_advice(rep, f);

@@ -27,3 +27,6 @@ LAB_CHECKS += tests/e2e/service-check
 # show and export on a store of lab runs over six days (history-store): CSV bytes, JSON
 # and its schema, pcapng through tshark, show's history in UTC and local time, --live
 LAB_CHECKS += tests/e2e/history-e2e
+# scaleprobe report on a store of lab runs over six days: exact numbers in text,
+# JSON and HTML, the SVG parsed, a Chromium screenshot's colours; the completion
+LAB_CHECKS += tests/e2e/report-e2e
