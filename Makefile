@@ -11,7 +11,8 @@
 #   make deps       install the Debian packages that building and testing need
 #   make fuzz       run every libFuzzer harness for FUZZ_SECONDS seconds each
 #   make install    PREFIX=/usr/local SYSCONFDIR=/etc DESTDIR= (programs, man pages,
-#                   the example configuration, scaleprobed's unit, sysusers, tmpfiles)
+#                   the example configuration, scaleprobed's unit, sysusers, tmpfiles,
+#                   scaleprobe's bash completion)
 #   make clean
 #
 # Three builds of the same sources, each in its own directory:
@@ -33,6 +34,7 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 STATEDIR    ?= /var/lib
 SYSCONFDIR  ?= /etc
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR     ?=
 BUILD       ?= build
 CLANG       ?= clang
@@ -255,6 +257,8 @@ install: all
 	  chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/scaleprobed.service && \
 	  install -m 0644 systemd/scaleprobe.sysusers $(DESTDIR)$(SYSUSERSDIR)/scaleprobe.conf && \
 	  install -m 0644 systemd/scaleprobe.tmpfiles $(DESTDIR)$(TMPFILESDIR)/scaleprobe.conf)
+	$(if $(filter scaleprobe,$(PROGRAMS)),install -d $(DESTDIR)$(BASHCOMPDIR) && \
+	  install -m 0644 prober/cli/scaleprobe.bash-completion $(DESTDIR)$(BASHCOMPDIR)/scaleprobe)
 	$(foreach m,$(MAN_PAGES),install -d $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m))) && \
 	  install -m 0644 $(m) $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m));)
 	install -d $(DESTDIR)$(PREFIX)/share/scaleprobe
