@@ -2,7 +2,9 @@
 # make demo: bring the lab up, probe every lab target with scaleprobe, print
 # the results, run one daemon cycle (scaleprobed --once) and show what it
 # stored, reproduce the 2004 stall on the same lab (tests/e2e/stall:
-# curl through a clean path and a rewrite-to-0 box), tear the lab down.
+# curl through a clean path and a rewrite-to-0 box, then again with the
+# route scaleprobe report advises), print the report of the daemon's store
+# as text and write it as HTML (build/demo/report.html), tear the lab down.
 # Runs as root; touches nothing outside the lab's own network namespaces
 # (tests/lab/README.md).
 set -euo pipefail
@@ -94,5 +96,19 @@ BUILD=$BUILD LAB_PREFIX=$LAB_PREFIX "$REPO/tests/e2e/stall"
 src=$?
 set -e
 [ $src -eq 0 ] || echo "== the stall measurement failed (exit $src)"
+echo
+
+# What the store says: the report (run in the prober namespace, so the
+# advice's route commands name the prober's gateway and device), its HTML
+# form, kept in the build directory, and an export for a vendor.
+echo "== scaleprobe report on the daemon's store (the advice is for the prober's side)"
+mkdir -p "$BUILD/demo"
+set +e
+ip netns exec "$("$LAB" ns prober)" "$SP" report --db "$DW/db/history.sqlite"
+ip netns exec "$("$LAB" ns prober)" "$SP" report --db "$DW/db/history.sqlite" \
+    --format html -o "$BUILD/demo/report.html"
+hrc=$?
+set -e
+[ $hrc -eq 0 ] && echo "== the HTML report: $BUILD/demo/report.html (one file, open it in a browser)"
 echo
 echo "== tearing the lab down"

@@ -104,3 +104,7 @@ test_history_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 # report's numbers and renderings from rows made by hand
 UNIT_TESTS += test_advice
 UNIT_TESTS += test_report
+# report's query on a store filled through store_add (storegen.c)
+UNIT_TESTS += test_report_query
+test_report_query_SRCS = $(DB_SRCS) tests/unit/storegen.c
+test_report_query_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
