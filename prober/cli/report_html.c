@@ -295,7 +295,7 @@ advice_html(FILE *f, const struct report *rep)
 		fprintf(f, ", %s", when);
 		if (r->scale_sent >= 0)
 			fprintf(f, ", scale %d sent", r->scale_sent);
-		if (r->scale_sent >= 0 && r->scale_applied >= 0)
+		if (r->verdict == VERDICT_REWRITTEN && r->scale_sent >= 0 && r->scale_applied >= 0)
 			fprintf(f, ", %d applied", r->scale_applied);
 		fputs("</span>\n", f);
 		for (int side = ADVICE_CLIENT; side <= ADVICE_SERVER; side++) {

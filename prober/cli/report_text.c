@@ -167,6 +167,38 @@ text_section(const struct report *rep, const struct report_section *s, bool vant
 		fprintf(f, "  none\n");
 }
 
+/* text as lines of at most WRAP columns, the first after lead, the others
+ * indented by indent (a word longer than a line stands alone) */
+#define WRAP 88
+static void
+wrap(FILE *f, const char *lead, int indent, const char *text)
+{
+	int col = fprintf(f, "%s", lead);
+	bool fresh = false;		/* at the start of a continued line */
+
+	while (*text != '\0') {
+		const char *end = strchr(text, ' ');
+		int len = end != NULL ? (int)(end - text) : (int)strlen(text);
+
+		if (!fresh && col + 1 + len > WRAP) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+			fresh = true;
+		}
+		if (!fresh) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(text, 1, (size_t)len, f);
+		col += len;
+		fresh = false;
+		text += len;
+		while (*text == ' ')
+			text++;
+	}
+	fputc('\n', f);
+}
+
 static void
 text_advice(const struct report *rep, FILE *f)
 {
@@ -185,13 +217,17 @@ text_advice(const struct report *rep, FILE *f)
 		    safe(r->vantage, v, sizeof(v)), when);
 		if (r->scale_sent >= 0)
 			fprintf(f, ": scale %d sent", r->scale_sent);
-		if (r->scale_sent >= 0 && r->scale_applied >= 0)
+		if (r->verdict == VERDICT_REWRITTEN && r->scale_sent >= 0 && r->scale_applied >= 0)
 			fprintf(f, ", %d applied", r->scale_applied);
 		fputc('\n', f);
 		for (int side = ADVICE_CLIENT; side <= ADVICE_SERVER; side++) {
 			const struct advice *a = &pr->advice[side];
 
-			fprintf(f, "    %s side: %s\n", advice_side_name((enum advice_side)side), a->text);
+			char lead[32];
+
+			snprintf(lead, sizeof(lead), "    %s side:",
+			    advice_side_name((enum advice_side)side));
+			wrap(f, lead, 6, a->text);
 			if (a->command[0] != '\0')
 				fprintf(f, "      run: %s\n", a->command);
 		}

@@ -241,6 +241,13 @@ test_text(void **state)
 	assert_non_null(strstr(t, "run: ip route replace 198.18.100.11/32 via 198.18.1.2 dev east "
 	    "window 65535\n"));
 	assert_non_null(strstr(t, "== vantage we<st>\n2 paths, 2 results"));
+	/* the advice wrapped for a terminal: no line of it over 88 columns */
+	for (char *l = strstr(t, "Problems and what to do"), *e; l != NULL && *l != '\0'; l = e + 1) {
+		if ((e = strchr(l, '\n')) == NULL)
+			break;
+		if (strncmp(l, "    ", 4) == 0 && e - l > 88)
+			fail_msg("a line of %d columns: %.*s", (int)(e - l), (int)(e - l), l);
+	}
 	free(t);
 	report_free(&rep);
 }
