@@ -179,7 +179,6 @@ cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	report_routes(&rep.all);
-	report_advise(&rep);
 	if (rep.all.results == 0 && fmt == FMT_TEXT)
 		fprintf(stderr, "scaleprobe: report: no results in the window\n");
 	if (out_path != NULL && (f = fopen(out_path, "w")) == NULL) {

@@ -242,6 +242,25 @@ by_time(const void *a, const void *b)
 	return x->to->id < y->to->id ? -1 : x->to->id > y->to->id;
 }
 
+/* the problems that break connections first, then the others, each kind
+ * in the rows' order */
+static int
+problem_rank(enum verdict v)
+{
+	return v == VERDICT_SYN_DROPPED ? 0 : v == VERDICT_REWRITTEN ? 1 : 2;
+}
+
+static int
+by_damage(const void *a, const void *b)
+{
+	const struct report_problem *x = a, *y = b;
+	int rx = problem_rank(x->row->verdict), ry = problem_rank(y->row->verdict);
+
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
 static int
 section(struct report_section *s, const struct report_row *rows, size_t n,
     report_utcoff_fn utcoff)
@@ -263,6 +282,8 @@ section(struct report_section *s, const struct report_row *rows, size_t n,
 		qsort(s->broken, s->nbroken, sizeof(*s->broken), by_time);
 	if (s->nfixed > 1)
 		qsort(s->fixed, s->nfixed, sizeof(*s->fixed), by_time);
+	if (s->nproblems > 1)
+		qsort(s->problems, s->nproblems, sizeof(*s->problems), by_damage);
 	return 0;
 }
 
@@ -324,39 +345,27 @@ fail:
 	return -1;
 }
 
-static void
-advise(struct report_section *s)
-{
-	for (size_t i = 0; i < s->nproblems; i++) {
-		struct report_problem *p = &s->problems[i];
-		const struct report_row *r = p->row;
-		struct advice_in in = {
-			.verdict = r->verdict,
-			.raised = (r->findings & REPORT_RAISED_BIT) != 0 &&
-			    r->scale_applied > r->scale_sent,
-			.scale_sent = r->scale_sent,
-			.scale_applied = r->scale_applied,
-			.ok_scale = r->ok_scale,
-			.address = r->address,
-			.v6 = r->v6,
-			.port = r->port,
-			.gw = p->gw[0] != '\0' ? p->gw : NULL,
-			.dev = p->dev[0] != '\0' ? p->dev : NULL,
-			.hop_address = r->hop_address,
-			.hop_index = r->hop_index,
-			.clean_address = r->clean_address,
-			.clean_index = r->clean_index,
-		};
-
-		advice_for(&in, ADVICE_CLIENT, &p->advice[ADVICE_CLIENT]);
-		advice_for(&in, ADVICE_SERVER, &p->advice[ADVICE_SERVER]);
-	}
-}
-
 void
-report_advise(struct report *rep)
+report_problem_advice(const struct report_problem *p, enum advice_side side, struct advice *out)
 {
-	advise(&rep->all);
-	for (size_t i = 0; i < rep->nvantages; i++)
-		advise(&rep->vantages[i]);
+	const struct report_row *r = p->row;
+	struct advice_in in = {
+		.verdict = r->verdict,
+		.raised = (r->findings & REPORT_RAISED_BIT) != 0 && r->scale_applied > r->scale_sent,
+		.scale_sent = r->scale_sent,
+		.scale_applied = r->scale_applied,
+		.ok_scale = r->ok_scale,
+		.address = r->address,
+		.v6 = r->v6,
+		.port = r->port,
+		.gw = p->gw[0] != '\0' ? p->gw : NULL,
+		.dev = p->dev[0] != '\0' ? p->dev : NULL,
+		.hop_address = r->hop_address,
+		.hop_index = r->hop_index,
+		.clean_address = r->clean_address,
+		.clean_index = r->clean_index,
+	};
+
+	if (advice_for(&in, side, out) != 0)
+		memset(out, 0, sizeof(*out));
 }

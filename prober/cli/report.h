@@ -52,8 +52,11 @@ struct report_hop {
 struct report_problem {
 	const struct report_row *row;
 	char gw[64], dev[16];			/* the route here; "" unknown */
-	struct advice advice[2];		/* [enum advice_side] */
 };
+
+/* Text and HTML show the advice of this many problems (the worst first);
+ * JSON has every one, and export lists them all. */
+#define REPORT_SHOWN	50
 
 struct report_section {
 	const char *vantage;			/* NULL: every vantage */
@@ -86,8 +89,11 @@ struct report {
  * utcoff's midnight.  0, or -1 when memory runs out. */
 int report_build(const struct report_rows *rows, int64_t since_ns, int64_t until_ns,
     report_utcoff_fn utcoff, struct report *rep);
-/* Fills each problem's advice (after the caller set gw and dev). */
-void report_advise(struct report *rep);
+/* The advice for a problem and a side (with the gw and dev the caller
+ * set): made when it is printed, so a store of many problems costs no
+ * memory for it. */
+void report_problem_advice(const struct report_problem *p, enum advice_side side,
+    struct advice *out);
 void report_free(struct report *rep);
 
 /* A verdict's place in the tables and charts, and its colour: one palette

@@ -279,7 +279,7 @@ advice_html(FILE *f, const struct report *rep)
 	fprintf(f, "<h2>Problems and what to do</h2>\n");
 	if (s->nproblems == 0)
 		fprintf(f, "<p class=\"none\">No path's last result is a problem.</p>\n");
-	for (size_t i = 0; i < s->nproblems; i++) {
+	for (size_t i = 0; i < s->nproblems && i < REPORT_SHOWN; i++) {
 		const struct report_problem *p = &s->problems[i];
 		const struct report_row *r = p->row;
 		char name[80];
@@ -299,8 +299,9 @@ advice_html(FILE *f, const struct report *rep)
 			fprintf(f, ", %d applied", r->scale_applied);
 		fputs("</span>\n", f);
 		for (int side = ADVICE_CLIENT; side <= ADVICE_SERVER; side++) {
-			const struct advice *a = &p->advice[side];
+			struct advice adv, *a = &adv;
 
+			report_problem_advice(p, (enum advice_side)side, a);
 			fprintf(f, "<p><b>%s side:</b> ", advice_side_name((enum advice_side)side));
 			esc(f, a->text);
 			if (a->command[0] != '\0') {
@@ -312,6 +313,10 @@ advice_html(FILE *f, const struct report *rep)
 		}
 		fputs("</div>\n", f);
 	}
+	if (s->nproblems > REPORT_SHOWN)
+		fprintf(f, "<p class=\"none\">and %zu more paths with a problem: "
+		    "<code>scaleprobe report --format json</code> has the advice for each, "
+		    "<code>scaleprobe export</code> lists them.</p>\n", s->nproblems - REPORT_SHOWN);
 }
 
 int

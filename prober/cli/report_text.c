@@ -207,7 +207,7 @@ text_advice(const struct report *rep, FILE *f)
 
 	fprintf(f, "\nProblems and what to do (%zu path%s)\n", s->nproblems,
 	    s->nproblems == 1 ? "" : "s");
-	for (size_t i = 0; i < s->nproblems; i++) {
+	for (size_t i = 0; i < s->nproblems && i < REPORT_SHOWN; i++) {
 		const struct report_problem *pr = &s->problems[i];
 		const struct report_row *r = pr->row;
 
@@ -221,10 +221,11 @@ text_advice(const struct report *rep, FILE *f)
 			fprintf(f, ", %d applied", r->scale_applied);
 		fputc('\n', f);
 		for (int side = ADVICE_CLIENT; side <= ADVICE_SERVER; side++) {
-			const struct advice *a = &pr->advice[side];
+			struct advice adv, *a = &adv;
 
 			char lead[32];
 
+			report_problem_advice(pr, (enum advice_side)side, a);
 			snprintf(lead, sizeof(lead), "    %s side:",
 			    advice_side_name((enum advice_side)side));
 			wrap(f, lead, 6, a->text);
@@ -232,6 +233,9 @@ text_advice(const struct report *rep, FILE *f)
 				fprintf(f, "      run: %s\n", a->command);
 		}
 	}
+	if (s->nproblems > REPORT_SHOWN)
+		fprintf(f, "\n  and %zu more paths with a problem: --format json has the advice "
+		    "for each, scaleprobe export lists them\n", s->nproblems - REPORT_SHOWN);
 }
 
 int
@@ -373,6 +377,7 @@ jadvice(struct json *j, const struct advice *a)
 int
 report_json(const struct report *rep, FILE *f)
 {
+	struct advice a;
 	struct json j;
 	const char *text;
 	size_t len;
@@ -417,9 +422,11 @@ report_json(const struct report *rep, FILE *f)
 		json_key(&j, "advice");
 		json_object_begin(&j);
 		json_key(&j, "client");
-		jadvice(&j, &p->advice[ADVICE_CLIENT]);
+		report_problem_advice(p, ADVICE_CLIENT, &a);
+		jadvice(&j, &a);
 		json_key(&j, "server");
-		jadvice(&j, &p->advice[ADVICE_SERVER]);
+		report_problem_advice(p, ADVICE_SERVER, &a);
+		jadvice(&j, &a);
 		json_object_end(&j);
 		json_object_end(&j);
 	}

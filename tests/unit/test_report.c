@@ -216,7 +216,6 @@ advised(void)
 		snprintf(rep.all.problems[i].gw, sizeof(rep.all.problems[i].gw), "198.18.1.2");
 		snprintf(rep.all.problems[i].dev, sizeof(rep.all.problems[i].dev), "east");
 	}
-	report_advise(&rep);
 	return rep;
 }
 
@@ -331,6 +330,52 @@ test_html(void **state)
 	report_free(&rep);
 }
 
+static size_t
+count(const char *t, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = t; (p = strstr(p, what)) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* Many problems: text and HTML advise the first REPORT_SHOWN, the ones
+ * that break connections first, and say how many more; JSON has all. */
+static void
+test_many_problems(void **state)
+{
+	static struct report_row many[REPORT_SHOWN + 10];
+	static char addr[REPORT_SHOWN + 10][20];
+	struct report_rows rs = { many, REPORT_SHOWN + 10, 0, NULL, 0, 0 };
+	struct report rep;
+	char *t;
+
+	(void)state;
+	for (int i = 0; i < REPORT_SHOWN + 10; i++) {
+		snprintf(addr[i], sizeof(addr[i]), "198.18.%d.%d", 100 + i / 200, i % 200);
+		many[i] = row("east", addr[i], 80, NS(0, 1), i == REPORT_SHOWN + 5 ?
+		    VERDICT_SYN_DROPPED : VERDICT_STRIPPED);
+	}
+	qsort(many, REPORT_SHOWN + 10, sizeof(many[0]), by_path_time);
+	assert_int_equal(report_build(&rs, INT64_MIN, INT64_MAX, NULL, &rep), 0);
+	assert_int_equal(rep.all.nproblems, REPORT_SHOWN + 10);
+	assert_int_equal(rep.all.problems[0].row->verdict, VERDICT_SYN_DROPPED);
+	t = render(report_text, &rep);
+	assert_non_null(strstr(t, "and 10 more paths with a problem"));
+	assert_int_equal(count(t, "    client side:"), REPORT_SHOWN);
+	assert_non_null(strstr(t, "syn-dropped (vantage east"));
+	free(t);
+	t = render(report_html, &rep);
+	assert_int_equal(count(t, "<div class=\"advice\">"), REPORT_SHOWN);
+	assert_non_null(strstr(t, "and 10 more paths with a problem"));
+	free(t);
+	t = render(report_json, &rep);
+	assert_int_equal(count(t, "\"advice\":{\"client\""), REPORT_SHOWN + 10);
+	free(t);
+	report_free(&rep);
+}
+
 /* The colours: one per verdict, all different. */
 static void
 test_palette(void **state)
@@ -357,6 +402,7 @@ main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_many_problems),
 		cmocka_unit_test(test_palette),
 	};
 
