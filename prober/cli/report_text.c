@@ -251,10 +251,10 @@ report_text(const struct report *rep, FILE *f)
 	    rep->since_ns != INT64_MIN ? a : "the first result",
 	    rep->until_ns != INT64_MAX ? b : "the last");
 	if (rep->nvantages > 1) {
-		fprintf(f, "%zu vantages:", rep->nvantages);
+		fprintf(f, "%zu vantages, a section each below:\n", rep->nvantages);
 		for (size_t i = 0; i < rep->nvantages; i++)
-			fprintf(f, " %s", safe(rep->vantages[i].vantage, v, sizeof(v)));
-		fprintf(f, "\n\n== every vantage\n");
+			fprintf(f, "  %s\n", safe(rep->vantages[i].vantage, v, sizeof(v)));
+		fprintf(f, "\n== every vantage\n");
 	}
 	text_section(rep, &rep->all, rep->nvantages > 1, f);
 	for (size_t i = 0; i < rep->nvantages; i++) {

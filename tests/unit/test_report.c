@@ -227,7 +227,7 @@ test_text(void **state)
 
 	(void)state;
 	assert_non_null(strstr(t, "2026-12-03 00:00 to 2026-12-09 00:00"));
-	assert_non_null(strstr(t, "2 vantages: east we<st>"));
+	assert_non_null(strstr(t, "2 vantages, a section each below:\n  east\n  we<st>\n\n== every vantage\n"));
 	/* the day table: only the verdicts seen, each path once a day */
 	assert_non_null(strstr(t, "  day           ok rewritten stripped syn-dropped closed  paths\n"
 	    "  2026-12-03     1         1        1           1      0      4\n"));
