@@ -100,7 +100,7 @@ echo
 
 # What the store says: the report (run in the prober namespace, so the
 # advice's route commands name the prober's gateway and device), its HTML
-# form, kept in the build directory, and an export for a vendor.
+# form, kept in the build directory, and the export for a box's owner.
 echo "== scaleprobe report on the daemon's store (the advice is for the prober's side)"
 mkdir -p "$BUILD/demo"
 set +e
@@ -110,5 +110,13 @@ ip netns exec "$("$LAB" ns prober)" "$SP" report --db "$DW/db/history.sqlite" \
 hrc=$?
 set -e
 [ $hrc -eq 0 ] && echo "== the HTML report: $BUILD/demo/report.html (one file, open it in a browser)"
+echo
+echo "== scaleprobe export: the paths with a problem, for the box's owner, each with its evidence"
+rm -rf "$BUILD/demo/evidence"
+set +e
+"$SP" export --db "$DW/db/history.sqlite" --pcap "$BUILD/demo/evidence"
+set -e
+echo "== the evidence files (pcapng per row, for tshark or Wireshark): $BUILD/demo/evidence/" \
+    "($(find "$BUILD/demo/evidence" -type f 2>/dev/null | wc -l) files)"
 echo
 echo "== tearing the lab down"
