@@ -4,7 +4,8 @@
 # stored, reproduce the 2004 stall on the same lab (tests/e2e/stall:
 # curl through a clean path and a rewrite-to-0 box, then again with the
 # route scaleprobe report advises), print the report of the daemon's store
-# as text and write it as HTML (build/demo/report.html), tear the lab down.
+# as text and write it as HTML (build/demo/report.html), export its problems
+# with their evidence (build/demo/evidence/), tear the lab down.
 # Runs as root; touches nothing outside the lab's own network namespaces
 # (tests/lab/README.md).
 set -euo pipefail
