@@ -10,6 +10,7 @@ CLI_SRCS += prober/cli/cli_settings.c
 CLI_SRCS += prober/cli/cmd_report.c
 PURE_SRCS += prober/cli/report.c
 PURE_SRCS += prober/cli/report_text.c
+PURE_SRCS += prober/cli/report_json.c
 PURE_SRCS += prober/cli/report_html.c
 
 PROGRAMS += scaleprobe

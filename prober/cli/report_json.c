@@ -1,0 +1,195 @@
+/*
+ * report_json.c -- the report as one JSON object: the same sections as
+ * the text, times in RFC 3339 UTC, days as UTC dates, and every problem's
+ * advice per side (report_json's fields are scaleprobe(1)'s).  Pure.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "json.h"
+#include "report.h"
+
+static void
+jtime(struct json *j, const char *key, int64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000) };
+
+	json_ktime(j, key, &ts);
+}
+
+static void
+jpath(struct json *j, const struct report_row *r)
+{
+	json_kstring(j, "vantage", r->vantage);
+	json_kstring(j, "address", r->address);
+	json_kint(j, "port", r->port);
+	json_kstring(j, "family", r->v6 ? "ipv6" : "ipv4");
+	jtime(j, "time", r->time_ns);
+}
+
+static void
+jhop(struct json *j, const char *addr, int idx, const char *clean, int cidx)
+{
+	json_key(j, "hop");
+	if (addr == NULL) {
+		json_null(j);
+		return;
+	}
+	json_object_begin(j);
+	json_kstring(j, "address", addr);
+	json_kint(j, "index", idx);
+	json_kstring(j, "last_clean_address", clean);
+	json_kint(j, "last_clean_index", clean != NULL ? cidx : 0);
+	json_object_end(j);
+}
+
+static void
+jchanges(struct json *j, const char *key, const struct report_change *c, size_t n)
+{
+	json_key(j, key);
+	json_array_begin(j);
+	for (size_t i = 0; i < n; i++) {
+		json_object_begin(j);
+		jpath(j, c[i].to);
+		json_kstring(j, "from", report_verdict_label(c[i].from->verdict));
+		json_kstring(j, "to", report_verdict_label(c[i].to->verdict));
+		jhop(j, c[i].to->hop_address, c[i].to->hop_index, c[i].to->clean_address,
+		    c[i].to->clean_index);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void
+jsection(struct json *j, const struct report_section *s)
+{
+	char d[11];
+
+	json_kuint(j, "paths", s->paths);
+	json_kuint(j, "results", s->results);
+	json_key(j, "days");
+	json_array_begin(j);
+	for (size_t k = 0; k < s->ndays; k++) {
+		json_object_begin(j);
+		report_day_name(s->days[k].day, d);
+		json_kstring(j, "day", d);
+		json_key(j, "paths");
+		json_object_begin(j);
+		for (int i = 0; i < REPORT_NVERDICTS; i++)
+			json_kuint(j, report_verdict_label(report_verdict_order[i]),
+			    s->days[k].count[report_verdict_order[i]]);
+		json_object_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	jchanges(j, "newly_broken", s->broken, s->nbroken);
+	jchanges(j, "newly_fixed", s->fixed, s->nfixed);
+	json_key(j, "hops");
+	json_array_begin(j);
+	for (size_t i = 0; i < s->nhops; i++) {
+		const struct report_hop *h = &s->hops[i];
+
+		json_object_begin(j);
+		json_kstring(j, "address", h->address);
+		json_kint(j, "index", h->hop_index);
+		json_kstring(j, "last_clean_address", h->clean_address);
+		json_kint(j, "last_clean_index", h->clean_address != NULL ? h->clean_index : 0);
+		json_kuint(j, "paths", h->paths);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_key(j, "side_findings");
+	json_object_begin(j);
+	for (unsigned b = 0; b < REPORT_NFINDINGS; b++)
+		if (report_finding_label(b) != NULL)
+			json_kuint(j, report_finding_label(b), s->findings[b]);
+	json_object_end(j);
+}
+
+static void
+jadvice(struct json *j, const struct advice *a)
+{
+	json_object_begin(j);
+	json_kstring(j, "text", a->text);
+	json_kstring(j, "command", a->command[0] != '\0' ? a->command : NULL);
+	json_kstring(j, "fallback", a->fallback[0] != '\0' ? a->fallback : NULL);
+	json_object_end(j);
+}
+
+int
+report_json(const struct report *rep, FILE *f)
+{
+	struct advice a;
+	struct json j;
+	const char *text;
+	size_t len;
+	int rc = 0;
+
+	json_init(&j);
+	json_object_begin(&j);
+	if (rep->since_ns != INT64_MIN)
+		jtime(&j, "since", rep->since_ns);
+	else
+		json_knull(&j, "since");
+	if (rep->until_ns != INT64_MAX)
+		jtime(&j, "until", rep->until_ns);
+	else
+		json_knull(&j, "until");
+	json_key(&j, "verdicts");
+	json_array_begin(&j);
+	for (int i = 0; i < REPORT_NVERDICTS; i++)
+		json_string(&j, report_verdict_label(report_verdict_order[i]));
+	json_array_end(&j);
+	jsection(&j, &rep->all);
+	json_key(&j, "problems");
+	json_array_begin(&j);
+	for (size_t i = 0; i < rep->all.nproblems; i++) {
+		const struct report_problem *p = &rep->all.problems[i];
+		const struct report_row *r = p->row;
+
+		json_object_begin(&j);
+		jpath(&j, r);
+		json_kstring(&j, "verdict", report_verdict_label(r->verdict));
+		json_kbool(&j, "raised", (r->findings & REPORT_RAISED_BIT) != 0 &&
+		    r->scale_applied > r->scale_sent);
+		if (r->scale_sent >= 0)
+			json_kint(&j, "scale_sent", r->scale_sent);
+		else
+			json_knull(&j, "scale_sent");
+		if (r->scale_applied >= 0)
+			json_kint(&j, "scale_applied", r->scale_applied);
+		else
+			json_knull(&j, "scale_applied");
+		jhop(&j, r->hop_address, r->hop_index, r->clean_address, r->clean_index);
+		json_key(&j, "advice");
+		json_object_begin(&j);
+		json_key(&j, "client");
+		report_problem_advice(p, ADVICE_CLIENT, &a);
+		jadvice(&j, &a);
+		json_key(&j, "server");
+		report_problem_advice(p, ADVICE_SERVER, &a);
+		jadvice(&j, &a);
+		json_object_end(&j);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_key(&j, "vantages");
+	json_array_begin(&j);
+	for (size_t i = 0; i < rep->nvantages; i++) {
+		json_object_begin(&j);
+		json_kstring(&j, "vantage", rep->vantages[i].vantage);
+		jsection(&j, &rep->vantages[i]);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_object_end(&j);
+	if (!json_ok(&j)) {
+		rc = -1;
+	} else {
+		text = json_text(&j, &len);
+		if (fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF || fflush(f) != 0)
+			rc = -1;
+	}
+	json_free(&j);
+	return rc;
+}
