@@ -45,14 +45,15 @@ report_local_time(const struct report *rep, int64_t ns, char buf[24])
 }
 
 /* s for a terminal: a store is only text, and a control character in a
- * vantage's name must not break a line or move the cursor */
+ * vantage's name or an address must not break a line, ring or move the
+ * cursor: C0, DEL and C1 (as UTF-8, U+0080..U+009F) are written escaped */
 static const char *
 safe(const char *s, char *buf, size_t len)
 {
 	size_t n = 0;
 
-	for (; s != NULL && *s != '\0' && n + 5 < len; s++) {
-		unsigned char c = (unsigned char)*s;
+	for (; s != NULL && *s != '\0' && n + 7 < len; s++) {
+		unsigned char c = (unsigned char)*s, d = (unsigned char)s[1];
 
 		if (c == '\n')
 			n += (size_t)snprintf(buf + n, len - n, "\\n");
@@ -60,7 +61,10 @@ safe(const char *s, char *buf, size_t len)
 			n += (size_t)snprintf(buf + n, len - n, "\\t");
 		else if (c < 0x20 || c == 0x7f)
 			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", c);
-		else
+		else if (c == 0xc2 && d >= 0x80 && d <= 0x9f) {
+			n += (size_t)snprintf(buf + n, len - n, "\\u%04x", d);
+			s++;
+		} else
 			buf[n++] = (char)c;
 	}
 	buf[n] = '\0';
@@ -70,7 +74,9 @@ safe(const char *s, char *buf, size_t len)
 static void
 path_name(const struct report_row *r, char *buf, size_t len)
 {
-	snprintf(buf, len, r->v6 ? "[%s]:%u" : "%s:%u", r->address, r->port);
+	char a[128];
+
+	snprintf(buf, len, r->v6 ? "[%s]:%u" : "%s:%u", safe(r->address, a, sizeof(a)), r->port);
 }
 
 static bool
@@ -131,7 +137,8 @@ text_changes(const struct report *rep, const char *title, const struct report_ch
 		if (vantage)
 			fprintf(f, "  (vantage %s)", safe(c[i].to->vantage, v, sizeof(v)));
 		if (report_is_problem(c[i].to->verdict) && c[i].to->hop_address != NULL)
-			fprintf(f, "  at %s (hop %d)", c[i].to->hop_address, c[i].to->hop_index);
+			fprintf(f, "  at %s (hop %d)", safe(c[i].to->hop_address, v, sizeof(v)),
+			    c[i].to->hop_index);
 		fputc('\n', f);
 	}
 }
@@ -150,8 +157,11 @@ text_section(const struct report *rep, const struct report_section *s, bool vant
 	for (size_t i = 0; i < s->nhops; i++) {
 		const struct report_hop *h = &s->hops[i];
 
-		fprintf(f, "  %-28s hop %-2d after %s (hop %d): %u path%s\n", h->address,
-		    h->hop_index, h->clean_address != NULL ? h->clean_address : "the prober",
+		char a[128], b[128];
+
+		fprintf(f, "  %-28s hop %-2d after %s (hop %d): %u path%s\n",
+		    safe(h->address, a, sizeof(a)), h->hop_index,
+		    h->clean_address != NULL ? safe(h->clean_address, b, sizeof(b)) : "the prober",
 		    h->clean_address != NULL ? h->clean_index : 0, h->paths, h->paths == 1 ? "" : "s");
 	}
 	if (s->nhops == 0)
@@ -170,8 +180,10 @@ text_section(const struct report *rep, const struct report_section *s, bool vant
  * indented by indent (a word longer than a line stands alone) */
 #define WRAP 88
 static void
-wrap(FILE *f, const char *lead, int indent, const char *text)
+wrap(FILE *f, const char *lead, int indent, const char *raw)
 {
+	char buf[4 * ADVICE_TEXTLEN];
+	const char *text = safe(raw, buf, sizeof(buf));	/* it names the store's addresses */
 	int col = fprintf(f, "%s", lead);
 	bool fresh = false;		/* at the start of a continued line */
 
@@ -202,7 +214,7 @@ static void
 text_advice(const struct report *rep, FILE *f)
 {
 	const struct report_section *s = &rep->all;
-	char when[24], p[64], v[256];
+	char when[24], p[64], v[1024];
 
 	fprintf(f, "\nProblems and what to do (%zu path%s)\n", s->nproblems,
 	    s->nproblems == 1 ? "" : "s");
@@ -229,7 +241,7 @@ text_advice(const struct report *rep, FILE *f)
 			    advice_side_name((enum advice_side)side));
 			wrap(f, lead, 6, a->text);
 			if (a->command[0] != '\0')
-				fprintf(f, "      run: %s\n", a->command);
+				fprintf(f, "      run: %s\n", safe(a->command, v, sizeof(v)));
 		}
 	}
 	if (s->nproblems > REPORT_SHOWN)

@@ -376,6 +376,32 @@ test_many_problems(void **state)
 	report_free(&rep);
 }
 
+/* What a store holds is only text: its escape sequences, bells and C1
+ * controls never reach the terminal, a newline never breaks a line. */
+static void
+test_terminal(void **state)
+{
+	static struct report_row r[2];
+	struct report_rows rs = { r, 2, 0, NULL, 0, 0 };
+	struct report rep;
+	char *t;
+
+	(void)state;
+	r[0] = row("v\x1b[31m\a\nx", "198.18.100.11", 80, NS(0, 1), VERDICT_OK);
+	r[0].baseline = true;
+	r[1] = row("v\x1b[31m\a\nx", "198.18.100.11", 80, NS(1, 1), VERDICT_REWRITTEN);
+	r[1].hop_address = "198.18.3.2\xc2\x9b" "2J";
+	assert_int_equal(report_build(&rs, NS(0, 12), INT64_MAX, NULL, &rep), 0);
+	t = render(report_text, &rep);
+	assert_null(strchr(t, 0x1b));
+	assert_null(strchr(t, 0x07));
+	assert_null(strstr(t, "\xc2\x9b"));
+	assert_non_null(strstr(t, "(vantage v\\x1b[31m\\x07\\nx, "));
+	assert_non_null(strstr(t, "at 198.18.3.2\\u009b2J (hop 3)"));
+	free(t);
+	report_free(&rep);
+}
+
 /* The colours: one per verdict, all different. */
 static void
 test_palette(void **state)
@@ -403,6 +429,7 @@ main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_many_problems),
+		cmocka_unit_test(test_terminal),
 		cmocka_unit_test(test_palette),
 	};
 
