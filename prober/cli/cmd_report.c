@@ -5,10 +5,12 @@
  * host's: run it on the vantage whose hosts the advice is for.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "addr.h"
 #include "cli.h"
@@ -83,6 +85,52 @@ report_time(const char *opt, const char *s, int64_t now, int64_t *ns)
 }
 
 static int
+report_render(const struct report *rep, enum report_format fmt, FILE *f)
+{
+	if (fmt == FMT_JSON)
+		return report_json(rep, f);
+	if (fmt == FMT_HTML)
+		return report_html(rep, f);
+	return report_text(rep, f);
+}
+
+/* To -o FILE, written whole and then renamed into place (a web server
+ * never serves half a report), or to standard output. */
+static int
+report_write(const struct report *rep, enum report_format fmt, const char *out)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+
+	if (out == NULL || strcmp(out, "-") == 0) {
+		if (report_render(rep, fmt, stdout) != 0) {
+			log_warn("standard output");
+			return -1;
+		}
+		return 0;
+	}
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= sizeof(tmp)) {
+		log_warnx("%s: name too long", out);
+		return -1;
+	}
+	if ((f = fopen(tmp, "w")) == NULL) {
+		log_warn("%s", tmp);
+		return -1;
+	}
+	if (report_render(rep, fmt, f) != 0 || fclose(f) != 0) {
+		log_warn("%s", tmp);
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, out) != 0) {
+		log_warn("%s", out);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static int
 cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -103,7 +151,6 @@ cmd_report(int argc, char **argv)
 	struct report rep;
 	char err[512];
 	struct conf c;
-	FILE *f = stdout;
 	int ch, rc;
 
 	while ((ch = getopt_long(argc, argv, "+d:c:o:h", longopts, NULL)) != -1)
@@ -179,24 +226,9 @@ cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	report_routes(&rep.all);
-	if (rep.all.results == 0 && fmt == FMT_TEXT)
+	if (rep.all.results == 0)
 		fprintf(stderr, "scaleprobe: report: no results in the window\n");
-	if (out_path != NULL && (f = fopen(out_path, "w")) == NULL) {
-		log_warn("%s", out_path);
-		rc = -1;
-	} else if (fmt == FMT_TEXT)
-		rc = report_text(&rep, f);
-	else if (fmt == FMT_JSON)
-		rc = report_json(&rep, f);
-	else
-		rc = report_html(&rep, f);
-	if (f != NULL && f != stdout) {
-		if (fclose(f) != 0)
-			rc = -1;
-		if (rc != 0)
-			log_warn("%s", out_path);
-	} else if (rc != 0)
-		log_warn("standard output");
+	rc = report_write(&rep, fmt, out_path);
 	report_free(&rep);
 	report_rows_free(&rows);
 	return rc == 0 ? EXIT_CLEAN : EXIT_USAGE;
