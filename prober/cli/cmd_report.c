@@ -52,22 +52,26 @@ local_utcoff(int64_t t)
 	return tm.tm_gmtoff;
 }
 
-/* The route to each problem's destination from here, for its command. */
+/* The route to each problem's destination from here, for its command:
+ * one netlink socket for all (a store may hold thousands of problems). */
 static void
 report_routes(struct report_section *s)
 {
-	for (size_t i = 0; i < s->nproblems; i++) {
+	struct route *rt = s->nproblems > 0 ? route_open() : NULL;
+
+	for (size_t i = 0; rt != NULL && i < s->nproblems; i++) {
 		struct report_problem *p = &s->problems[i];
 		char err[256], ifname[ROUTE_IFNAMSIZ];
 		struct addr dst, gw;
 
 		if (addr_parse(p->row->address, &dst) != 0 ||
-		    route_nexthop(&dst, &gw, ifname, err, sizeof(err)) != 0)
+		    route_nexthop_on(rt, &dst, &gw, ifname, err, sizeof(err)) != 0)
 			continue;	/* the command keeps GW and DEV */
 		snprintf(p->dev, sizeof(p->dev), "%s", ifname);
 		if (gw.family != 0)
 			addr_format(&gw, p->gw, sizeof(p->gw));
 	}
+	route_close(rt);
 }
 
 static int

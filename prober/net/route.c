@@ -240,32 +240,26 @@ route_lookup_on(struct route *rt, const struct addr *dst, const struct addr *wan
 }
 
 int
-route_nexthop(const struct addr *dst, struct addr *gw, char ifname[ROUTE_IFNAMSIZ],
-    char *err, size_t errlen)
+route_nexthop_on(struct route *rt, const struct addr *dst, struct addr *gw,
+    char ifname[ROUTE_IFNAMSIZ], char *err, size_t errlen)
 {
 	char buf[ADDR_STRLEN];
 	struct route_answer ans;
-	struct route *rt;
-	int rc = -1;
 
 	if (dst->family != ADDR_V4 && dst->family != ADDR_V6) {
 		snprintf(err, errlen, "route: destination has no address family");
 		return -1;
 	}
-	if ((rt = route_open()) == NULL) {
-		snprintf(err, errlen, "route: netlink: %s", strerror(errno));
-		return -1;
-	}
-	if (route_ask(rt, dst, NULL, &ans) != 0)
+	if (route_ask(rt, dst, NULL, &ans) != 0) {
 		snprintf(err, errlen, "route to %s: %s", addr_format(dst, buf, sizeof(buf)),
 		    strerror(errno));
-	else if (route_ifname(rt, ans.oif, ifname) != 0)
+		return -1;
+	}
+	if (route_ifname(rt, ans.oif, ifname) != 0) {
 		snprintf(err, errlen, "route to %s: output interface %u has no name",
 		    addr_format(dst, buf, sizeof(buf)), (unsigned)ans.oif);
-	else {
-		*gw = ans.gateway;
-		rc = 0;
+		return -1;
 	}
-	route_close(rt);
-	return rc;
+	*gw = ans.gateway;
+	return 0;
 }

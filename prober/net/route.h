@@ -33,7 +33,7 @@ int route_lookup(const struct addr *dst, const struct addr *want_src, struct add
 /* The next hop to dst: the gateway in *gw (family 0 when dst is on the
  * link) and the output interface, as 'ip route get' shows them (advice's
  * per-route command).  0, or -1 with a one-line reason in err. */
-int route_nexthop(const struct addr *dst, struct addr *gw, char ifname[ROUTE_IFNAMSIZ],
-    char *err, size_t errlen);
+int route_nexthop_on(struct route *rt, const struct addr *dst, struct addr *gw,
+    char ifname[ROUTE_IFNAMSIZ], char *err, size_t errlen);
 
 #endif
