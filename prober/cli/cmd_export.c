@@ -248,40 +248,27 @@ export_row(void *arg, const struct history_row *r)
 	return 0;
 }
 
+/* The document's bytes, for histcli_write. */
+struct export_doc {
+	const char *p;
+	size_t len;
+};
+
+static int
+export_doc_write(FILE *f, const void *arg)
+{
+	const struct export_doc *d = arg;
+
+	return fwrite(d->p, 1, d->len, f) == d->len ? 0 : -1;
+}
+
 /* The document to -o FILE (written whole, then renamed) or stdout. */
 static int
 export_write(const char *out, const char *p, size_t len)
 {
-	char tmp[PATH_MAX];
-	FILE *f;
+	struct export_doc d = { p, len };
 
-	if (out == NULL || strcmp(out, "-") == 0) {
-		fwrite(p, 1, len, stdout);
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			log_warn("standard output");
-			return -1;
-		}
-		return 0;
-	}
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= sizeof(tmp)) {
-		log_warnx("%s: name too long", out);
-		return -1;
-	}
-	if ((f = fopen(tmp, "wb")) == NULL) {
-		log_warn("%s", tmp);
-		return -1;
-	}
-	if (fwrite(p, 1, len, f) != len || fclose(f) != 0) {
-		log_warn("%s", tmp);
-		unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, out) != 0) {
-		log_warn("%s", out);
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return histcli_write(out, export_doc_write, &d);
 }
 
 static int

@@ -15,6 +15,7 @@
 #include "addr.h"
 #include "cli.h"
 #include "conf.h"
+#include "histcli.h"
 #include "log.h"
 #include "report.h"
 #include "report_query.h"
@@ -75,20 +76,6 @@ report_routes(struct report_section *s)
 }
 
 static int
-report_time(const char *opt, const char *s, int64_t now, int64_t *ns)
-{
-	char err[256];
-	int64_t t;
-
-	if (when_parse(s, now, &t, err, sizeof(err)) != 0) {
-		log_warnx("--%s: %s", opt, err);
-		return -1;
-	}
-	*ns = t * 1000000000;
-	return 0;
-}
-
-static int
 report_render(const struct report *rep, enum report_format fmt, FILE *f)
 {
 	if (fmt == FMT_JSON)
@@ -98,40 +85,18 @@ report_render(const struct report *rep, enum report_format fmt, FILE *f)
 	return report_text(rep, f);
 }
 
-/* To -o FILE, written whole and then renamed into place (a web server
- * never serves half a report), or to standard output. */
-static int
-report_write(const struct report *rep, enum report_format fmt, const char *out)
-{
-	char tmp[PATH_MAX];
-	FILE *f;
+/* What histcli_write renders: the report in one format. */
+struct report_doc {
+	const struct report *rep;
+	enum report_format fmt;
+};
 
-	if (out == NULL || strcmp(out, "-") == 0) {
-		if (report_render(rep, fmt, stdout) != 0) {
-			log_warn("standard output");
-			return -1;
-		}
-		return 0;
-	}
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= sizeof(tmp)) {
-		log_warnx("%s: name too long", out);
-		return -1;
-	}
-	if ((f = fopen(tmp, "w")) == NULL) {
-		log_warn("%s", tmp);
-		return -1;
-	}
-	if (report_render(rep, fmt, f) != 0 || fclose(f) != 0) {
-		log_warn("%s", tmp);
-		unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, out) != 0) {
-		log_warn("%s", out);
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+static int
+report_doc_write(FILE *f, const void *arg)
+{
+	const struct report_doc *d = arg;
+
+	return report_render(d->rep, d->fmt, f);
 }
 
 static int
@@ -150,14 +115,15 @@ cmd_report(int argc, char **argv)
 	const char *db = NULL, *conf_path = NULL, *out_path = NULL;
 	const char *since_s = NULL, *until_s = NULL;
 	enum report_format fmt = FMT_TEXT;
-	int64_t now = (int64_t)time(NULL), since = INT64_MIN, until = INT64_MAX;
+	int64_t since = INT64_MIN, until = INT64_MAX;
 	struct report_rows rows;
 	struct report rep;
+	struct report_doc doc;
 	char err[512];
 	struct conf c;
 	int ch, rc;
 
-	while ((ch = getopt_long(argc, argv, "+d:c:o:h", longopts, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "d:c:o:h", longopts, NULL)) != -1)
 		switch (ch) {
 		case 'd': db = optarg; break;
 		case 'c': conf_path = optarg; break;
@@ -188,28 +154,17 @@ cmd_report(int argc, char **argv)
 		    argv[optind]);
 		return EXIT_USAGE;
 	}
-	if ((since_s != NULL && report_time("since", since_s, now, &since) != 0) ||
-	    (until_s != NULL && report_time("until", until_s, now, &until) != 0))
+	if ((since_s != NULL && histcli_since("--since", since_s, &since) != 0) ||
+	    (until_s != NULL && histcli_since("--until", until_s, &until) != 0))
 		return EXIT_USAGE;
 	if (since != INT64_MIN && until != INT64_MAX && since >= until) {
 		log_warnx("--since %s is not before --until %s", since_s, until_s);
 		return EXIT_USAGE;
 	}
 
-	conf_init(&c);
-	if (db == NULL && conf_path != NULL) {
-		struct conf_errors e = { NULL, 0 };
-
-		if (conf_load(&c, conf_path, &e) != 0) {
-			char *text = conf_errors_text(&e);
-
-			fputs(text, stderr);
-			free(text);
-			conf_errors_free(&e);
-			conf_free(&c);
-			return EXIT_USAGE;
-		}
-		conf_errors_free(&e);
+	if (histcli_conf(db == NULL ? conf_path : NULL, &c) != 0) {
+		conf_free(&c);
+		return EXIT_USAGE;
 	}
 	if (db == NULL)
 		db = c.database;
@@ -232,7 +187,9 @@ cmd_report(int argc, char **argv)
 	report_routes(&rep.all);
 	if (rep.all.results == 0)
 		fprintf(stderr, "scaleprobe: report: no results in the window\n");
-	rc = report_write(&rep, fmt, out_path);
+	doc.rep = &rep;
+	doc.fmt = fmt;
+	rc = histcli_write(out_path, report_doc_write, &doc);
 	report_free(&rep);
 	report_rows_free(&rows);
 	return rc == 0 ? EXIT_CLEAN : EXIT_USAGE;

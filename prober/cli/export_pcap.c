@@ -119,16 +119,6 @@ export_pcap_build(const struct history_row *r, const uint8_t *bytes, size_t len,
 	return 0;
 }
 
-static void
-kopt(struct json *j, const char *key, int v)
-{
-	json_key(j, key);
-	if (v < 0)
-		json_null(j);
-	else
-		json_int(j, v);
-}
-
 void
 export_pcap_manifest(struct json *j, const struct history_row *r, const char *file,
     int npackets, const char *why)
@@ -142,7 +132,7 @@ export_pcap_manifest(struct json *j, const struct history_row *r, const char *fi
 	json_kint(j, "packets", npackets);
 	json_kstring(j, "target", r->target);
 	json_kstring(j, "address", r->address);
-	kopt(j, "port", r->port);
+	json_kint_or_null(j, "port", r->port);
 	json_kstring(j, "family", r->family);
 	json_kstring(j, "vantage", r->vantage);
 	json_kstring(j, "verdict", r->verdict);
@@ -156,13 +146,13 @@ export_pcap_manifest(struct json *j, const struct history_row *r, const char *fi
 	json_key(j, "option_diff");
 	json_object_begin(j);
 	json_kstring(j, "option", "window scale");
-	kopt(j, "sent", r->scale_sent);
-	kopt(j, "quoted", r->scale_quoted);
-	kopt(j, "effective", r->scale_effective);
-	kopt(j, "syn_ack_own", r->sa_wscale);
-	kopt(j, "hop_index", r->hop_index);
+	json_kint_or_null(j, "sent", r->scale_sent);
+	json_kint_or_null(j, "quoted", r->scale_quoted);
+	json_kint_or_null(j, "effective", r->scale_effective);
+	json_kint_or_null(j, "syn_ack_own", r->sa_wscale);
+	json_kint_or_null(j, "hop_index", r->hop_index);
 	json_kstring(j, "hop_address", r->hop_address);
-	kopt(j, "last_clean_index", r->last_clean_index);
+	json_kint_or_null(j, "last_clean_index", r->last_clean_index);
 	json_kstring(j, "last_clean_address", r->last_clean_address);
 	json_object_end(j);
 	json_object_end(j);

@@ -78,16 +78,6 @@ export_csv_row(struct csv *c, const struct history_row *r)
 }
 
 static void
-kopt(struct json *j, const char *key, int64_t v)
-{
-	json_key(j, key);
-	if (v < 0)
-		json_null(j);
-	else
-		json_int(j, v);
-}
-
-static void
 ktime(struct json *j, const char *key, int64_t t_ns)
 {
 	char t[JSON_TIME_LEN];
@@ -102,15 +92,15 @@ export_json_row(struct json *j, const struct history_row *r)
 	json_object_begin(j);
 	json_kstring(j, columns[0], r->target);
 	json_kstring(j, columns[1], r->address);
-	kopt(j, columns[2], r->port);
+	json_kint_or_null(j, columns[2], r->port);
 	json_kstring(j, columns[3], r->family);
 	json_kstring(j, columns[4], r->verdict);
-	kopt(j, columns[5], r->scale_sent);
-	kopt(j, columns[6], r->scale_quoted);
-	kopt(j, columns[7], r->scale_effective);
-	kopt(j, columns[8], r->hop_index);
+	json_kint_or_null(j, columns[5], r->scale_sent);
+	json_kint_or_null(j, columns[6], r->scale_quoted);
+	json_kint_or_null(j, columns[7], r->scale_effective);
+	json_kint_or_null(j, columns[8], r->hop_index);
 	json_kstring(j, columns[9], r->hop_address);
-	kopt(j, columns[10], r->last_clean_index);
+	json_kint_or_null(j, columns[10], r->last_clean_index);
 	json_kstring(j, columns[11], r->last_clean_address);
 	ktime(j, columns[12], r->first_ns);
 	ktime(j, columns[13], r->time_ns);

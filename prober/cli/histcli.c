@@ -1,10 +1,13 @@
 /*
- * histcli.c -- the options and the opening show and export share
- * (histcli.h).
+ * histcli.c -- the options, the opening and the output show, export and
+ * report share (histcli.h).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "histcli.h"
 #include "log.h"
@@ -86,4 +89,44 @@ histcli_close(struct store *st, struct history *h)
 	history_close(h);
 	if (st != NULL)
 		store_close(st, NULL, 0);
+}
+
+int
+histcli_write(const char *out, int (*render)(FILE *f, const void *arg), const void *arg)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+
+	if (out == NULL || strcmp(out, "-") == 0) {
+		if (render(stdout, arg) != 0 || fflush(stdout) != 0 || ferror(stdout)) {
+			log_warn("standard output");
+			return -1;
+		}
+		return 0;
+	}
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= sizeof(tmp)) {
+		log_warnx("%s: name too long", out);
+		return -1;
+	}
+	if ((f = fopen(tmp, "w")) == NULL) {
+		log_warn("%s", tmp);
+		return -1;
+	}
+	if (render(f, arg) != 0 || ferror(f)) {
+		log_warn("%s", tmp);
+		fclose(f);
+		unlink(tmp);
+		return -1;
+	}
+	if (fclose(f) != 0) {
+		log_warn("%s", tmp);
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, out) != 0) {
+		log_warn("%s", out);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
 }

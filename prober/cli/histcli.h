@@ -1,13 +1,15 @@
 /*
- * histcli.h -- what `show` and `export` share: the database they read
+ * histcli.h -- what `show`, `export` and `report` share: the database they read
  * (--db, else the configuration's database setting, -c FILE), --since as
  * an RFC 3339 time or an age, and the store opened read-only with its
- * reader.  Each prints its one line and says -1.
+ * reader, and the output written whole.  Each prints its one line and
+ * says -1.
  */
 #ifndef SCALEPROBE_HISTCLI_H
 #define SCALEPROBE_HISTCLI_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "conf.h"
 #include "history.h"
@@ -26,5 +28,12 @@ int histcli_since(const char *opt, const char *s, int64_t *ns);
  * its reader; both NULL on failure. */
 int histcli_open(const char *file, struct store **st, struct history **h);
 void histcli_close(struct store *st, struct history *h);
+
+/* What render writes, to out: standard output when out is NULL or "-",
+ * else OUT.tmp written whole and renamed into place (a reader, a web
+ * server, never sees half a file).  render returns 0, or -1 when a write
+ * failed.  0, or -1 said in one line. */
+int histcli_write(const char *out, int (*render)(FILE *f, const void *arg),
+    const void *arg);
 
 #endif

@@ -38,19 +38,9 @@ report_verdict_colour(enum verdict v)
 const char *
 report_verdict_label(enum verdict v)
 {
-	switch (v) {
-	case VERDICT_OK:		return "ok";
-	case VERDICT_UNSUPPORTED:	return "unsupported";
-	case VERDICT_REWRITTEN:		return "rewritten";
-	case VERDICT_STRIPPED:		return "stripped";
-	case VERDICT_SYN_DROPPED:	return "syn-dropped";
-	case VERDICT_CLOSED:		return "closed";
-	case VERDICT_FILTERED:		return "filtered";
-	case VERDICT_UNREACHABLE:	return "unreachable";
-	case VERDICT_INCONCLUSIVE:	return "inconclusive";
-	case VERDICT_NONE:		return "none";
-	}
-	return "none";
+	const char *name = verdict_name(v);
+
+	return name != NULL ? name : "none";
 }
 
 const char *

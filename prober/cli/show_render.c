@@ -141,16 +141,6 @@ show_render_text(FILE *f, const struct show_fold *fold)
 }
 
 static void
-json_opt_int(struct json *j, const char *key, int v)
-{
-	json_key(j, key);
-	if (v < 0)
-		json_null(j);
-	else
-		json_int(j, v);
-}
-
-static void
 json_ns(struct json *j, const char *key, int64_t t_ns)
 {
 	struct timespec ts;
@@ -175,9 +165,9 @@ json_series(struct json *j, const struct show_series *s)
 	json_kstring(j, "reason", r->reason);
 	json_kstring(j, "reply", r->reply);
 	json_ns(j, "time", r->time_ns);
-	json_opt_int(j, "syn_ack_wscale", r->sa_wscale);
-	json_opt_int(j, "scale_quoted", r->scale_quoted);
-	json_opt_int(j, "scale_effective", r->scale_effective);
+	json_kint_or_null(j, "syn_ack_wscale", r->sa_wscale);
+	json_kint_or_null(j, "scale_quoted", r->scale_quoted);
+	json_kint_or_null(j, "scale_effective", r->scale_effective);
 	json_key(j, "hop");
 	if (r->hop_index < 0)
 		json_null(j);
@@ -185,7 +175,7 @@ json_series(struct json *j, const struct show_series *s)
 		json_object_begin(j);
 		json_kint(j, "index", r->hop_index);
 		json_kstring(j, "address", r->hop_address);
-		json_opt_int(j, "last_clean_index", r->last_clean_index);
+		json_kint_or_null(j, "last_clean_index", r->last_clean_index);
 		json_kstring(j, "last_clean_address", r->last_clean_address);
 		json_object_end(j);
 	}
@@ -195,7 +185,7 @@ json_series(struct json *j, const struct show_series *s)
 		json_object_begin(j);
 		json_kstring(j, "kind", s->fi[i].kind);
 		json_kstring(j, "detail", s->fi[i].detail);
-		json_opt_int(j, "hop_index", s->fi[i].hop_index);
+		json_kint_or_null(j, "hop_index", s->fi[i].hop_index);
 		json_kstring(j, "hop_address", s->fi[i].hop_address);
 		json_object_end(j);
 	}
@@ -227,7 +217,7 @@ show_render_json(struct json *j, const struct show_fold *fold, size_t from)
 	json_object_begin(j);
 	json_kstring(j, "target", r->target);
 	json_kstring(j, "address", r->address);
-	json_opt_int(j, "port", r->port);
+	json_kint_or_null(j, "port", r->port);
 	json_kstring(j, "family", r->family);
 	json_kstring(j, "vantage", r->vantage);
 	json_key(j, "scales");

@@ -346,6 +346,16 @@ json_kint(struct json *j, const char *key, int64_t v)
 }
 
 void
+json_kint_or_null(struct json *j, const char *key, int64_t v)
+{
+	json_key(j, key);
+	if (v < 0)
+		json_null(j);
+	else
+		json_int(j, v);
+}
+
+void
 json_kuint(struct json *j, const char *key, uint64_t v)
 {
 	json_key(j, key);

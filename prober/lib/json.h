@@ -72,6 +72,8 @@ void json_time(struct json *j, const struct timespec *ts);
 /* Key and value at once. */
 void json_kstring(struct json *j, const char *key, const char *s);
 void json_kint(struct json *j, const char *key, int64_t v);
+/* v, or null when v < 0: a count, port or index the data lacks. */
+void json_kint_or_null(struct json *j, const char *key, int64_t v);
 void json_kuint(struct json *j, const char *key, uint64_t v);
 void json_kbool(struct json *j, const char *key, bool v);
 void json_knull(struct json *j, const char *key);
