@@ -98,23 +98,10 @@ history_export_plan(struct history *h, const struct history_export_query *q, cha
 {
 	sqlite3_stmt *s;
 	size_t used = 0;
-	int rc;
 
 	if (export_prepare(h, q, "EXPLAIN QUERY PLAN ", &s) != 0)
 		return -1;
 	if (len > 0)
 		buf[0] = '\0';
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *d = history_col_text(s, 3);
-		int n;
-
-		if (d == NULL || len == 0)
-			continue;
-		n = snprintf(buf + used, len - used, "%s\n", d);
-		if (n < 0 || (size_t)n >= len - used)
-			break;
-		used += (size_t)n;
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : history_fail(h, "explain");
+	return history_plan_lines(h, s, buf, len, &used);
 }

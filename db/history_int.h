@@ -33,6 +33,12 @@ const char *history_col_text(sqlite3_stmt *s, int col);
 	"s.last_clean_address"
 #define HISTORY_ROW_NCOLS 19
 
+/* Steps s, a prepared EXPLAIN QUERY PLAN, appending each step's detail
+ * as a line to buf (len bytes, *used of them taken; cut when full), and
+ * finalizes it.  0, or history_fail's -1. */
+int history_plan_lines(struct history *h, sqlite3_stmt *s, char *buf, size_t len,
+    size_t *used);
+
 /* Reads the row s stands on (HISTORY_ROW_COLS first) into *row. */
 void history_read_row(sqlite3_stmt *s, struct history_row *row);
 

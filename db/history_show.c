@@ -276,12 +276,31 @@ history_evidence(struct history *h, int64_t path_result_id, uint8_t **buf, size_
 }
 
 int
+history_plan_lines(struct history *h, sqlite3_stmt *s, char *buf, size_t len, size_t *used)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *d = history_col_text(s, 3);
+		int n;
+
+		if (d == NULL || len == 0)
+			continue;
+		n = snprintf(buf + *used, len - *used, "%s\n", d);
+		if (n < 0 || (size_t)n >= len - *used)
+			break;
+		*used += (size_t)n;
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : history_fail(h, "explain");
+}
+
+int
 history_show_plan(struct history *h, char *buf, size_t len)
 {
 	sqlite3_stmt *s;
 	char sql[2048];
 	size_t used = 0;
-	int rc = SQLITE_DONE;
 
 	if (len > 0)
 		buf[0] = '\0';
@@ -289,20 +308,8 @@ history_show_plan(struct history *h, char *buf, size_t len)
 		snprintf(sql, sizeof(sql), "EXPLAIN QUERY PLAN %s", show_sql[k]);
 		if (sqlite3_prepare_v2(h->st->db, sql, -1, &s, NULL) != SQLITE_OK)
 			return history_fail(h, "explain");
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-			const char *d = history_col_text(s, 3);
-			int n;
-
-			if (d == NULL || len == 0)
-				continue;
-			n = snprintf(buf + used, len - used, "%s\n", d);
-			if (n < 0 || (size_t)n >= len - used)
-				break;
-			used += (size_t)n;
-		}
-		sqlite3_finalize(s);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-			return history_fail(h, "explain");
+		if (history_plan_lines(h, s, buf, len, &used) != 0)
+			return -1;
 	}
 	return 0;
 }
