@@ -11,29 +11,6 @@
 #include "report_query.h"
 #include "store_int.h"
 
-static const char *const verdict_names[] = {
-	[VERDICT_OK] = "ok",
-	[VERDICT_UNSUPPORTED] = "unsupported",
-	[VERDICT_REWRITTEN] = "rewritten",
-	[VERDICT_STRIPPED] = "stripped",
-	[VERDICT_SYN_DROPPED] = "syn-dropped",
-	[VERDICT_CLOSED] = "closed",
-	[VERDICT_FILTERED] = "filtered",
-	[VERDICT_UNREACHABLE] = "unreachable",
-	[VERDICT_INCONCLUSIVE] = "inconclusive",
-};
-
-enum verdict
-report_verdict_from_name(const char *name)
-{
-	if (name == NULL)
-		return VERDICT_NONE;
-	for (size_t i = 1; i < sizeof(verdict_names) / sizeof(verdict_names[0]); i++)
-		if (strcmp(name, verdict_names[i]) == 0)
-			return (enum verdict)i;
-	return VERDICT_NONE;
-}
-
 /* How bad a verdict is for the path: the damage first, then what keeps it
  * from being measured, then the clean ones. */
 static int
@@ -143,7 +120,7 @@ fold_scale(struct report_rows *rows, struct report_row *r, sqlite3_stmt *s)
 
 	if (sqlite3_column_type(s, 6) == SQLITE_NULL)
 		return 0;
-	v = report_verdict_from_name((const char *)sqlite3_column_text(s, 7));
+	v = verdict_from_name((const char *)sqlite3_column_text(s, 7));
 	sent = sqlite3_column_int(s, 6);
 	applied = col_int(s, 9, -1);
 	if (applied < 0)

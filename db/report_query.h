@@ -55,7 +55,4 @@ int report_query(const char *file, int64_t since_ns, int64_t until_ns,
 
 void report_rows_free(struct report_rows *rows);
 
-/* The verdict named as output prints it; VERDICT_NONE for NULL or unknown. */
-enum verdict report_verdict_from_name(const char *name);
-
 #endif

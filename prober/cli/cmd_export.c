@@ -38,11 +38,6 @@ static const struct option export_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char *const verdict_names[] = {
-	"ok", "unsupported", "rewritten", "stripped", "syn-dropped", "closed", "filtered",
-	"unreachable", "inconclusive",
-};
-
 struct export_opts {
 	bool json;
 	struct history_export_query q;
@@ -68,7 +63,7 @@ static int
 export_verdicts(struct export_opts *o, const char *list)
 {
 	char *save = NULL, *tok;
-	size_t k;
+	enum verdict v;
 
 	if (strlen(list) >= sizeof(o->verdicts)) {
 		log_warnx("--verdict: too long");
@@ -78,10 +73,7 @@ export_verdicts(struct export_opts *o, const char *list)
 	o->q.nverdicts = 0;
 	for (tok = strtok_r(o->verdicts, ",", &save); tok != NULL;
 	    tok = strtok_r(NULL, ",", &save)) {
-		for (k = 0; k < sizeof(verdict_names) / sizeof(verdict_names[0]); k++)
-			if (strcmp(tok, verdict_names[k]) == 0)
-				break;
-		if (k == sizeof(verdict_names) / sizeof(verdict_names[0])) {
+		if ((v = verdict_from_name(tok)) == VERDICT_NONE) {
 			log_warnx("--verdict: '%s': not a verdict (ok, unsupported, rewritten, "
 			    "stripped, syn-dropped, closed, filtered, unreachable, inconclusive)",
 			    tok);
@@ -89,7 +81,7 @@ export_verdicts(struct export_opts *o, const char *list)
 		}
 		if (o->q.nverdicts == HISTORY_MAX_VERDICTS)
 			break;
-		o->q.verdicts[o->q.nverdicts++] = verdict_names[k];
+		o->q.verdicts[o->q.nverdicts++] = verdict_name(v);
 	}
 	if (o->q.nverdicts == 0) {
 		log_warnx("--verdict: an empty list");

@@ -37,20 +37,9 @@ family(struct metrics_buf *b, const char *name, const char *type, const char *he
 const char *
 metrics_verdict_name(enum verdict v)
 {
-	static const char *const names[] = {
-		[VERDICT_NONE] = "none",
-		[VERDICT_OK] = "ok",
-		[VERDICT_UNSUPPORTED] = "unsupported",
-		[VERDICT_REWRITTEN] = "rewritten",
-		[VERDICT_STRIPPED] = "stripped",
-		[VERDICT_SYN_DROPPED] = "syn-dropped",
-		[VERDICT_CLOSED] = "closed",
-		[VERDICT_FILTERED] = "filtered",
-		[VERDICT_UNREACHABLE] = "unreachable",
-		[VERDICT_INCONCLUSIVE] = "inconclusive",
-	};
+	const char *name = verdict_name(v);
 
-	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "none";
+	return name != NULL ? name : "none";
 }
 
 int

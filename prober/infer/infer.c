@@ -11,36 +11,6 @@
 #include "infer.h"
 #include "infer_hop.h"
 
-const char *
-reply_kind_name(enum reply_kind k)
-{
-	switch (k) {
-	case REPLY_NONE:		return "none";
-	case REPLY_SYNACK:		return "syn-ack";
-	case REPLY_RST:			return "rst";
-	case REPLY_ICMP_UNREACH:	return "icmp-unreach";
-	}
-	return "none";
-}
-
-const char *
-verdict_name(enum verdict v)
-{
-	switch (v) {
-	case VERDICT_NONE:		return NULL;
-	case VERDICT_OK:		return "ok";
-	case VERDICT_UNSUPPORTED:	return "unsupported";
-	case VERDICT_REWRITTEN:		return "rewritten";
-	case VERDICT_STRIPPED:		return "stripped";
-	case VERDICT_SYN_DROPPED:	return "syn-dropped";
-	case VERDICT_CLOSED:		return "closed";
-	case VERDICT_FILTERED:		return "filtered";
-	case VERDICT_UNREACHABLE:	return "unreachable";
-	case VERDICT_INCONCLUSIVE:	return "inconclusive";
-	}
-	return NULL;
-}
-
 /* Everything one verdict's sentence needs. */
 struct infer_ctx {
 	const struct infer_input *in;

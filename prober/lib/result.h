@@ -195,7 +195,9 @@ struct path_result {
 };
 
 const char *reply_kind_name(enum reply_kind k);
-const char *verdict_name(enum verdict v);
+const char *verdict_name(enum verdict v);		/* NULL for VERDICT_NONE */
+/* The verdict a name stands for; VERDICT_NONE for NULL or no verdict's. */
+enum verdict verdict_from_name(const char *name);
 
 /* result_names.c: what the NDJSON output and the store share. */
 const char *result_quote_name(enum quote_kind q);

@@ -1,10 +1,53 @@
 /*
  * result_names.c -- what output and the store must print and keep alike:
- * the names of quotes and side findings, and the path's hops as a
+ * the names of replies, verdicts, quotes and side findings, and the path's hops as a
  * traceroute shows them (one line per TTL from the traces of every
  * variant).  Pure.
  */
+#include <string.h>
+
 #include "result.h"
+
+const char *
+reply_kind_name(enum reply_kind k)
+{
+	switch (k) {
+	case REPLY_NONE:		return "none";
+	case REPLY_SYNACK:		return "syn-ack";
+	case REPLY_RST:			return "rst";
+	case REPLY_ICMP_UNREACH:	return "icmp-unreach";
+	}
+	return "none";
+}
+
+const char *
+verdict_name(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_NONE:		return NULL;
+	case VERDICT_OK:		return "ok";
+	case VERDICT_UNSUPPORTED:	return "unsupported";
+	case VERDICT_REWRITTEN:		return "rewritten";
+	case VERDICT_STRIPPED:		return "stripped";
+	case VERDICT_SYN_DROPPED:	return "syn-dropped";
+	case VERDICT_CLOSED:		return "closed";
+	case VERDICT_FILTERED:		return "filtered";
+	case VERDICT_UNREACHABLE:	return "unreachable";
+	case VERDICT_INCONCLUSIVE:	return "inconclusive";
+	}
+	return NULL;
+}
+
+enum verdict
+verdict_from_name(const char *name)
+{
+	if (name == NULL)
+		return VERDICT_NONE;
+	for (int v = VERDICT_OK; v <= VERDICT_INCONCLUSIVE; v++)
+		if (strcmp(name, verdict_name((enum verdict)v)) == 0)
+			return (enum verdict)v;
+	return VERDICT_NONE;
+}
 
 const char *
 result_quote_name(enum quote_kind q)

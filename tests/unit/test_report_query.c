@@ -188,9 +188,9 @@ test_refused(void **state)
 	assert_non_null(strstr(err, missing));
 	assert_null(strchr(err, '\n'));
 	assert_int_equal(access(missing, F_OK), -1);	/* not created */
-	assert_int_equal(report_verdict_from_name("syn-dropped"), VERDICT_SYN_DROPPED);
-	assert_int_equal(report_verdict_from_name("bogus"), VERDICT_NONE);
-	assert_int_equal(report_verdict_from_name(NULL), VERDICT_NONE);
+	assert_int_equal(verdict_from_name("syn-dropped"), VERDICT_SYN_DROPPED);
+	assert_int_equal(verdict_from_name("bogus"), VERDICT_NONE);
+	assert_int_equal(verdict_from_name(NULL), VERDICT_NONE);
 }
 
 int
