@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "cli_settings.h"
 #include "conf.h"
+#include "histcli.h"
 #include "infer.h"
 #include "json.h"
 #include "log.h"
@@ -228,33 +229,6 @@ probe_result(void *arg, struct path_result *res)
 	return 0;
 }
 
-/* --db: the store opened (a bad file refused before anything is sent)
- * and the run's row begun; -1 after saying why. */
-static int
-probe_store_open(const struct conf *c, const char *vantage, struct probe_out *out)
-{
-	char err[STORE_ERRLEN], shaping[512];
-	struct store_run run;
-
-	if ((out->st = store_open(c->database, STORE_WRITE, NULL, err, sizeof(err))) == NULL) {
-		log_warnx("%s", err);
-		return -1;
-	}
-	conf_shaping(c, shaping, sizeof(shaping));
-	memset(&run, 0, sizeof(run));
-	clock_gettime(CLOCK_REALTIME, &run.start);
-	run.vantage = vantage;
-	run.settings = shaping;
-	run.program = "scaleprobe " SCALEPROBE_VERSION;
-	if (store_run_begin(out->st, &run, &out->run_id) != 0) {
-		log_warnx("%s", store_error(out->st));
-		store_close(out->st, NULL, 0);
-		out->st = NULL;
-		return -1;
-	}
-	return 0;
-}
-
 /* --db: everything flushed and the store closed; -1 after saying why. */
 static int
 probe_store_close(struct probe_out *out)
@@ -412,7 +386,8 @@ cmd_probe(int argc, char **argv)
 	/* a file is read when the run is over: stdio's buffer spares a
 	 * write per result; anything else may be read live */
 	out.flush_each = fstat(STDOUT_FILENO, &sb) != 0 || !S_ISREG(sb.st_mode);
-	if (db && probe_store_open(&c, vantage, &out) != 0) {
+	if (db && histcli_run_begin(&c, c.database, vantage, "scaleprobe " SCALEPROBE_VERSION,
+	    &out.st, &out.run_id) != 0) {
 		paths_free(&paths);
 		status = EXIT_USAGE;
 		goto done;

@@ -13,6 +13,7 @@
 
 #include "blocklist.h"
 #include "cli.h"
+#include "histcli.h"
 #include "json.h"
 #include "log.h"
 #include "output.h"
@@ -55,31 +56,6 @@ live_result(void *arg, struct path_result *res)
 	}
 	if (store_add(out->st, out->run_id, res) != 0) {
 		log_warnx("%s", store_error(out->st));
-		return -1;
-	}
-	return 0;
-}
-
-static int
-live_store_open(const struct conf *c, const char *db, struct live_out *out)
-{
-	char err[STORE_ERRLEN], shaping[512];
-	struct store_run run;
-
-	if ((out->st = store_open(db, STORE_WRITE, NULL, err, sizeof(err))) == NULL) {
-		log_warnx("%s", err);
-		return -1;
-	}
-	conf_shaping(c, shaping, sizeof(shaping));
-	memset(&run, 0, sizeof(run));
-	clock_gettime(CLOCK_REALTIME, &run.start);
-	run.vantage = out->vantage;
-	run.settings = shaping;
-	run.program = "scaleprobe " SCALEPROBE_VERSION " show --live";
-	if (store_run_begin(out->st, &run, &out->run_id) != 0) {
-		log_warnx("%s", store_error(out->st));
-		store_close(out->st, NULL, 0);
-		out->st = NULL;
 		return -1;
 	}
 	return 0;
@@ -134,7 +110,8 @@ show_live(struct conf *c, const struct show_opts *o, const char *db, struct hist
 	memset(&out, 0, sizeof(out));
 	out.json = o->json;
 	out.vantage = vantage;
-	if (live_store_open(c, db, &out) != 0) {
+	if (histcli_run_begin(c, db, vantage, "scaleprobe " SCALEPROBE_VERSION " show --live",
+	    &out.st, &out.run_id) != 0) {
 		status = EXIT_USAGE;
 		goto done;
 	}

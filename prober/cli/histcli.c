@@ -1,6 +1,6 @@
 /*
- * histcli.c -- the options, the opening and the output show, export and
- * report share (histcli.h).
+ * histcli.c -- what the commands that use the store share: options, the
+ * opening, a run begun, the output written whole (histcli.h).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -89,6 +89,32 @@ histcli_close(struct store *st, struct history *h)
 	history_close(h);
 	if (st != NULL)
 		store_close(st, NULL, 0);
+}
+
+int
+histcli_run_begin(const struct conf *c, const char *db, const char *vantage,
+    const char *program, struct store **st, int64_t *run_id)
+{
+	char err[STORE_ERRLEN], shaping[512];
+	struct store_run run;
+
+	if ((*st = store_open(db, STORE_WRITE, NULL, err, sizeof(err))) == NULL) {
+		log_warnx("%s", err);
+		return -1;
+	}
+	conf_shaping(c, shaping, sizeof(shaping));
+	memset(&run, 0, sizeof(run));
+	clock_gettime(CLOCK_REALTIME, &run.start);
+	run.vantage = vantage;
+	run.settings = shaping;
+	run.program = program;
+	if (store_run_begin(*st, &run, run_id) != 0) {
+		log_warnx("%s", store_error(*st));
+		store_close(*st, NULL, 0);
+		*st = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 int

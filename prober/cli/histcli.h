@@ -1,5 +1,6 @@
 /*
- * histcli.h -- what `show`, `export` and `report` share: the database they read
+ * histcli.h -- what the commands that use the store share (show, export,
+ * report, probe --db): the database they read
  * (--db, else the configuration's database setting, -c FILE), --since as
  * an RFC 3339 time or an age, and the store opened read-only with its
  * reader, and the output written whole.  Each prints its one line and
@@ -28,6 +29,12 @@ int histcli_since(const char *opt, const char *s, int64_t *ns);
  * its reader; both NULL on failure. */
 int histcli_open(const char *file, struct store **st, struct history **h);
 void histcli_close(struct store *st, struct history *h);
+
+/* db opened to write (a bad file refused before anything is sent) and a
+ * run's row begun: now, vantage, c's settings that shape results, and
+ * program.  0, or -1 said in one line (*st NULL). */
+int histcli_run_begin(const struct conf *c, const char *db, const char *vantage,
+    const char *program, struct store **st, int64_t *run_id);
 
 /* What render writes, to out: standard output when out is NULL or "-",
  * else OUT.tmp written whole and renamed into place (a reader, a web
