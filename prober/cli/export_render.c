@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "export_render.h"
+#include "when.h"
 
 /* The columns, in order; export.schema.json and scaleprobe.1 name them. */
 static const char *const columns[] = {
@@ -17,14 +18,8 @@ static const char *const columns[] = {
 void
 export_time(int64_t t_ns, char buf[JSON_TIME_LEN])
 {
-	struct timespec ts;
+	struct timespec ts = when_ns_timespec(t_ns);
 
-	ts.tv_sec = (time_t)(t_ns / 1000000000);
-	ts.tv_nsec = (long)(t_ns % 1000000000);
-	if (ts.tv_nsec < 0) {
-		ts.tv_sec--;
-		ts.tv_nsec += 1000000000;
-	}
 	if (json_format_time(buf, JSON_TIME_LEN, &ts) != 0)
 		buf[0] = '\0';
 }

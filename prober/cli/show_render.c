@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "show_render.h"
+#include "when.h"
 
 void
 show_local_time(int64_t t_ns, char *buf, size_t len)
@@ -143,14 +144,8 @@ show_render_text(FILE *f, const struct show_fold *fold)
 static void
 json_ns(struct json *j, const char *key, int64_t t_ns)
 {
-	struct timespec ts;
+	struct timespec ts = when_ns_timespec(t_ns);
 
-	ts.tv_sec = (time_t)(t_ns / 1000000000);
-	ts.tv_nsec = (long)(t_ns % 1000000000);
-	if (ts.tv_nsec < 0) {
-		ts.tv_sec--;
-		ts.tv_nsec += 1000000000;
-	}
 	json_ktime(j, key, &ts);
 }
 

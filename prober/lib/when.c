@@ -178,3 +178,17 @@ when_format_utc(int64_t t, char buf[WHEN_RFC3339_LEN])
 		buf[3 + 3 * f] = (char)('0' + v[f] % 10);
 	}
 }
+
+struct timespec
+when_ns_timespec(int64_t ns)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)(ns / 1000000000);
+	ts.tv_nsec = (long)(ns % 1000000000);
+	if (ts.tv_nsec < 0) {
+		ts.tv_sec--;
+		ts.tv_nsec += 1000000000;
+	}
+	return ts;
+}

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define WHEN_RFC3339_LEN 21	/* "YYYY-MM-DDTHH:MM:SSZ" and its NUL */
 
@@ -20,6 +21,10 @@ int when_parse(const char *s, int64_t now, int64_t *out, char *err, size_t errle
 /* t as RFC 3339 UTC, "2026-12-01T10:00:00Z"; years 0..9999 only (others
  * give "-"). */
 void when_format_utc(int64_t t, char buf[WHEN_RFC3339_LEN]);
+
+/* ns since the epoch as a timespec, tv_nsec in 0..999999999 also before
+ * 1970 (the store keeps ns; JSON and the clocks take timespecs). */
+struct timespec when_ns_timespec(int64_t ns);
 
 /* Days since 1970-01-01 of a civil date (proleptic Gregorian). */
 int64_t when_days_from_civil(int64_t y, unsigned m, unsigned d);

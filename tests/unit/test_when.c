@@ -102,12 +102,40 @@ test_format_round_trip(void **state)
 	assert_string_equal(b, "-");
 }
 
+/* ns to timespec: tv_nsec in 0..999999999 on both sides of the epoch */
+static void
+test_ns_timespec(void **state)
+{
+	static const struct { int64_t ns; int64_t sec; long nsec; } rows[] = {
+		{ 0, 0, 0 },
+		{ 1, 0, 1 },
+		{ 999999999, 0, 999999999 },
+		{ 1000000000, 1, 0 },
+		{ -1, -1, 999999999 },
+		{ -1000000000, -1, 0 },
+		{ -1000000001, -2, 999999999 },
+		{ 1796202900043000000, 1796202900, 43000000 },
+		{ INT64_MIN, INT64_MIN / 1000000000 - 1, 1000000000 + INT64_MIN % 1000000000 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct timespec ts = when_ns_timespec(rows[i].ns);
+
+		if ((int64_t)ts.tv_sec != rows[i].sec || ts.tv_nsec != rows[i].nsec)
+			fail_msg("%lld ns: got %lld s %ld ns, want %lld s %ld ns",
+			    (long long)rows[i].ns, (long long)ts.tv_sec, ts.tv_nsec,
+			    (long long)rows[i].sec, rows[i].nsec);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_table),
 		cmocka_unit_test(test_format_round_trip),
+		cmocka_unit_test(test_ns_timespec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
