@@ -106,7 +106,7 @@ test_format_round_trip(void **state)
 static void
 test_ns_timespec(void **state)
 {
-	static const struct { int64_t ns; int64_t sec; long nsec; } rows[] = {
+	static const struct { int64_t ns; int64_t sec; long nsec; } ns_rows[] = {
 		{ 0, 0, 0 },
 		{ 1, 0, 1 },
 		{ 999999999, 0, 999999999 },
@@ -119,13 +119,13 @@ test_ns_timespec(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		struct timespec ts = when_ns_timespec(rows[i].ns);
+	for (size_t i = 0; i < sizeof(ns_rows) / sizeof(ns_rows[0]); i++) {
+		struct timespec ts = when_ns_timespec(ns_rows[i].ns);
 
-		if ((int64_t)ts.tv_sec != rows[i].sec || ts.tv_nsec != rows[i].nsec)
+		if ((int64_t)ts.tv_sec != ns_rows[i].sec || ts.tv_nsec != ns_rows[i].nsec)
 			fail_msg("%lld ns: got %lld s %ld ns, want %lld s %ld ns",
-			    (long long)rows[i].ns, (long long)ts.tv_sec, ts.tv_nsec,
-			    (long long)rows[i].sec, rows[i].nsec);
+			    (long long)ns_rows[i].ns, (long long)ts.tv_sec, ts.tv_nsec,
+			    (long long)ns_rows[i].sec, ns_rows[i].nsec);
 	}
 }
 
