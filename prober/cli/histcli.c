@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -117,10 +118,33 @@ histcli_run_begin(const struct conf *c, const char *db, const char *vantage,
 	return 0;
 }
 
+/* Straight into out, which exists and is not a regular file. */
+static int
+histcli_write_to(const char *out, int (*render)(FILE *f, const void *arg), const void *arg)
+{
+	FILE *f;
+
+	if ((f = fopen(out, "w")) == NULL) {
+		log_warn("%s", out);
+		return -1;
+	}
+	if (render(f, arg) != 0 || ferror(f)) {
+		log_warn("%s", out);
+		fclose(f);
+		return -1;
+	}
+	if (fclose(f) != 0) {
+		log_warn("%s", out);
+		return -1;
+	}
+	return 0;
+}
+
 int
 histcli_write(const char *out, int (*render)(FILE *f, const void *arg), const void *arg)
 {
 	char tmp[PATH_MAX];
+	struct stat sb;
 	FILE *f;
 
 	if (out == NULL || strcmp(out, "-") == 0) {
@@ -130,6 +154,11 @@ histcli_write(const char *out, int (*render)(FILE *f, const void *arg), const vo
 		}
 		return 0;
 	}
+	/* Only a regular file (or none yet) is replaced whole: /dev/null, a
+	 * FIFO or a symbolic link renamed over would be destroyed (as root,
+	 * "-o /dev/null" once left a regular file in /dev). */
+	if (lstat(out, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return histcli_write_to(out, render, arg);
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= sizeof(tmp)) {
 		log_warnx("%s: name too long", out);
 		return -1;
