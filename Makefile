@@ -187,7 +187,9 @@ lint:
 	@python3 tools/lint.py .
 
 check-run: all unit san fuzzers
-	@RUNNER_LOGDIR=$(BUILD)/test-logs tests/runner.sh \
+	@rm -rf $(BUILD)/test-cache
+	@RUNNER_LOGDIR=$(BUILD)/test-logs HISTORY_STORE_CACHE=$(BUILD)/test-cache \
+	  tests/runner.sh \
 	  "count:lint:python3 tools/lint.py ." \
 	  "count:lint/selftest:tests/lint/lint-selftest" \
 	  "count:runner/selftest:tests/runner-selftest" \
