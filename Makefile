@@ -3,7 +3,8 @@
 #   make            build scaleprobe, scaleprobed and the lab's helpers (build/)
 #   make check      install what is missing, build, run every test; ends "N passed, N failed"
 #   make demo       install what is missing, build, probe every target of the lab
-#   make bench      scaleprobe beside zmap and masscan on an AnyIP lab (tests/bench)
+#   make bench      scaleprobe beside zmap and masscan on an AnyIP lab, then the
+#                   full inference at growing sizes (tests/bench)
 #   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each
 #   make coverage   make check's suites on a --coverage build (build/cov), then
 #                   lines and functions reached, per folder (tools/coverage.py)
@@ -208,6 +209,7 @@ bench: deps
 bench-run: all $(addprefix $(BUILD)/plain/bench/,$(BENCH_PROGS))
 	@BUILD=$(BUILD) tests/bench/syn-bench
 	@$(BUILD)/plain/bench/history_bench $(BUILD)/history_bench.sqlite
+	@BUILD=$(BUILD) tests/bench/infer-bench
 
 # --- coverage -------------------------------------------------------------
 

@@ -14,3 +14,6 @@ store_bench_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null) -lm
 BENCH_PROGS += history_bench
 history_bench_SRCS = tests/bench/history_bench.c tests/unit/storegen.c $(DB_SRCS) $(PURE_SRCS)
 history_bench_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null) -lm
+# the full inference's server (issue 20): a fixed body on every port asked
+BENCH_PROGS += httpd
+httpd_SRCS = tests/bench/httpd.c
