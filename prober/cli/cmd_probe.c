@@ -278,6 +278,14 @@ probe_summary(const struct probe_run_stats *st, size_t npaths)
 	    (unsigned long long)st->n.paths_windowed, (unsigned long long)st->n.window_sent,
 	    (unsigned long long)st->captured,
 	    (unsigned long long)st->capture_drops, ru.ru_maxrss / 1024.0);
+	/* memory per path in flight, from the engine's own count (malloc's
+	 * overhead and the path table apart) */
+	if (st->n.mem_peak_paths > 0)
+		log_info("engine: %llu paths in flight at most; %llu bytes per path in flight "
+		    "at its memory's peak (%llu bytes for %llu paths)",
+		    (unsigned long long)st->n.inflight_peak,
+		    (unsigned long long)(st->n.mem_peak / st->n.mem_peak_paths),
+		    (unsigned long long)st->n.mem_peak, (unsigned long long)st->n.mem_peak_paths);
 }
 
 /* Whether this process holds CAP_NET_RAW and CAP_NET_ADMIN (root has
@@ -405,6 +413,8 @@ cmd_probe(int argc, char **argv)
 	rc.max_inflight = c.max_inflight;
 	rc.trace = (enum engine_trace)c.trace;
 	rc.window_test = c.window_test;
+	/* the packets that prove a result are kept for the store only */
+	rc.no_evidence = !db;
 	rc.contact = c.contact;
 	rc.payloads = payloads;
 	rc.npayloads = c.npayloads;

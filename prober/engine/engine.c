@@ -31,6 +31,7 @@ slot_list_remove(struct slot *s)
 		s->next->prev = s->prev;
 	else
 		l->tail = s->prev;
+	l->n--;
 	s->prev = s->next = NULL;
 	s->on = NULL;
 }
@@ -46,6 +47,7 @@ slot_list_append(struct slot_list *l, struct slot *s)
 	else
 		l->head = s;
 	l->tail = s;
+	l->n++;
 	s->on = l;
 }
 
@@ -148,12 +150,29 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 	return e;
 }
 
+static size_t
+slot_bytes(const struct engine *e)
+{
+	return sizeof(struct slot) + (size_t)e->cfg.nvariants * sizeof(struct vstate);
+}
+
+void
+engine_mem(struct engine *e, int64_t delta)
+{
+	e->mem = (uint64_t)((int64_t)e->mem + delta);
+	if (e->mem > e->n.mem_peak) {
+		e->n.mem_peak = e->mem;
+		e->n.mem_peak_paths = e->inflight;
+	}
+}
+
 static void
 slot_free(struct engine *e, struct slot *s)
 {
 	for (int i = 0; i < STAGE_COUNT; i++)
 		if (e->stages[i].ops->free != NULL)
 			e->stages[i].ops->free(e, s);
+	engine_mem(e, -(int64_t)(slot_bytes(e) + evidence_bytes(s->ev)));
 	evidence_free(&s->ev);
 	free(s);
 }
@@ -191,6 +210,7 @@ void
 engine_counters(const struct engine *e, struct engine_counters *out)
 {
 	*out = e->n;
+	out->mem_now = e->mem;
 }
 
 bool
@@ -293,6 +313,8 @@ evidence_syns(struct engine *e, struct slot *s)
 	char fields[EVIDENCE_FIELDS];
 	size_t len;
 
+	size_t before = evidence_bytes(s->ev);
+
 	if (s->ev == NULL || e->ops.render_syn == NULL)
 		return;
 	for (int v = 0; v < e->cfg.nvariants; v++) {
@@ -314,6 +336,7 @@ evidence_syns(struct engine *e, struct slot *s)
 			}
 		}
 	}
+	engine_mem(e, (int64_t)evidence_bytes(s->ev) - (int64_t)before);
 }
 
 /* Hands the finished path to the caller and frees its slot. */
@@ -436,6 +459,18 @@ stage_backlog(struct engine *e)
 	return false;
 }
 
+/* Whether the later stages have as many paths waiting as they run at
+ * once: a new path's handshake would only add one more to wait, holding
+ * its slot the while, so the list's size would become the memory's. */
+static bool
+stages_full(const struct engine *e)
+{
+	for (int i = STAGE_HANDSHAKE + 1; i < STAGE_COUNT; i++)
+		if (e->stages[i].waiting.n >= e->stages[i].limit)
+			return true;
+	return false;
+}
+
 /* Takes the next path from the caller into a new slot of the handshake. */
 static bool
 path_admit(struct engine *e, uint64_t now)
@@ -445,7 +480,8 @@ path_admit(struct engine *e, uint64_t now)
 	struct slot *s;
 	int rc;
 
-	if (e->no_more_paths || e->paths_later || e->inflight >= e->cfg.max_inflight)
+	if (e->no_more_paths || e->paths_later || e->inflight >= e->cfg.max_inflight ||
+	    stages_full(e))
 		return false;
 	if ((rc = e->ops.next_path(e->ops.arg, &p)) != 1) {
 		if (rc == ENGINE_PATH_LATER)
@@ -460,7 +496,7 @@ path_admit(struct engine *e, uint64_t now)
 		log_debug("engine: duplicate path %s skipped", p.target);
 		return true;
 	}
-	s = xcalloc(1, sizeof(*s) + (size_t)e->cfg.nvariants * sizeof(s->v[0]));
+	s = xcalloc(1, slot_bytes(e));
 	s->path = p;
 	s->drops_at_start = e->ops.capture_drops ? e->ops.capture_drops(e->ops.arg) : 0;
 	s->fails_at_start = e->ops.send_failures ? e->ops.send_failures(e->ops.arg) : 0;
@@ -473,6 +509,9 @@ path_admit(struct engine *e, uint64_t now)
 	s->hnext = e->buckets[b];
 	e->buckets[b] = s;
 	e->inflight++;
+	if (e->inflight > e->n.inflight_peak)
+		e->n.inflight_peak = e->inflight;
+	engine_mem(e, (int64_t)slot_bytes(e));
 	e->n.paths_started++;
 	s->stage = STAGE_HANDSHAKE;
 	s->running = true;
@@ -556,7 +595,7 @@ next_wake(struct engine *e, uint64_t now)
 		}
 	}
 	if (!e->no_more_paths && !e->paths_later && e->inflight < e->cfg.max_inflight &&
-	    e->hs_sendq.head == NULL && !stage_backlog(e))
+	    e->hs_sendq.head == NULL && !stage_backlog(e) && !stages_full(e))
 		one = true;
 	if (one) {
 		uint64_t t = engine_out_when(e, now, 1);

@@ -79,6 +79,8 @@ struct engine_config {
 					   (hop_pace.h); 0: not paced */
 	uint32_t trace_pace_burst;	/* 0: 6, Linux's ICMP burst */
 	bool window_test;		/* run the window test (ops->request) */
+	bool no_evidence;		/* keep no packets for the result (nobody
+					   stores them): less memory per path */
 	size_t max_windows;		/* paths window-testing at once */
 };
 
@@ -138,6 +140,11 @@ struct engine_counters {
 	uint64_t late;		/* valid, but its path was not (or no longer)
 				   in the stage the reply answers */
 	uint64_t ignored;	/* not addressed to our ports at all */
+	/* the engine's own bytes per path (slots, machines, evidence; not
+	 * malloc's overhead nor the path table): the most held at once, and
+	 * the paths in flight at that moment; the most paths in flight */
+	uint64_t mem_peak, mem_peak_paths, inflight_peak;
+	uint64_t mem_now;	/* held now: 0 once every path is done */
 };
 
 struct engine;

@@ -32,6 +32,7 @@ struct window;
 
 struct slot_list {
 	struct slot *head, *tail;
+	size_t n;
 };
 
 enum stage_id {
@@ -57,6 +58,7 @@ struct slot {
 	enum stage_id stage;		/* where the path is */
 	enum stage_id left;		/* while moving: the stage it left */
 	bool running;			/* started in its stage (not waiting) */
+	uint16_t wreq_len;		/* window stage: its request's length */
 	struct trace *tr;		/* trace stage */
 	uint32_t trace_tsval;		/* one TSval for every trace SYN */
 	struct window **win;		/* window stage: a machine per variant */
@@ -157,6 +159,7 @@ struct engine {
 	size_t rst_head, rst_len, rst_cap;
 
 	struct engine_counters n;
+	uint64_t mem;			/* bytes the paths in flight hold */
 	struct path_result result;	/* scratch for ops->done */
 };
 
@@ -169,6 +172,8 @@ void slot_list_remove(struct slot *s);
 void slot_list_append(struct slot_list *l, struct slot *s);
 struct slot *engine_path_find(const struct engine *e, const struct addr *dst,
     uint16_t port);
+/* What the paths in flight hold grew (or shrank) by delta bytes. */
+void engine_mem(struct engine *e, int64_t delta);
 /* The path's stage is over with it: the run loop moves it on. */
 void engine_stage_over(struct engine *e, struct slot *s);
 uint16_t engine_variant_sport(const struct engine *e, int v);

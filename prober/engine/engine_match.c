@@ -68,8 +68,9 @@ keep_evidence(struct engine *e, struct slot *s, const struct match *m)
 {
 	bool trace = m->tag >= 1 && m->tag <= COOKIE_TRACE_TTL_MAX;
 	char fields[EVIDENCE_FIELDS] = "";
+	size_t before = evidence_bytes(s->ev);
 
-	if (m->pkt == NULL)
+	if (m->pkt == NULL || e->cfg.no_evidence)
 		return;
 	if (trace && m->icmp) {
 		struct send_syn syn;
@@ -79,6 +80,7 @@ keep_evidence(struct engine *e, struct slot *s, const struct match *m)
 	}
 	evidence_add(&s->ev, m->v - 1, trace ? m->tag : 0,
 	    trace && m->icmp ? EVIDENCE_QUOTE : EVIDENCE_REPLY, fields, m->pkt, m->len);
+	engine_mem(e, (int64_t)evidence_bytes(s->ev) - (int64_t)before);
 }
 
 /* Hands m to its path's stage when the path is running there. */

@@ -32,11 +32,17 @@
 #define PROBE_TRACE_PACE	1	/* trace probes per second per TTL at the
 					   start and at least: a Linux router's
 					   ICMP rate (hop_pace.h) */
-#define PROBE_MAX_WINDOWS	64	/* paths window-testing at once */
+#define PROBE_MAX_WINDOWS	256	/* paths window-testing at once: at a
+					   high --rate, what keeps two cores
+					   busy (~8 KiB each, ~2 MiB in all);
+					   at a low one the rate's share per
+					   connection admits fewer */
 #define PROBE_HTTP_PORT		80
 #define PROBE_TLS_PORT		443
 #define PROBE_INFLIGHT_MIN	256
-#define PROBE_INFLIGHT_MAX	(1u << 20)
+#define PROBE_INFLIGHT_MAX	(1u << 14)	/* derived, at most: ~512 bytes
+					   each, 8 MiB; --max-inflight may ask
+					   for more (up to 1,048,576) */
 #define PROBE_SNAPLEN		256	/* IP + TCP with options, or an ICMP
 					   error quoting all of that */
 #define PROBE_CAPTURE_BUFFER	(4 * 1024 * 1024)	/* the ring is resident
@@ -477,7 +483,10 @@ static size_t
 run_inflight(const struct runner_config *cfg)
 {
 	/* enough paths to keep the rate busy over a path's longest life
-	 * (every attempt timing out), and never unbounded */
+	 * (every attempt timing out), and never more than a few MiB: paths
+	 * that answer leave within an RTT, so only a list of silent
+	 * addresses probed flat out meets the bound (16,384 paths of 6 s:
+	 * ~2,700 paths a second), and --max-inflight lifts it */
 	uint64_t life_s = cfg->timeout_ns * (uint64_t)(cfg->retries + 1) /
 	    ENGINE_NS_PER_SEC + 1;
 	uint64_t n = (uint64_t)cfg->rate * life_s / (uint64_t)(cfg->nscales + 1);
@@ -540,6 +549,7 @@ run_open(struct runner *r)
 	ec.max_traces = PROBE_MAX_TRACES;
 	ec.trace_pace = PROBE_TRACE_PACE;
 	ec.window_test = cfg->window_test;
+	ec.no_evidence = cfg->no_evidence;
 	ec.max_windows = PROBE_MAX_WINDOWS;
 	if (getrandom(ec.key, sizeof(ec.key), 0) != (ssize_t)sizeof(ec.key)) {
 		log_warn("getrandom");
@@ -749,6 +759,7 @@ probe_run(const struct probe_run_config *cfg, struct probe_run_stats *stats)
 	rc.max_inflight = cfg->max_inflight;
 	rc.trace = cfg->trace;
 	rc.window_test = cfg->window_test;
+	rc.no_evidence = cfg->no_evidence;
 	rc.contact = cfg->contact;
 	rc.payloads = cfg->payloads;
 	rc.npayloads = cfg->npayloads;

@@ -36,6 +36,7 @@ struct runner_config {
 	size_t max_inflight;		/* 0: derived from rate and timeout */
 	enum engine_trace trace;	/* --trace */
 	bool window_test;		/* --[no-]window-test */
+	bool no_evidence;		/* nobody stores the results' packets */
 	const char *contact;		/* --contact URL, or NULL */
 	/* The window test's requests by port (payload PORT FILE); port 0
 	 * stands for every port without its own (--payload FILE). */
@@ -98,6 +99,7 @@ struct probe_run_config {
 	size_t max_inflight;		/* 0: derived from rate and timeout */
 	enum engine_trace trace;	/* --trace */
 	bool window_test;		/* --[no-]window-test */
+	bool no_evidence;		/* nobody stores the results' packets */
 	const char *contact;		/* --contact URL, or NULL */
 	const struct probe_payload *payloads;
 	size_t npayloads;

@@ -71,6 +71,7 @@ tr_start(struct engine *e, struct slot *s, uint64_t now)
 		engine_stage_over(e, s);
 		return;
 	}
+	engine_mem(e, (int64_t)trace_bytes(e->cfg.nvariants));
 	s->trace_tsval = (uint32_t)(now / 1000000u);
 	e->n.paths_traced++;
 	slot_list_append(&e->trace_running, s);
@@ -182,7 +183,8 @@ tr_input(struct engine *e, struct slot *s, const struct match *m,
 static void
 tr_free(struct engine *e, struct slot *s)
 {
-	(void)e;
+	if (s->tr != NULL)
+		engine_mem(e, -(int64_t)trace_bytes(e->cfg.nvariants));
 	trace_free(s->tr);
 	s->tr = NULL;
 }

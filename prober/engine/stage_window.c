@@ -25,6 +25,14 @@ request(struct engine *e, const struct slot *s, uint8_t *buf, size_t cap)
 	return e->ops.request(e->ops.arg, &s->path, buf, cap);
 }
 
+/* The per-path arrays of the stage, the request among them. */
+static size_t
+win_arrays_bytes(const struct engine *e, const struct slot *s)
+{
+	return (size_t)e->cfg.nvariants * (sizeof(*s->win) + sizeof(*s->wobs) +
+	    sizeof(*s->wres)) + s->wreq_len;
+}
+
 static bool
 win_wanted(struct engine *e, const struct slot *s)
 {
@@ -193,6 +201,7 @@ over_if_done(struct engine *e, struct slot *s)
 			window_free(s->win[v]);
 			s->win[v] = NULL;
 			e->win_conns--;
+			engine_mem(e, -(int64_t)window_bytes());
 			engine_out_release(e, s->wres[v]);
 			s->wres[v] = 0;
 		}
@@ -220,12 +229,19 @@ win_start_need(struct engine *e)
 static void
 win_start(struct engine *e, struct slot *s, uint64_t now)
 {
-	uint8_t req[WINDOW_REQUEST_MAX];
-	size_t len = request(e, s, req, sizeof(req));
+	uint8_t buf[WINDOW_REQUEST_MAX], *req;
+	size_t len = request(e, s, buf, sizeof(buf));
 
-	s->win = xcalloc((size_t)e->cfg.nvariants, sizeof(*s->win));
+	/* the request once per path, after the machines' pointers in the
+	 * same block: the tests of its scales share it, and it goes with
+	 * them (win_free) */
+	s->win = xcalloc(1, (size_t)e->cfg.nvariants * sizeof(*s->win) + len);
+	req = (uint8_t *)(s->win + e->cfg.nvariants);
+	memcpy(req, buf, len);
+	s->wreq_len = (uint16_t)len;
 	s->wobs = xcalloc((size_t)e->cfg.nvariants, sizeof(*s->wobs));
 	s->wres = xcalloc((size_t)e->cfg.nvariants, sizeof(*s->wres));
+	engine_mem(e, (int64_t)win_arrays_bytes(e, s));
 	e->n.paths_windowed++;
 	slot_list_append(&e->win_running, s);
 	for (int v = 1; v < e->cfg.nvariants; v++) {
@@ -247,6 +263,7 @@ win_start(struct engine *e, struct slot *s, uint64_t now)
 		    COOKIE_TAG_WINDOW), now);
 		if (s->win[v] != NULL) {
 			e->win_conns++;
+			engine_mem(e, (int64_t)window_bytes());
 			send_actions(e, s, v, now);
 		}
 	}
@@ -339,8 +356,11 @@ win_free(struct engine *e, struct slot *s)
 			if (s->win[v] != NULL) {
 				window_free(s->win[v]);
 				e->win_conns--;
+				engine_mem(e, -(int64_t)window_bytes());
 				engine_out_release(e, s->wres[v]);
 			}
+	if (s->win != NULL)
+		engine_mem(e, -(int64_t)win_arrays_bytes(e, s));
 	free(s->win);
 	free(s->wobs);
 	free(s->wres);

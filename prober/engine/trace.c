@@ -56,6 +56,17 @@ trace_new(const struct trace_config *cfg, uint64_t now)
 	return t;
 }
 
+size_t
+trace_bytes(int nvariants)
+{
+	struct trace *t = NULL;
+	size_t nv = nvariants > 0 ? (size_t)nvariants : 0;
+
+	return sizeof(*t) + nv * (sizeof(*t->pending) + sizeof(*t->answered) +
+	    sizeof(*t->obs) + (RESULT_MAX_HOPS + 1) * sizeof(*t->sent_at) +
+	    sizeof(*t->refused_ttl));
+}
+
 void
 trace_free(struct trace *t)
 {

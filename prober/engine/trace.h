@@ -33,6 +33,8 @@ struct trace;
 
 struct trace *trace_new(const struct trace_config *cfg, uint64_t now);
 void trace_free(struct trace *t);
+/* The bytes a trace of nvariants holds (the engine's count of its memory). */
+size_t trace_bytes(int nvariants);
 
 /* The next probe due at now: 1 with *variant and *ttl set (the caller
  * sends it and calls trace_sent), or 0 when nothing is due now. */

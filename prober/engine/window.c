@@ -85,8 +85,8 @@
 enum wstate { ST_SYN, ST_OPEN, ST_PAUSE, ST_DONE };
 
 struct window {
-	struct window_config cfg;
-	uint8_t req[WINDOW_REQUEST_MAX];
+	struct window_config cfg;	/* cfg.request: the caller's, shared by
+					   the tests of a path (not copied) */
 	uint16_t w;
 	enum wstate st;
 	uint64_t now;			/* latest time handed in */
@@ -255,7 +255,7 @@ window_push_request(struct window *w)
 		size_t n = min64(w->seg_out, len - off);
 
 		window_push(w, WINDOW_ACT_DATA, w->isn + 1 + (uint32_t)off,
-		    TCP_ACK | (off + n == len ? TCP_PSH : 0), w->req + off, n);
+		    TCP_ACK | (off + n == len ? TCP_PSH : 0), w->cfg.request + off, n);
 	}
 	w->req_at = w->now;
 	w->req_sends++;
@@ -335,9 +335,6 @@ window_start(const struct window_config *cfg, uint32_t isn, uint64_t now)
 		return NULL;
 	w = xcalloc(1, sizeof(*w));
 	w->cfg = *cfg;
-	if (w->cfg.request_len > 0)
-		memcpy(w->req, cfg->request, cfg->request_len);
-	w->cfg.request = NULL;
 	if (w->cfg.mss_ours == 0)
 		w->cfg.mss_ours = 1460;
 	if (w->cfg.max_bytes == 0 || w->cfg.max_bytes > WINDOW_MAX_BYTES)
@@ -364,6 +361,12 @@ void
 window_free(struct window *w)
 {
 	free(w);
+}
+
+size_t
+window_bytes(void)
+{
+	return sizeof(struct window);
 }
 
 bool

@@ -53,7 +53,9 @@ struct window_config {
 	uint16_t mss_ours;		/* MSS our SYN offers: bounds the
 					   server's segments; 0: 1460 */
 	bool ts;			/* our SYN offers timestamps */
-	const uint8_t *request;		/* copied; NULL when request_len is 0 */
+	const uint8_t *request;		/* not copied: it must outlive the
+					   machine (a path's tests share one);
+					   NULL when request_len is 0 */
 	size_t request_len;		/* 0..WINDOW_REQUEST_MAX */
 	uint64_t min_quiet_ns;		/* a flight has stopped after no new
 					   data for max(3 RTT, this) */
@@ -173,6 +175,8 @@ struct window;
 
 /* Starts a test whose SYN carries isn; the first action is that SYN.
  * NULL when cfg is unusable (a request longer than WINDOW_REQUEST_MAX). */
+/* The bytes a machine holds (for the engine's count of its memory). */
+size_t window_bytes(void);
 struct window *window_start(const struct window_config *cfg, uint32_t isn, uint64_t now);
 void window_free(struct window *w);
 

@@ -182,3 +182,11 @@ bad:
 	evidence_free(evp);
 	return -1;
 }
+
+size_t
+evidence_bytes(const struct path_evidence *ev)
+{
+	if (ev == NULL)
+		return 0;
+	return sizeof(*ev) + (size_t)ev->nalloc * sizeof(*ev->item) + ev->cap;
+}

@@ -55,6 +55,8 @@ const struct evidence_item *evidence_find(const struct path_evidence *ev, int va
 const char *evidence_kind_name(enum evidence_kind k);
 
 void evidence_free(struct path_evidence **evp);
+/* The bytes ev holds (its struct, items and packets as allocated). */
+size_t evidence_bytes(const struct path_evidence *ev);
 
 /*
  * The stored form (the store's evidence.bytes): the items in order, each
