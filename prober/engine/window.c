@@ -240,6 +240,25 @@ window_push_ack(struct window *w)
 	window_push(w, WINDOW_ACT_ACK, w->isn + 1 + sent, TCP_ACK, NULL, 0);
 }
 
+/* Our last ACK again (the server resent from before it: it was lost).
+ * It acknowledges what that ACK did, the round's start, not what came
+ * since: acknowledging the new data would move the server's right edge
+ * within the round, and the flight (highest - acked) could then pass
+ * W<<s by what it acknowledged, a shift larger than the server applies
+ * (seen under load, where the server's RTO fires while our ACK waits). */
+static void
+window_push_reack(struct window *w)
+{
+	struct window_act *a;
+
+	window_push_ack(w);
+	if (w->qlen == 0)
+		return;
+	a = &w->q[(w->qhead + w->qlen - 1) % WINDOW_QLEN];
+	if (a->kind == WINDOW_ACT_ACK)
+		a->ack = w->irs + 1 + (uint32_t)w->acked;
+}
+
 /* The request, cut at seg_out, the last piece pushed. */
 static void
 window_push_request(struct window *w)
@@ -602,7 +621,7 @@ window_on_data(struct window *w, uint64_t start, uint64_t len)
 			w->retrans++;
 			if (w->dupacks_left > 0) {
 				w->dupacks_left--;
-				window_push_ack(w);
+				window_push_reack(w);
 			}
 		}
 		return;

@@ -24,6 +24,7 @@ FIELDS = ("tag", "paths", "rc", "rss_kb", "wall", "user", "sys", "results", "ver
 def count(ndjson, log, tag, paths, rc, rss, wall, user, sys_):
     verdicts = Counter()
     exact = bound = none = traced = results = 0
+    odd = open(ndjson + ".odd", "w")   # the paths not all ok and exact, to read
     with open(ndjson) as f:
         for line in f:
             try:
@@ -34,6 +35,9 @@ def count(ndjson, log, tag, paths, rc, rss, wall, user, sys_):
             results += 1
             if r.get("hops"):
                 traced += 1
+            if any(s.get("verdict") != "ok" or s.get("scale_effective") is None
+                   for s in r.get("scales") or []):
+                odd.write(line)
             for s in r.get("scales") or []:
                 verdicts[s.get("verdict") or "null"] += 1
                 if s.get("scale_effective") is not None:

@@ -515,6 +515,44 @@ test_reorder_and_duplicates(void **state)
 	window_free(d.w);
 }
 
+/* A resend from before our last ACK while the next flight comes: the ACK
+ * drawn again acknowledges what the lost one did, not the new data, or
+ * the server's right edge would move within the round and its flight
+ * pass W<<s (before: a flight of W<<s + the new data, judged a larger
+ * shift than the server applies). */
+static void
+test_reack_keeps_edge(void **state)
+{
+	struct drv d;
+	struct window_result res;
+
+	(void)state;
+	established(&d, 7);			/* W 64: W<<7 = 8192 */
+	for (uint32_t off = 0; off < 8192; off += 1024)
+		data(&d, off, 1024, 0);
+	timer(&d, d.now + 60 * MS);		/* quiet: round 1 starts */
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].ack, IRS + 1 + 8192);
+	data(&d, 8192, 1024, MS);		/* the next flight begins */
+	data(&d, 9216, 1024, 0);
+	data(&d, 0, 1024, MS);			/* an RTO's resend of the first */
+	assert_int_equal(d.nact, 1);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_ACK);
+	assert_int_equal(d.act[0].ack, IRS + 1 + 8192);
+	/* the server keeps to the edge that ACK gave: 8192 more, a plateau */
+	for (uint32_t off = 10240; off < 16384; off += 1024)
+		data(&d, off, 1024, 0);
+	timer(&d, d.now + 60 * MS);
+	for (uint32_t off = 16384; off < 24576; off += 1024)
+		data(&d, off, 1024, 0);
+	timer(&d, d.now + 60 * MS);
+	for (int i = 0; i < 8 && !window_done(d.w); i++)
+		timer(&d, d.now + 2000 * MS);
+	window_result(d.w, &res);
+	assert_int_equal(res.scale_effective, 7);
+	window_free(d.w);
+}
+
 /* More holes than the range list holds: nothing breaks; a fill of a
  * joined-over hole may pass for a resend and end the round early, but no
  * byte is counted twice: the flights add up to the highest end. */
@@ -698,6 +736,7 @@ main(void)
 		cmocka_unit_test(test_request_too_big),
 		cmocka_unit_test(test_window_update),
 		cmocka_unit_test(test_reorder_and_duplicates),
+		cmocka_unit_test(test_reack_keeps_edge),
 		cmocka_unit_test(test_many_holes),
 		cmocka_unit_test(test_fin_and_rst),
 		cmocka_unit_test(test_ts_echo),
