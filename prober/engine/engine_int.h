@@ -64,10 +64,13 @@ struct slot {
 	struct window **win;		/* window stage: a machine per variant */
 	struct window_obs *wobs;	/* its results, per variant */
 	uint8_t *wres;			/* tokens set aside per variant's test */
-	uint64_t deadline;		/* handshake: end of the current round */
+	uint64_t deadline;		/* handshake: end of the current round;
+					   window test: its machines' earliest
+					   timer, 0 when input came */
 	uint64_t drops_at_start;
 	uint64_t fails_at_start;	/* send failures when it was admitted */
-	uint32_t pending;		/* handshake: variants still to send */
+	uint32_t pending;		/* handshake: variants still to send;
+					   window test: actions wait for tokens */
 	uint32_t answered;		/* handshake: variants with a reply */
 	struct path_evidence *ev;	/* the packets that prove the result,
 					   until it is handed over (evidence.h) */

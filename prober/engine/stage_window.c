@@ -208,6 +208,32 @@ over_if_done(struct engine *e, struct slot *s)
 	engine_stage_over(e, s);
 }
 
+/* What s waits for once its machines have had their turn: the earliest
+ * timer among them (deadline), and whether an action waits for tokens
+ * (pending: such a test is looked at on every run, as tokens come).
+ * win_run looks at no other test, so a run costs the tests it serves,
+ * not every test running (256 paths of 3 connections each). */
+static void
+win_slot_wake(const struct engine *e, struct slot *s)
+{
+	s->deadline = ENGINE_NEVER;
+	s->pending = 0;
+	for (int v = 1; v < e->cfg.nvariants; v++) {
+		const struct window *w = s->win[v];
+		uint64_t t;
+
+		if (w == NULL)
+			continue;
+		if (window_pending(w)) {
+			s->pending = 1;
+			continue;
+		}
+		t = window_next_wake(w);
+		if (t < s->deadline)
+			s->deadline = t;
+	}
+}
+
 /* A new test needs the tokens of its first exchange (each connection's
  * SYN, then its ACK and request: the server takes its RTT from that ACK,
  * and an ACK held back for a token would teach it a slower path than
@@ -267,6 +293,7 @@ win_start(struct engine *e, struct slot *s, uint64_t now)
 			send_actions(e, s, v, now);
 		}
 	}
+	win_slot_wake(e, s);
 	over_if_done(e, s);
 }
 
@@ -291,6 +318,7 @@ win_input(struct engine *e, struct slot *s, const struct match *m,
 	seg.second = r->dport != engine_variant_sport(e, m->v);
 	window_input(w, &seg, now);
 	/* what it asks for leaves at the next run, which input asks for */
+	s->deadline = 0;
 	e->wants_run = true;
 }
 
@@ -301,6 +329,8 @@ win_run(struct engine *e, uint64_t now)
 
 	for (s = e->win_running.head; s != NULL; s = next) {
 		next = s->next;
+		if (s->pending == 0 && s->deadline > now)
+			continue;
 		for (int v = 1; v < e->cfg.nvariants; v++) {
 			struct window *w = s->win[v];
 
@@ -310,6 +340,7 @@ win_run(struct engine *e, uint64_t now)
 				window_on_timer(w, now);
 			send_actions(e, s, v, now);
 		}
+		win_slot_wake(e, s);
 		over_if_done(e, s);
 	}
 }
@@ -334,7 +365,11 @@ win_wake(struct engine *e, uint64_t now)
 {
 	uint64_t next = ENGINE_NEVER;
 
-	for (const struct slot *s = e->win_running.head; s != NULL; s = s->next)
+	for (const struct slot *s = e->win_running.head; s != NULL; s = s->next) {
+		if (s->deadline < next)
+			next = s->deadline;
+		if (s->pending == 0)
+			continue;
 		for (int v = 1; v < e->cfg.nvariants; v++) {
 			const struct window *w = s->win[v];
 			uint64_t t;
@@ -345,6 +380,7 @@ win_wake(struct engine *e, uint64_t now)
 			if (t < next)
 				next = t;
 		}
+	}
 	return next;
 }
 
