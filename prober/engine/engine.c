@@ -555,8 +555,14 @@ engine_run(struct engine *e, uint64_t now)
 			if (e->ops.flush != NULL)
 				e->ops.flush(e->ops.arg);
 			e->ops.drain(e->ops.arg);
-			drained_at = packets_sent(e);
 			move_all(e);
+			/* the RSTs the replies drew go now, as at the top of a
+			 * run: a burst over a whole list is one run, and its
+			 * RSTs waited for its end (a ring of 131,072 at 65,536
+			 * paths flat out, 6 MiB, and the server resent its
+			 * SYN-ACKs meanwhile) */
+			engine_out_rsts(e, now);
+			drained_at = packets_sent(e);
 		}
 	}
 	if (e->ops.flush != NULL && sent != packets_sent(e))

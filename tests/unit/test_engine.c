@@ -46,6 +46,7 @@ struct fake {
 	int ndone;			/* every result, kept or not */
 	const char *capture_failed;	/* what capture_failure answers */
 	int capture_asked;		/* the capture index it was asked for */
+	int rsts_in_burst;		/* segments sent while SYNs still were */
 	uint32_t trace_pace;		/* engine_config.trace_pace */
 	size_t max_traces;		/* 0: 4 */
 };
@@ -86,6 +87,8 @@ f_seg(void *arg, const struct send_segment *seg)
 	struct fake *f = arg;
 
 	assert_true(f->nseg < MAXSENT);
+	if (f->drain_answers && f->nsyn < 800)
+		f->rsts_in_burst++;
 	f->seg[f->nseg++] = *seg;
 	return 0;
 }
@@ -1206,6 +1209,9 @@ test_burst_reads_capture(void **state)
 	assert_int_equal(f->nsyn, 800);
 	/* read within the run, once per ENGINE_DRAIN_EVERY packets sent */
 	assert_int_equal(f->drains, 800 / ENGINE_DRAIN_EVERY);
+	/* and the RSTs the replies drew left then, not after the burst
+	 * (before: all of them owed until the run's end) */
+	assert_true(f->rsts_in_burst > 0);
 	f_drain(f);
 	engine_run(e, 1 * SEC + 1000);
 	engine_counters(e, &n);
