@@ -258,12 +258,12 @@ setup_writer(struct store *st, int64_t version)
 		return store_fail(st, "auto_vacuum");
 	/* a batch's pages stay in memory until its commit (the default 2 MB
 	 * spills a batch of 1,000 results to the WAL page by page); statement
-	 * journals and retention's temporary table stay in memory too.  16 MB
+	 * journals and retention's temporary table stay in memory too.  8 MB
 	 * writes as fast as 64 MB did (store_bench, 300,000 results with
-	 * evidence: 20,074 against 17,856 a second) at a third of the peak
-	 * RSS (26 against 82 MB): memory follows the work in flight, not the
-	 * size of the file */
-	if (sqlite3_exec(st->db, "PRAGMA cache_size = -16384", NULL, NULL, NULL) != SQLITE_OK ||
+	 * evidence, 1,000 a batch: 18,245 against 17,856 a second; 4 MB
+	 * 16,801) at a fifth of the peak RSS (17 against 82 MB): memory
+	 * follows the work in flight, not the size of the file */
+	if (sqlite3_exec(st->db, "PRAGMA cache_size = -8192", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(st->db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL) != SQLITE_OK)
 		return store_fail(st, "cache size");
 	if (migrate(st) != 0)
