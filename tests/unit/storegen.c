@@ -2,6 +2,7 @@
  * storegen.c -- synthetic path results (storegen.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "storegen.h"
@@ -134,4 +135,22 @@ void
 storegen_free(struct storegen *g)
 {
 	evidence_free(&g->ev);
+}
+
+int
+storegen_scratch(char *dir, size_t len, const char *name)
+{
+	if ((size_t)snprintf(dir, len, "/tmp/%s.XXXXXX", name) >= len)
+		return -1;
+	return mkdtemp(dir) != NULL ? 0 : -1;
+}
+
+int
+storegen_scratch_remove(const char *dir)
+{
+	char cmd[256];
+
+	if ((size_t)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir) >= sizeof(cmd))
+		return -1;
+	return system(cmd) == 0 ? 0 : -1;
 }

@@ -8,6 +8,7 @@
 #define SCALEPROBE_STOREGEN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "evidence.h"
 #include "result.h"
@@ -23,5 +24,11 @@ struct storegen {
  * with_evidence and i says so (every 4th path: a rewriting box). */
 void storegen_make(struct storegen *g, unsigned i, int64_t time_s, bool with_evidence);
 void storegen_free(struct storegen *g);
+
+/* A scratch directory for a group of tests, /tmp/NAME.XXXXXX into dir (64
+ * bytes are enough), and its removal with what the tests left in it.
+ * 0, or -1 (cmocka's group setup and teardown take them as they are). */
+int storegen_scratch(char *dir, size_t len, const char *name);
+int storegen_scratch_remove(const char *dir);
 
 #endif

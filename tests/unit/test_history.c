@@ -220,8 +220,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/test_history.XXXXXX");
-	if (mkdtemp(dir) == NULL)
+	if (storegen_scratch(dir, sizeof(dir), "test_history") != 0)
 		return -1;
 	snprintf(file, sizeof(file), "%s/h.sqlite", dir);
 	return 0;
@@ -230,11 +229,8 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return storegen_scratch_remove(dir);
 }
 
 /* Host 1 (storegen's rewriting box on scales 7 and 14) from vantage v on

@@ -31,8 +31,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/test_report_query.XXXXXX");
-	if (mkdtemp(dir) == NULL)
+	if (storegen_scratch(dir, sizeof(dir), "test_report_query") != 0)
 		return -1;
 	snprintf(file, sizeof(file), "%s/r.sqlite", dir);
 	return 0;
@@ -41,11 +40,8 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return storegen_scratch_remove(dir);
 }
 
 /* Paths 0..n-1 as one run at t from vantage; fixed: path 1's box gone. */

@@ -48,18 +48,14 @@ static int
 setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/test_store.XXXXXX");
-	return mkdtemp(dir) != NULL ? 0 : -1;
+	return storegen_scratch(dir, sizeof(dir), "test_store");
 }
 
 static int
 teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return storegen_scratch_remove(dir);
 }
 
 static struct store *
