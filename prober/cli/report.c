@@ -298,6 +298,20 @@ report_free(struct report *rep)
 	memset(rep, 0, sizeof(*rep));
 }
 
+/* The run of rows from i with rows->v[i]'s vantage ends before *end;
+ * whether it holds a result in the window. */
+static bool
+vantage_run(const struct report_rows *rows, size_t i, size_t *end)
+{
+	bool in_window = !rows->v[i].baseline;
+	size_t j = i + 1;
+
+	while (j < rows->n && strcmp(rows->v[j].vantage, rows->v[i].vantage) == 0)
+		in_window |= !rows->v[j++].baseline;
+	*end = j;
+	return in_window;
+}
+
 int
 report_build(const struct report_rows *rows, int64_t since_ns, int64_t until_ns,
     report_utcoff_fn utcoff, struct report *rep)
@@ -310,24 +324,23 @@ report_build(const struct report_rows *rows, int64_t since_ns, int64_t until_ns,
 	rep->utcoff = utcoff;
 	if (section(&rep->all, rows->v, rows->n, utcoff) != 0)
 		goto fail;
-	/* rows come by vantage first: one section per run of them */
-	for (size_t i = 0; i < rows->n; i++)
-		if (i == 0 || strcmp(rows->v[i].vantage, rows->v[i - 1].vantage) != 0)
+	/* rows come by vantage first: one section per run of them that has
+	 * a result in the window (a vantage known only from its baseline,
+	 * before --since, would be a section of nothing) */
+	for (size_t i = 0, j; i < rows->n; i = j)
+		if (vantage_run(rows, i, &j))
 			nv++;
 	if (nv < 2)
 		return 0;
 	if ((rep->vantages = calloc(nv, sizeof(*rep->vantages))) == NULL)
 		goto fail;
 	rep->nvantages = nv;
-	for (size_t i = 0, k = 0; i < rows->n; k++) {
-		size_t j = i + 1;
-
-		while (j < rows->n && strcmp(rows->v[j].vantage, rows->v[i].vantage) == 0)
-			j++;
+	for (size_t i = 0, j, k = 0; i < rows->n; i = j) {
+		if (!vantage_run(rows, i, &j))
+			continue;
 		rep->vantages[k].vantage = rows->v[i].vantage;
-		if (section(&rep->vantages[k], rows->v + i, j - i, utcoff) != 0)
+		if (section(&rep->vantages[k++], rows->v + i, j - i, utcoff) != 0)
 			goto fail;
-		i = j;
 	}
 	return 0;
 fail:

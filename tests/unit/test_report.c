@@ -402,6 +402,36 @@ test_terminal(void **state)
 	report_free(&rep);
 }
 
+/* A vantage seen only before --since (its rows all baseline) gets no
+ * section of its own: with one vantage left in the window, none. */
+static void
+test_vantage_only_before(void **state)
+{
+	static struct report_row r[4];
+	struct report_rows rs = { r, 4, 0, NULL, 0, 0 };
+	struct report rep;
+
+	(void)state;
+	r[0] = row("east", "198.18.100.11", 80, NS(-2, 1), VERDICT_OK);
+	r[0].baseline = true;
+	r[1] = row("east", "198.18.100.11", 80, NS(1, 1), VERDICT_REWRITTEN);
+	r[2] = row("gone", "198.18.100.11", 80, NS(-3, 1), VERDICT_OK);
+	r[2].baseline = true;
+	r[3] = row("west", "198.18.100.11", 80, NS(2, 1), VERDICT_OK);
+	assert_int_equal(report_build(&rs, NS(0, 0), INT64_MAX, NULL, &rep), 0);
+	assert_int_equal(rep.nvantages, 2);
+	assert_string_equal(rep.vantages[0].vantage, "east");
+	assert_string_equal(rep.vantages[1].vantage, "west");
+	assert_int_equal(rep.vantages[0].results, 1);
+	assert_int_equal(rep.vantages[1].results, 1);
+	report_free(&rep);
+	rs.n = 3;		/* east and gone: only east in the window */
+	assert_int_equal(report_build(&rs, NS(0, 0), INT64_MAX, NULL, &rep), 0);
+	assert_int_equal(rep.nvantages, 0);
+	assert_int_equal(rep.all.results, 1);
+	report_free(&rep);
+}
+
 /* The colours: one per verdict, all different. */
 static void
 test_palette(void **state)
@@ -425,6 +455,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_vantage_only_before),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_html),
