@@ -118,7 +118,8 @@ histcli_run_begin(const struct conf *c, const char *db, const char *vantage,
 	return 0;
 }
 
-/* Straight into out, which exists and is not a regular file. */
+/* Straight into out: one that exists and is not a regular file, or the
+ * temporary file a regular one is replaced by. */
 static int
 histcli_write_to(const char *out, int (*render)(FILE *f, const void *arg), const void *arg)
 {
@@ -145,7 +146,6 @@ histcli_write(const char *out, int (*render)(FILE *f, const void *arg), const vo
 {
 	char tmp[PATH_MAX];
 	struct stat sb;
-	FILE *f;
 
 	if (out == NULL || strcmp(out, "-") == 0) {
 		if (render(stdout, arg) != 0 || fflush(stdout) != 0 || ferror(stdout)) {
@@ -163,18 +163,7 @@ histcli_write(const char *out, int (*render)(FILE *f, const void *arg), const vo
 		log_warnx("%s: name too long", out);
 		return -1;
 	}
-	if ((f = fopen(tmp, "w")) == NULL) {
-		log_warn("%s", tmp);
-		return -1;
-	}
-	if (render(f, arg) != 0 || ferror(f)) {
-		log_warn("%s", tmp);
-		fclose(f);
-		unlink(tmp);
-		return -1;
-	}
-	if (fclose(f) != 0) {
-		log_warn("%s", tmp);
+	if (histcli_write_to(tmp, render, arg) != 0) {
 		unlink(tmp);
 		return -1;
 	}
