@@ -276,7 +276,9 @@ export_pcap_dir(const char *dir)
 	 * would aim a root's export anywhere); the files are made in what
 	 * was opened, with openat */
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
-		if (errno == ELOOP)
+		struct stat sb;
+
+		if (lstat(dir, &sb) == 0 && S_ISLNK(sb.st_mode))
 			log_warnx("--pcap: %s: a symbolic link: refused (name the directory "
 			    "it points to)", dir);
 		else
