@@ -46,27 +46,45 @@ caps_set(uint32_t eff, uint32_t perm)
 static int
 split(const char *path, char *dir, size_t dlen, char *name, size_t nlen)
 {
-	const char *slash = strrchr(path, '/');
-	size_t n;
+	size_t len = strlen(path), n;
+	const char *slash;
 
-	if (slash == NULL) {
+	/* "a/b/" is "a/b"; "/" stays */
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	for (slash = path + len; slash > path && slash[-1] != '/'; slash--)
+		;
+	if (slash == path) {
 		snprintf(dir, dlen, ".");
-		return (size_t)snprintf(name, nlen, "%s", path) < nlen ? 0 : -1;
+		return (size_t)snprintf(name, nlen, "%.*s", (int)len, path) < nlen ? 0 : -1;
 	}
-	n = slash == path ? 1 : (size_t)(slash - path);
-	if (n >= dlen || (size_t)snprintf(name, nlen, "%s", slash + 1) >= nlen)
+	slash--;
+	/* "a//b": the directory "a", as shared_dir compares it */
+	for (n = (size_t)(slash - path); n > 1 && path[n - 1] == '/'; n--)
+		;
+	if (n == 0)
+		n = 1;
+	if (n >= dlen || len - (size_t)(slash + 1 - path) >= nlen)
 		return -1;
 	memcpy(dir, path, n);
 	dir[n] = '\0';
+	snprintf(name, nlen, "%.*s", (int)(len - (size_t)(slash + 1 - path)), slash + 1);
 	return 0;
 }
 
 /* A directory everyone shares is used as it is: never made, re-owned or
- * checked (the files in it still are). */
+ * checked (the files in it still are).  By name; one found sticky or
+ * writable by others (/var/tmp, /dev/shm) is too (shared_mode). */
 static bool
 shared_dir(const char *dir)
 {
 	return strcmp(dir, ".") == 0 || strcmp(dir, "/") == 0 || strcmp(dir, "/tmp") == 0;
+}
+
+static bool
+shared_mode(const struct stat *sb)
+{
+	return (sb->st_mode & (S_ISVTX | S_IWOTH)) != 0;
 }
 
 /* path's kind and owner checked on sb; -1 logged in one line */
@@ -85,21 +103,24 @@ check(const char *path, const struct stat *sb, enum statedir_kind kind, uid_t ui
  * own name: its parent (links followed) root's or uid's and writable by
  * no one else unless sticky, dir itself made 0750 when missing (*made set)
  * and a directory of root's or uid's.  A shared one (shared_dir) is opened
- * as it is.  The descriptor, or -1 logged in one line. */
+ * as it is; *shared says whether it is one (or shared_mode).  The
+ * descriptor, or -1 logged in one line. */
 static int
-open_dir_nofollow(const char *dir, uid_t uid, bool make, bool *made)
+open_dir_nofollow(const char *dir, uid_t uid, bool make, bool *made, bool *shared)
 {
 	char parent[4096], name[256];
 	struct stat sb;
 	int pfd, fd;
 
 	*made = false;
+	*shared = true;
 	if (shared_dir(dir)) {
 		if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 			log_warn("%s", dir);
 		return fd;
 	}
-	if (split(dir, parent, sizeof(parent), name, sizeof(name)) != 0 || name[0] == '\0') {
+	if (split(dir, parent, sizeof(parent), name, sizeof(name)) != 0 || name[0] == '\0' ||
+	    strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
 		log_warnx("%s: not a directory's name scaleprobed can check", dir);
 		return -1;
 	}
@@ -139,6 +160,7 @@ open_dir_nofollow(const char *dir, uid_t uid, bool make, bool *made)
 		close(fd);
 		return -1;
 	}
+	*shared = shared_mode(&sb);
 	return fd;
 }
 
@@ -201,7 +223,7 @@ privs_open_lock(const char *dbfile, const char *user)
 	char dir[4096], name[256], path[4200];
 	uid_t uid;
 	gid_t gid;
-	bool made;
+	bool made, shared;
 	int dfd, fd;
 
 	if (user_ids(user, &uid, &gid) != 0)
@@ -211,7 +233,7 @@ privs_open_lock(const char *dbfile, const char *user)
 		log_warnx("%s: name too long", path);
 		return -1;
 	}
-	if ((dfd = open_dir_nofollow(dir, uid, false, &made)) == -1)
+	if ((dfd = open_dir_nofollow(dir, uid, false, &made, &shared)) == -1)
 		return -1;
 	fd = open_file_at(dfd, name, path, O_RDWR | O_CREAT, uid);
 	close(dfd);
@@ -236,11 +258,13 @@ int
 privs_prepare_dir(const char *dbfile, const char *control, const char *user)
 {
 	static const char *const sfx[] = { "", "-wal", "-shm", ".lock" };
+	const size_t nsfx = sizeof(sfx) / sizeof(sfx[0]);
 	char dir[4096], name[256], f[4200];
 	uid_t uid;
 	gid_t gid;
-	bool made;
-	int dfd, fd;
+	bool made, shared;
+	int dfd, fd, fds[sizeof(sfx) / sizeof(sfx[0])], rc = 0;
+	size_t i;
 
 	if (geteuid() != 0)
 		return 0;
@@ -256,7 +280,7 @@ privs_prepare_dir(const char *dbfile, const char *control, const char *user)
 		}
 		if (shared_dir(dir))
 			return 0;
-		if ((dfd = open_dir_nofollow(dir, uid, true, &made)) == -1)
+		if ((dfd = open_dir_nofollow(dir, uid, true, &made, &shared)) == -1)
 			return -1;
 		if (made && (fchown(dfd, uid, gid) != 0 || fchmod(dfd, 0750) != 0)) {
 			log_warn("%s", dir);
@@ -270,33 +294,35 @@ privs_prepare_dir(const char *dbfile, const char *control, const char *user)
 		log_warnx("%s: name too long", dbfile);
 		return -1;
 	}
-	if ((dfd = open_dir_nofollow(dir, uid, true, &made)) == -1)
+	if ((dfd = open_dir_nofollow(dir, uid, true, &made, &shared)) == -1)
 		return -1;
-	if (!shared_dir(dir) && (fchown(dfd, uid, gid) != 0 || fchmod(dfd, 0750) != 0)) {
-		log_warn("%s", dir);
-		close(dfd);
-		return -1;
-	}
-	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+	/* every name checked before anything is changed */
+	for (i = 0; i < nsfx; i++)
+		fds[i] = -2;
+	for (i = 0; i < nsfx && rc == 0; i++) {
 		char fn[300];
 
 		snprintf(f, sizeof(f), "%s%s", dbfile, sfx[i]);
 		snprintf(fn, sizeof(fn), "%s%s", name, sfx[i]);
-		if ((fd = open_file_at(dfd, fn, f, O_RDONLY, uid)) == -2)
+		if ((fds[i] = open_file_at(dfd, fn, f, O_RDONLY, uid)) == -1)
+			rc = -1;
+	}
+	if (rc == 0 && !shared && (fchown(dfd, uid, gid) != 0 || fchmod(dfd, 0750) != 0)) {
+		log_warn("%s", dir);
+		rc = -1;
+	}
+	for (i = 0; i < nsfx; i++) {
+		if (fds[i] < 0)
 			continue;
-		if (fd == -1) {
-			close(dfd);
-			return -1;
+		if (rc == 0 && (fchown(fds[i], uid, gid) != 0 || fchmod(fds[i], 0640) != 0)) {
+			log_warn("%s%s", dbfile, sfx[i]);
+			rc = -1;
 		}
-		if (fchown(fd, uid, gid) != 0 || fchmod(fd, 0640) != 0) {
-			log_warn("%s", f);
-			close(fd);
-			close(dfd);
-			return -1;
-		}
-		close(fd);
+		close(fds[i]);
 	}
 	close(dfd);
+	if (rc != 0)
+		return -1;
 	if (control != NULL) {
 		struct stat sb;
 
@@ -304,7 +330,7 @@ privs_prepare_dir(const char *dbfile, const char *control, const char *user)
 			log_warnx("%s: name too long", control);
 			return -1;
 		}
-		if ((dfd = open_dir_nofollow(dir, uid, false, &made)) == -1)
+		if ((dfd = open_dir_nofollow(dir, uid, false, &made, &shared)) == -1)
 			return -1;
 		/* a socket cannot be opened: an O_PATH descriptor re-owned */
 		fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
