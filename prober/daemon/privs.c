@@ -1,6 +1,8 @@
 /*
  * privs.c -- the daemon's privileges: started as root it gives the store's
- * directory to the user (0750) and then becomes that user keeping only
+ * directory to the user (0750), each name in it reached by a descriptor of
+ * its directory and never through a link (statedir.h says what each must
+ * be: anything else is refused), and then becomes that user keeping only
  * CAP_NET_RAW and CAP_NET_ADMIN (the capture, the raw sockets, the guard's
  * table); started as the user with those two as ambient capabilities it
  * ends the same.  NoNewPrivs either way.  The capset system call itself:
