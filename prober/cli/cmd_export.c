@@ -272,8 +272,18 @@ export_pcap_dir(const char *dir)
 		log_warn("--pcap: %s", dir);
 		return -1;
 	}
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		log_warn("--pcap: %s", dir);
+	/* a link at dir itself is not followed (planted in a shared place, it
+	 * would aim a root's export anywhere); the files are made in what
+	 * was opened, with openat */
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		struct stat sb;
+
+		if (lstat(dir, &sb) == 0 && S_ISLNK(sb.st_mode))
+			log_warnx("--pcap: %s: a symbolic link: refused (name the directory "
+			    "it points to)", dir);
+		else
+			log_warn("--pcap: %s", dir);
+	}
 	return fd;
 }
 

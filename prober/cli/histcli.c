@@ -2,6 +2,9 @@
  * histcli.c -- what the commands that use the store share: options, the
  * opening, a run begun, the output written whole (histcli.h).
  */
+#define _GNU_SOURCE	/* mkostemp */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,27 +121,51 @@ histcli_run_begin(const struct conf *c, const char *db, const char *vantage,
 	return 0;
 }
 
-/* Straight into out: one that exists and is not a regular file, or the
- * temporary file a regular one is replaced by. */
+/* render into fd (shown as name), which is closed */
 static int
-histcli_write_to(const char *out, int (*render)(FILE *f, const void *arg), const void *arg)
+histcli_write_fd(int fd, const char *name, int (*render)(FILE *f, const void *arg),
+    const void *arg)
 {
 	FILE *f;
 
-	if ((f = fopen(out, "w")) == NULL) {
-		log_warn("%s", out);
+	if ((f = fdopen(fd, "w")) == NULL) {
+		log_warn("%s", name);
+		close(fd);
 		return -1;
 	}
 	if (render(f, arg) != 0 || ferror(f)) {
-		log_warn("%s", out);
+		log_warn("%s", name);
 		fclose(f);
 		return -1;
 	}
 	if (fclose(f) != 0) {
-		log_warn("%s", out);
+		log_warn("%s", name);
 		return -1;
 	}
 	return 0;
+}
+
+/* A FIFO or a device named by -o, written as it is: opened without
+ * waiting (a FIFO no one reads is said at once, ENXIO), then blocking. */
+static int
+histcli_write_special(const char *out, int (*render)(FILE *f, const void *arg),
+    const void *arg)
+{
+	int fd, fl;
+
+	if ((fd = open(out, O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC)) == -1) {
+		if (errno == ENXIO)
+			log_warnx("%s: a FIFO that no one reads", out);
+		else
+			log_warn("%s", out);
+		return -1;
+	}
+	if ((fl = fcntl(fd, F_GETFL)) == -1 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == -1) {
+		log_warn("%s", out);
+		close(fd);
+		return -1;
+	}
+	return histcli_write_fd(fd, out, render, arg);
 }
 
 int
@@ -146,24 +173,53 @@ histcli_write(const char *out, int (*render)(FILE *f, const void *arg), const vo
 {
 	char tmp[PATH_MAX];
 	struct stat sb;
+	mode_t mask;
+	int fd;
 
-	if (out == NULL || strcmp(out, "-") == 0) {
+	if (out == NULL || strcmp(out, "-") == 0 || strcmp(out, "/dev/stdout") == 0) {
 		if (render(stdout, arg) != 0 || fflush(stdout) != 0 || ferror(stdout)) {
 			log_warn("standard output");
 			return -1;
 		}
 		return 0;
 	}
-	/* Only a regular file (or none yet) is replaced whole: /dev/null, a
-	 * FIFO or a symbolic link renamed over would be destroyed (as root,
-	 * "-o /dev/null" once left a regular file in /dev). */
-	if (lstat(out, &sb) == 0 && !S_ISREG(sb.st_mode))
-		return histcli_write_to(out, render, arg);
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= sizeof(tmp)) {
+	/* Only a regular file (or none yet) is replaced whole: /dev/null or
+	 * a FIFO renamed over would be destroyed (as root, "-o /dev/null"
+	 * once left a regular file in /dev).  A symbolic link is neither
+	 * followed (planted in a shared directory, it would aim a root's -o
+	 * anywhere) nor replaced: refused. */
+	if (lstat(out, &sb) == 0) {
+		if (S_ISLNK(sb.st_mode)) {
+			log_warnx("%s: a symbolic link: refused (name the file it points to)", out);
+			return -1;
+		}
+		if (S_ISDIR(sb.st_mode)) {
+			log_warnx("%s: a directory", out);
+			return -1;
+		}
+		if (!S_ISREG(sb.st_mode))
+			return histcli_write_special(out, render, arg);
+	}
+	/* a new name in the same directory, made here (O_EXCL: never a link
+	 * or another's file), so that the rename replaces only the name */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", out) >= sizeof(tmp)) {
 		log_warnx("%s: name too long", out);
 		return -1;
 	}
-	if (histcli_write_to(tmp, render, arg) != 0) {
+	if ((fd = mkostemp(tmp, O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		log_warn("%s", out);
+		return -1;
+	}
+	/* mkostemp makes it 0600: what a plain create would, instead */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0) {
+		log_warn("%s", tmp);
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	if (histcli_write_fd(fd, tmp, render, arg) != 0) {
 		unlink(tmp);
 		return -1;
 	}

@@ -36,12 +36,14 @@ void histcli_close(struct store *st, struct history *h);
 int histcli_run_begin(const struct conf *c, const char *db, const char *vantage,
     const char *program, struct store **st, int64_t *run_id);
 
-/* What render writes, to out: standard output when out is NULL or "-",
- * else, for a regular file or a new one, OUT.tmp written whole and renamed
- * into place (a reader, a web server, never sees half a file); anything
- * else that exists (/dev/null, a FIFO, a symbolic link) is written as it
- * is, never replaced.  render returns 0, or -1 when a write
- * failed.  0, or -1 said in one line. */
+/* What render writes, to out: standard output when out is NULL, "-" or
+ * "/dev/stdout"; else, for a regular file or a new one, a temporary
+ * OUT.XXXXXX made in its directory (O_EXCL) written whole and renamed into
+ * place (a reader, a web server, never sees half a file); a FIFO or a
+ * device is written as it is, never replaced (a FIFO no one reads is an
+ * error at once, not a wait); a symbolic link or a directory is refused.
+ * render returns 0, or -1 when a write failed.  0, or -1 said in one
+ * line. */
 int histcli_write(const char *out, int (*render)(FILE *f, const void *arg),
     const void *arg);
 

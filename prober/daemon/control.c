@@ -3,10 +3,13 @@
  * writes the status at once (a few hundred bytes: the socket buffer takes
  * them, nothing waits on a slow reader), then closes.
  */
+#define _GNU_SOURCE	/* O_PATH: the working directory kept, even unreadable */
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <event2/event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "log.h"
+#include "statedir.h"
 
 struct control {
 	int fd;
@@ -62,30 +66,75 @@ control_accept(evutil_socket_t fd, short what, void *arg)
 	close(c);
 }
 
+/* Bound in its directory reached by a descriptor opened without following
+ * a link at the directory's own name, never replacing anything but a
+ * socket (a dead daemon's), and 0660 whatever the umask (systemd's
+ * UMask=0027 would make it 0750): the user's group may ask the status. */
 int
 control_open(struct daemon *d, const char *path)
 {
-	struct control *ct = xcalloc(1, sizeof(*ct));
+	struct control *ct;
 	struct sockaddr_un sun;
+	struct stat sb;
+	char dir[sizeof(sun.sun_path)];
+	const char *name, *slash;
+	int dfd, cwd = -1, rc;
+	mode_t mask;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	if (strlen(path) >= sizeof(sun.sun_path)) {
 		log_warnx("%s: too long for a socket's name", path);
-		free(ct);
 		return -1;
 	}
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	snprintf(ct->path, sizeof(ct->path), "%s", path);
-	if ((ct->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) == -1) {
-		log_warn("control socket");
-		free(ct);
+	if ((slash = strrchr(path, '/')) == NULL) {
+		snprintf(dir, sizeof(dir), ".");
+		name = path;
+	} else {
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+		name = slash + 1;
+	}
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		log_warn("%s", dir);
 		return -1;
 	}
 	/* the database's lock is ours: a socket left here is a dead one's */
-	if (unlink(path) != 0 && errno != ENOENT)
-		log_warn("%s", path);
-	if (bind(ct->fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 || listen(ct->fd, 8) != 0) {
+	if (fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (!S_ISSOCK(sb.st_mode)) {
+			log_warnx("%s: %s, not a socket: refused", path, statedir_type(sb.st_mode));
+			close(dfd);
+			return -1;
+		}
+		if (unlinkat(dfd, name, 0) != 0)
+			log_warn("%s", path);
+	}
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", name);
+	ct = xcalloc(1, sizeof(*ct));
+	snprintf(ct->path, sizeof(ct->path), "%s", path);
+	if ((ct->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) == -1) {
+		log_warn("control socket");
+		close(dfd);
+		free(ct);
+		return -1;
+	}
+	/* no bindat: bound by its name from within the directory */
+	if ((cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 || fchdir(dfd) != 0) {
+		log_warn("%s", dir);
+		if (cwd != -1)
+			close(cwd);
+		close(dfd);
+		close(ct->fd);
+		free(ct);
+		return -1;
+	}
+	mask = umask(0117);
+	rc = bind(ct->fd, (struct sockaddr *)&sun, sizeof(sun));
+	umask(mask);
+	if (fchdir(cwd) != 0)
+		fatal("back to the working directory");
+	close(cwd);
+	close(dfd);
+	if (rc != 0 || listen(ct->fd, 8) != 0) {
 		log_warn("%s", path);
 		close(ct->fd);
 		free(ct);

@@ -139,6 +139,9 @@ void daemon_alerts(struct daemon *d, const struct unit *u, const struct path_res
  * control socket's directory made.  Then from root or ambient capabilities to the user with
  * CAP_NET_RAW and CAP_NET_ADMIN only, NoNewPrivs; 0 or -1 (logged). */
 int privs_prepare_dir(const char *dbfile, const char *control, const char *user);
+/* dbfile.lock opened read-write (made 0640 and, as root, the user's),
+ * never through a link (statedir.h); its descriptor, or -1 logged */
+int privs_open_lock(const char *dbfile, const char *user);
 int privs_drop(const char *user);
 
 #endif

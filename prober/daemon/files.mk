@@ -5,6 +5,8 @@ PURE_SRCS += prober/daemon/alert.c
 # the service manager's notifications (sd_notify's protocol, no libsystemd)
 DAEMON_SRCS += prober/daemon/notify.c
 PURE_SRCS += prober/daemon/metrics.c
+# what may be at a name the daemon changes as root (privs.c)
+PURE_SRCS += prober/daemon/statedir.c
 # the daemon itself: its life, cycles, alerts, privileges, control socket
 DAEMON_SRCS += prober/daemon/scaleprobed.c
 DAEMON_SRCS += prober/daemon/cycle.c

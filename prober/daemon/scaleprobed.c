@@ -205,15 +205,14 @@ on_watchdog(evutil_socket_t fd, short what, void *arg)
 /* One daemon per database: a lock on FILE.lock, held for the process's
  * life.  -1 (logged) when another holds it. */
 static int
-lock_db(struct daemon *d, const char *db)
+lock_db(struct daemon *d, const char *db, const char *user)
 {
 	char path[4200];
 
 	snprintf(path, sizeof(path), "%s.lock", db);
-	if ((d->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640)) == -1) {
-		log_warn("%s", path);
+	/* never through a link: the lock is made as root */
+	if ((d->lock_fd = privs_open_lock(db, user)) == -1)
 		return -1;
-	}
 	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) != 0) {
 		if (errno == EWOULDBLOCK)
 			log_warnx("%s: another scaleprobed uses this database", db);
@@ -342,7 +341,7 @@ main(int argc, char **argv)
 	/* one daemon per database before anything is touched; the control
 	 * socket bound while its directory may still need root */
 	if (privs_prepare_dir(d.cur->c.database, NULL, user) != 0 ||
-	    lock_db(&d, d.cur->c.database) != 0)
+	    lock_db(&d, d.cur->c.database, user) != 0)
 		goto out;
 	if (d.cur->c.control != NULL && (privs_prepare_dir(NULL, d.cur->c.control, user) != 0 ||
 	    control_open(&d, d.cur->c.control) != 0))

@@ -21,6 +21,11 @@ LAB_CHECKS += tests/e2e/largeset-e2e
 # the daemon: --once against the CLI's verdicts, cycles, states, SIGHUP, SIGTERM,
 # privileges from root and from ambient capabilities, notify, alerts, kill -9 and restart
 LAB_CHECKS += tests/e2e/daemon-e2e
+# no way to root through a link: a link, hard link, FIFO or device planted at each
+# name scaleprobed's root start touches, -o and --pcap links, -o a FIFO no one reads
+# refused in one line with nothing outside changed; the control socket 0660 under
+# the unit's umask: the group gets `status`
+LAB_CHECKS += tests/e2e/privs-e2e
 # scaleprobed as installed: systemd-analyze verify and security, sysusers,
 # tmpfiles, and every man page lint-clean (no network)
 LAB_CHECKS += tests/e2e/service-check

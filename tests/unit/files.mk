@@ -38,6 +38,8 @@ UNIT_TESTS += test_schedule
 UNIT_TESTS += test_alert
 UNIT_TESTS += test_metrics
 UNIT_TESTS += test_notify
+# what scaleprobed accepts at a name it changes as root
+UNIT_TESTS += test_statedir
 
 # the evidence files of export --pcap
 UNIT_TESTS += test_pcapng
