@@ -119,3 +119,40 @@ textsafe_str(const char *s, char *dst, size_t dstlen)
 		s = "";
 	return textsafe(dst, dstlen, s, strlen(s), 0);
 }
+
+const char *
+textsafe_shell(const char *s, char *dst, size_t dstlen)
+{
+	static const char plain[] = "_@%+=:,./-";
+	bool quote = *s == '\0';
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+		if (*p < 0x20 || *p >= 0x7f)
+			return NULL;
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr(plain, *p) != NULL))
+			quote = true;
+	}
+	if (!quote) {
+		if (strlen(s) >= dstlen)
+			return NULL;
+		memcpy(dst, s, strlen(s) + 1);
+		return dst;
+	}
+	if (dstlen < 3)
+		return NULL;
+	dst[o++] = '\'';
+	for (; *s != '\0'; s++) {
+		const char *w = *s == '\'' ? "'\\''" : s;
+		size_t n = *s == '\'' ? 4 : 1;
+
+		if (o + n + 2 > dstlen)
+			return NULL;
+		memcpy(dst + o, w, n);
+		o += n;
+	}
+	dst[o++] = '\'';
+	dst[o] = '\0';
+	return dst;
+}

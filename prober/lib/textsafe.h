@@ -7,7 +7,7 @@
  * A store is a file anyone may hand over or edit, a device name comes
  * from netlink, a status reply from a socket: none of it may ring, move
  * the cursor, clear the screen, retitle the window or start a line of its
- * own.  What is escaped, in a form that cannot be mistaken for the text:
+ * own; and a command printed to be pasted must be the command it shows.  What is escaped, in a form that cannot be mistaken for the text:
  *   backslash          "\\"
  *   newline, tab       "\n", "\t"
  *   other C0, DEL      "\xNN"      (ESC is "\x1b")
@@ -48,5 +48,16 @@ char *textsafe(char *dst, size_t dstlen, const void *src, size_t len, unsigned f
 
 /* A NUL-terminated s (NULL as "") with no flags; returns dst. */
 const char *textsafe_str(const char *s, char *dst, size_t dstlen);
+
+/*
+ * s as one word of a POSIX shell command line that a reader pastes: as it
+ * is when it is not empty and every byte is one of A-Z a-z 0-9 and
+ * "_@%+=:,./-" (an address, a prefix, a device's name), else in single
+ * quotes, each ' as '\'' (Python's shlex.quote).  A byte outside printable
+ * ASCII is refused whatever the quoting (a pasted newline runs what
+ * follows, a C1 or an escape drives the terminal showing it).  Returns
+ * dst, or NULL when s holds such a byte or dst is too small.
+ */
+const char *textsafe_shell(const char *s, char *dst, size_t dstlen);
 
 #endif

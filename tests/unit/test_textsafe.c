@@ -3,7 +3,8 @@
  * table: printable ASCII and UTF-8 kept; C0, DEL, C1, the Unicode controls
  * that reorder a line and every byte of invalid UTF-8 (overlong, surrogate,
  * cut, above U+10FFFF) escaped; each flag's form; the cut at a whole
- * escape; and the worst case TEXTSAFE_SIZE promises.
+ * escape; the worst case TEXTSAFE_SIZE promises; and textsafe_shell's
+ * words, attack strings among them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -158,6 +159,50 @@ test_bounds(void **state)
 	assert_string_equal(textsafe_str("a\tb", small, sizeof(small)), "a\\tb");
 }
 
+/* A shell word: plain when it can be, else single-quoted with ' as '\'';
+ * refused when it holds a control or non-ASCII byte, or does not fit. */
+static void
+test_shell(void **state)
+{
+	static const struct {
+		const char *in, *out;	/* out NULL: refused */
+	} w[] = {
+		{ "198.18.0.1/32", "198.18.0.1/32" },
+		{ "fd00:5ca1::30", "fd00:5ca1::30" },
+		{ "br-lan.100_x", "br-lan.100_x" },
+		{ "", "''" },
+		{ "$(reboot)", "'$(reboot)'" },
+		{ "`id`", "'`id`'" },
+		{ "a;b && c | d > e", "'a;b && c | d > e'" },
+		{ "it's", "'it'\\''s'" },
+		{ "'", "''\\'''" },
+		{ "*?[~#!", "'*?[~#!'" },
+		{ "a\nreboot", NULL },
+		{ "a\rb", NULL },
+		{ "\x1b[2J", NULL },
+		{ "caf\xc3\xa9", NULL },
+		{ "\x7f", NULL },
+	};
+	char buf[64], tiny[4];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		const char *got = textsafe_shell(w[i].in, buf, sizeof(buf));
+
+		if (w[i].out == NULL) {
+			if (got != NULL)
+				fail_msg("'%s' not refused: %s", w[i].in, got);
+			continue;
+		}
+		if (got == NULL || strcmp(got, w[i].out) != 0)
+			fail_msg("'%s': got %s, want %s", w[i].in, got ? got : "NULL", w[i].out);
+	}
+	assert_null(textsafe_shell("abcd", tiny, sizeof(tiny)));
+	assert_string_equal(textsafe_shell("abc", tiny, sizeof(tiny)), "abc");
+	assert_null(textsafe_shell("a b", tiny, sizeof(tiny)));	/* 'a b' is 5 */
+	assert_null(textsafe_shell("'", tiny, sizeof(tiny)));
+}
+
 int
 main(void)
 {
@@ -165,6 +210,7 @@ main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_exhaustive),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_shell),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
