@@ -1,5 +1,6 @@
 /*
- * csv.c -- RFC 4180 fields and records (csv.h).
+ * csv.c -- RFC 4180 fields and records, text neutralised for spreadsheets
+ * (csv.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +29,9 @@ put(struct csv *c, const char *s, size_t n)
 	c->len += n;
 }
 
-void
-csv_field(struct csv *c, const char *s)
+/* One field: lead (or "") then s, quoted as RFC 4180 wants. */
+static void
+field(struct csv *c, const char *lead, const char *s)
 {
 	if (c->row_open)
 		put(c, ",", 1);
@@ -37,16 +39,31 @@ csv_field(struct csv *c, const char *s)
 	if (s == NULL)
 		return;
 	if (strpbrk(s, ",\"\r\n") == NULL) {
+		put(c, lead, strlen(lead));
 		put(c, s, strlen(s));
 		return;
 	}
 	put(c, "\"", 1);
+	put(c, lead, strlen(lead));
 	for (const char *q; (q = strchr(s, '"')) != NULL; s = q + 1) {
 		put(c, s, (size_t)(q - s));
 		put(c, "\"\"", 2);
 	}
 	put(c, s, strlen(s));
 	put(c, "\"", 1);
+}
+
+void
+csv_field(struct csv *c, const char *s)
+{
+	field(c, s != NULL && s[0] != '\0' && strchr(CSV_FORMULA_LEADS, s[0]) != NULL ? "'" : "",
+	    s);
+}
+
+void
+csv_number(struct csv *c, const char *s)
+{
+	field(c, "", s);
 }
 
 void
