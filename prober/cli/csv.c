@@ -2,10 +2,12 @@
  * csv.c -- RFC 4180 fields and records, text neutralised for spreadsheets
  * (csv.h).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "csv.h"
+#include "textsafe.h"
 
 static void
 put(struct csv *c, const char *s, size_t n)
@@ -56,8 +58,21 @@ field(struct csv *c, const char *lead, const char *s)
 void
 csv_field(struct csv *c, const char *s)
 {
-	field(c, s != NULL && s[0] != '\0' && strchr(CSV_FORMULA_LEADS, s[0]) != NULL ? "'" : "",
-	    s);
+	size_t n;
+	char *t;
+
+	if (s == NULL) {
+		field(c, "", NULL);
+		return;
+	}
+	n = strlen(s);
+	if (n >= SIZE_MAX / 4 || (t = malloc(TEXTSAFE_SIZE(n))) == NULL) {
+		c->failed = true;
+		return;
+	}
+	textsafe(t, TEXTSAFE_SIZE(n), s, n, TEXTSAFE_LINES | TEXTSAFE_KEEP_BACKSLASH);
+	field(c, t[0] != '\0' && strchr(CSV_FORMULA_LEADS, t[0]) != NULL ? "'" : "", t);
+	free(t);
 }
 
 void

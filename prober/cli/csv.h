@@ -8,7 +8,9 @@
  * with a single quote before it, as OWASP's CSV injection advice has it:
  * Excel, LibreOffice and Google Sheets then show it as text.  The quote is
  * in the bytes (a program reading the file sees it); numbers go through
- * csv_number, so that a negative one stays a number.
+ * csv_number, so that a negative one stays a number.  A text field's
+ * control characters but the line break are escaped as textsafe.h writes
+ * them (backslashes kept): a CSV file is also shown with cat.
  */
 #ifndef SCALEPROBE_CSV_H
 #define SCALEPROBE_CSV_H

