@@ -5,10 +5,11 @@
  * address, the last clean hop, the evidence to send).  Pure.
  *
  * Every address comes from a store, which anyone may have edited, and the
- * device's name from netlink: a command printed to be pasted holds only an
- * address inet_pton read (written back from its bytes) and a device name of
- * the characters Linux's own use, each a shell word (textsafe_shell);
- * anything else leaves the command out and a sentence says why.
+ * device's name from netlink: a command printed to be pasted holds only
+ * addresses inet_pton read (written back from their bytes) and a device
+ * name of the characters ip(8) takes as they are (advice_dev_ok), each a
+ * shell word (textsafe_shell); anything else leaves the command out and a
+ * sentence says why.
  */
 #include <net/if.h>
 #include <stdarg.h>
