@@ -1,7 +1,9 @@
 /*
  * cmd_status.c -- "scaleprobe status": what a running scaleprobed says on
  * its control socket (targets due, in flight, done this cycle, problems,
- * alerts open, packets rejected, scheduler lag), printed as it came.
+ * alerts open, packets rejected, scheduler lag), printed as it came but
+ * for its control characters: whatever listens at the socket's path, and
+ * whatever names a reply quotes, must not drive the terminal (textsafe.h).
  */
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -15,6 +17,11 @@
 #include "cli.h"
 #include "conf.h"
 #include "log.h"
+#include "textsafe.h"
+
+/* The most of a reply printed: a status is a few hundred bytes, a list of
+ * open alerts a few hundred kB; what is longer is cut, and said to be. */
+#define STATUS_MAX	(4u << 20)
 
 static void
 status_usage(FILE *f)
@@ -28,8 +35,9 @@ static int
 status_read(const char *path)
 {
 	struct sockaddr_un sun;
-	char buf[4096];
-	ssize_t n;
+	char buf[4096], *reply = NULL, *shown;
+	size_t len = 0;
+	ssize_t n = 0;
 	int fd;
 
 	memset(&sun, 0, sizeof(sun));
@@ -46,13 +54,27 @@ status_read(const char *path)
 			close(fd);
 		return EXIT_USAGE;
 	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		fwrite(buf, 1, (size_t)n, stdout);
+	/* read whole, so that a character is never escaped as two halves */
+	while (len < STATUS_MAX && (n = read(fd, buf, sizeof(buf))) > 0) {
+		size_t k = (size_t)n < STATUS_MAX - len ? (size_t)n : STATUS_MAX - len;
+
+		reply = xrealloc(reply, len + k);
+		memcpy(reply + len, buf, k);
+		len += k;
+	}
 	close(fd);
 	if (n < 0) {
 		log_warn("%s", path);
+		free(reply);
 		return EXIT_USAGE;
 	}
+	shown = xmalloc(TEXTSAFE_SIZE(len));
+	textsafe(shown, TEXTSAFE_SIZE(len), reply != NULL ? reply : "", len, TEXTSAFE_LINES);
+	fputs(shown, stdout);
+	free(shown);
+	free(reply);
+	if (len == STATUS_MAX)
+		log_warnx("%s: the reply is longer than %u bytes: cut", path, STATUS_MAX);
 	return fflush(stdout) == 0 ? EXIT_CLEAN : EXIT_USAGE;
 }
 

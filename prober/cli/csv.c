@@ -1,10 +1,13 @@
 /*
- * csv.c -- RFC 4180 fields and records (csv.h).
+ * csv.c -- RFC 4180 fields and records, text neutralised for spreadsheets
+ * (csv.h).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "csv.h"
+#include "textsafe.h"
 
 static void
 put(struct csv *c, const char *s, size_t n)
@@ -28,8 +31,9 @@ put(struct csv *c, const char *s, size_t n)
 	c->len += n;
 }
 
-void
-csv_field(struct csv *c, const char *s)
+/* One field: lead (or "") then s, quoted as RFC 4180 wants. */
+static void
+field(struct csv *c, const char *lead, const char *s)
 {
 	if (c->row_open)
 		put(c, ",", 1);
@@ -37,16 +41,44 @@ csv_field(struct csv *c, const char *s)
 	if (s == NULL)
 		return;
 	if (strpbrk(s, ",\"\r\n") == NULL) {
+		put(c, lead, strlen(lead));
 		put(c, s, strlen(s));
 		return;
 	}
 	put(c, "\"", 1);
+	put(c, lead, strlen(lead));
 	for (const char *q; (q = strchr(s, '"')) != NULL; s = q + 1) {
 		put(c, s, (size_t)(q - s));
 		put(c, "\"\"", 2);
 	}
 	put(c, s, strlen(s));
 	put(c, "\"", 1);
+}
+
+void
+csv_field(struct csv *c, const char *s)
+{
+	size_t n;
+	char *t;
+
+	if (s == NULL) {
+		field(c, "", NULL);
+		return;
+	}
+	n = strlen(s);
+	if (n >= SIZE_MAX / 4 || (t = malloc(TEXTSAFE_SIZE(n))) == NULL) {
+		c->failed = true;
+		return;
+	}
+	textsafe(t, TEXTSAFE_SIZE(n), s, n, TEXTSAFE_LINES | TEXTSAFE_KEEP_BACKSLASH);
+	field(c, t[0] != '\0' && strchr(CSV_FORMULA_LEADS, t[0]) != NULL ? "'" : "", t);
+	free(t);
+}
+
+void
+csv_number(struct csv *c, const char *s)
+{
+	field(c, "", s);
 }
 
 void

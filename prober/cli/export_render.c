@@ -32,7 +32,8 @@ export_csv_header(struct csv *c)
 	csv_end_row(c);
 }
 
-/* An integer field, empty when absent. */
+/* An integer field, empty when absent: a number, never neutralised (the
+ * text columns are: csv.h). */
 static void
 csv_int(struct csv *c, int64_t v)
 {
@@ -43,7 +44,7 @@ csv_int(struct csv *c, int64_t v)
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%" PRId64, v);
-	csv_field(c, buf);
+	csv_number(c, buf);
 }
 
 void

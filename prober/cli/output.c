@@ -9,6 +9,7 @@
 
 #include "infer.h"
 #include "output.h"
+#include "textsafe.h"
 
 static const char *
 family_name(const struct addr *a)
@@ -299,6 +300,7 @@ text_syn_proxy(FILE *f, const struct path_result *res)
 	for (int i = 0; i < res->nscales; i++)
 		for (int k = 0; k < res->verdicts[i].nfindings && k < RESULT_MAX_FINDINGS; k++) {
 			const struct side_finding *sf = &res->verdicts[i].findings[k];
+			char shown[TEXTSAFE_SIZE(sizeof(sf->detail))];
 
 			if (sf->kind != FINDING_SYN_PROXY)
 				continue;
@@ -306,28 +308,34 @@ text_syn_proxy(FILE *f, const struct path_result *res)
 			if (sf->hop_index >= 0)
 				fprintf(f, " at hop %d", sf->hop_index);
 			fprintf(f, " answered the handshake (%s): the SYN-ACK options "
-			    "are its own, not the server's\n", sf->detail);
+			    "are its own, not the server's\n",
+			    textsafe_str(sf->detail, shown, sizeof(shown)));
 			return;
 		}
 }
 
+/* Every string of a result is printed through textsafe: a target's name
+ * and a capture's error may hold any byte (a device's name, a resolver's
+ * answer), and a reason quotes what was seen. */
 void
 output_text(FILE *f, const struct path_result *res)
 {
 	char addr[ADDR_STRLEN], where[ADDR_STRLEN + 10], reply[32], opts[64];
+	char shown[TEXTSAFE_SIZE(320)];	/* a target (300 at most), a reason, an error */
 
 	addr_format(&res->dst, addr, sizeof(addr));
 	snprintf(where, sizeof(where), res->dst.family == ADDR_V6 ? "[%s]:%u" : "%s:%u",
 	    addr, res->port);
 	fputs(where, f);
 	if (strcmp(res->target, addr) != 0 && strcmp(res->target, where) != 0)
-		fprintf(f, " (%s)", res->target);
+		fprintf(f, " (%s)", textsafe_str(res->target, shown, sizeof(shown)));
 	if (res->capture_drops > 0)
 		fprintf(f, "  capture dropped %" PRIu64 " packets", res->capture_drops);
 	if (res->send_failures > 0)
 		fprintf(f, "  %" PRIu64 " packets could not be sent", res->send_failures);
 	if (res->capture_error[0] != '\0')
-		fprintf(f, "  capture failed (%s)", res->capture_error);
+		fprintf(f, "  capture failed (%s)",
+		    textsafe_str(res->capture_error, shown, sizeof(shown)));
 	fprintf(f, "\n  %-7s %-12s %-6s %-5s %-4s %-3s  %-7s %-7s %s\n", "scale", "reply",
 	    "wscale", "mss", "sack", "ts", "quoted", "applied", "verdict");
 	text_reply(reply, sizeof(reply), &res->control);
@@ -361,7 +369,8 @@ output_text(FILE *f, const struct path_result *res)
 		for (int k = 0; k < i && !seen; k++)
 			seen = strcmp(res->verdicts[k].reason, sv->reason) == 0;
 		if (!seen)
-			fprintf(f, "  %s: %s\n", verdict_name(sv->verdict), sv->reason);
+			fprintf(f, "  %s: %s\n", verdict_name(sv->verdict),
+			    textsafe_str(sv->reason, shown, sizeof(shown)));
 	}
 	text_syn_proxy(f, res);
 	for (int i = 0; i < res->nscales; i++)

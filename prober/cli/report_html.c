@@ -13,17 +13,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "report.h"
+#include "textsafe.h"
 
 #define PLOT_MAIN	"#f7f5ee"	/* the first chart's plot area */
 #define PLOT_OTHER	"#f3f3f3"	/* the per-vantage charts' */
 
-/* HTML-escaped s */
+/* s HTML-escaped, its controls escaped first (textsafe.h): a page saved
+ * from a store is also read with cat and less */
 static void
-esc(FILE *f, const char *s)
+esc(FILE *f, const char *raw)
 {
-	if (s == NULL)
+	char *buf;
+	const char *s;
+	size_t n;
+
+	if (raw == NULL)
 		return;
+	n = strlen(raw);
+	buf = xmalloc(TEXTSAFE_SIZE(n));
+	s = textsafe(buf, TEXTSAFE_SIZE(n), raw, n, 0);
 	for (; *s != '\0'; s++)
 		switch (*s) {
 		case '&': fputs("&amp;", f); break;
@@ -33,6 +43,7 @@ esc(FILE *f, const char *s)
 		case '\'': fputs("&#39;", f); break;
 		default: fputc(*s, f);
 		}
+	free(buf);
 }
 
 static void

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "textsafe.h"
 
 /* H. Hinnant's civil_from_days */
 void
@@ -46,29 +47,11 @@ report_local_time(const struct report *rep, int64_t ns, char buf[24])
 
 /* s for a terminal: a store is only text, and a control character in a
  * vantage's name or an address must not break a line, ring or move the
- * cursor: C0, DEL and C1 (as UTF-8, U+0080..U+009F) are written escaped */
+ * cursor (textsafe.h) */
 static const char *
 safe(const char *s, char *buf, size_t len)
 {
-	size_t n = 0;
-
-	for (; s != NULL && *s != '\0' && n + 7 < len; s++) {
-		unsigned char c = (unsigned char)*s, d = (unsigned char)s[1];
-
-		if (c == '\n')
-			n += (size_t)snprintf(buf + n, len - n, "\\n");
-		else if (c == '\t')
-			n += (size_t)snprintf(buf + n, len - n, "\\t");
-		else if (c < 0x20 || c == 0x7f)
-			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", c);
-		else if (c == 0xc2 && d >= 0x80 && d <= 0x9f) {
-			n += (size_t)snprintf(buf + n, len - n, "\\u%04x", d);
-			s++;
-		} else
-			buf[n++] = (char)c;
-	}
-	buf[n] = '\0';
-	return buf;
+	return textsafe_str(s, buf, len);
 }
 
 static void

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "show_render.h"
+#include "textsafe.h"
 #include "when.h"
 
 void
@@ -24,25 +25,7 @@ show_local_time(int64_t t_ns, char *buf, size_t len)
 void
 show_printable(const char *s, char *buf, size_t len)
 {
-	size_t o = 0;
-
-	if (len == 0)
-		return;
-	if (s == NULL)
-		s = "-";
-	for (; *s != '\0' && o + 5 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '\n')
-			o += (size_t)snprintf(buf + o, len - o, "\\n");
-		else if (c == '\\')
-			o += (size_t)snprintf(buf + o, len - o, "\\\\");
-		else if (c < 0x20 || c == 0x7f)
-			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
-		else
-			buf[o++] = (char)c;
-	}
-	buf[o] = '\0';
+	textsafe_str(s != NULL ? s : "-", buf, len);
 }
 
 /* "7", or "-" for absent */

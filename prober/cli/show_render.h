@@ -25,8 +25,9 @@ size_t show_render_json(struct json *j, const struct show_fold *fold, size_t fro
 /* t (ns since the epoch) in local time, "2026-12-01 10:00:00 +0100". */
 void show_local_time(int64_t t_ns, char *buf, size_t len);
 
-/* s with control characters and backslashes escaped (\n, \x01, \\), so
- * that a hand-edited store cannot move the terminal's cursor. */
+/* s (NULL: "-") with control characters, backslashes and invalid UTF-8
+ * escaped (textsafe.h: \n, \x01, \u009b, \\), so that a hand-edited store
+ * cannot move the terminal's cursor. */
 void show_printable(const char *s, char *buf, size_t len);
 
 #endif

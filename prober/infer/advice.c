@@ -3,12 +3,25 @@
  * per-route window for the hosts behind a box that rewrites the shift
  * down, the global fallback and its cost, and the box to report (its
  * address, the last clean hop, the evidence to send).  Pure.
+ *
+ * Every address comes from a store, which anyone may have edited, and the
+ * device's name from netlink: a command printed to be pasted holds only
+ * addresses inet_pton read (written back from their bytes) and a device
+ * name of the characters ip(8) takes as they are (advice_dev_ok), each a
+ * shell word (textsafe_shell); anything else leaves the command out and a
+ * sentence says why.
  */
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "addr.h"
 #include "advice.h"
+#include "textsafe.h"
+
+/* What the text names in place of an address that is not one. */
+#define NOT_AN_ADDRESS "(an address the store holds is not valid)"
 
 /* 64 KB per round trip: the most a connection without window scaling
  * moves, at 100 ms (5.2 Mbit/s) and 20 ms (26 Mbit/s). */
@@ -48,6 +61,71 @@ app(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* s read by inet_pton as an address of family (ADDR_V4, ADDR_V6; 0
+ * either) and written back from its bytes into buf; NULL when it is not
+ * one. */
+static const char *
+valid_addr(const char *s, int family, char *buf, size_t len)
+{
+	struct addr a;
+
+	if (s == NULL || addr_parse(s, &a) != 0 || (family != 0 && a.family != family))
+		return NULL;
+	return addr_format(&a, buf, len);
+}
+
+bool
+advice_dev_ok(const char *s)
+{
+	size_t n = s != NULL ? strlen(s) : 0;
+
+	if (n == 0 || n >= IFNAMSIZ || s[0] == '-' || strcmp(s, ".") == 0 ||
+	    strcmp(s, "..") == 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+/* An advice_in with every address validated (valid_addr) into the
+ * buffers here: one that is not an address is NOT_AN_ADDRESS in the text
+ * and marked bad, and so is a device's name advice_dev_ok refuses. */
+struct checked {
+	struct advice_in in;
+	bool bad_dst, bad_hop, bad_gw, bad_dev;
+	char dst[ADDR_STRLEN], hop[ADDR_STRLEN], clean[ADDR_STRLEN], gw[ADDR_STRLEN];
+};
+
+static void
+check_in(const struct advice_in *in, struct checked *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->in = *in;
+	if ((c->in.address = valid_addr(in->address, in->v6 ? ADDR_V6 : ADDR_V4, c->dst,
+	    sizeof(c->dst))) == NULL) {
+		c->in.address = NOT_AN_ADDRESS;
+		c->bad_dst = true;
+	}
+	if (in->hop_address != NULL && (c->in.hop_address = valid_addr(in->hop_address, 0,
+	    c->hop, sizeof(c->hop))) == NULL) {
+		c->in.hop_address = NOT_AN_ADDRESS;
+		c->bad_hop = true;
+	}
+	if (in->clean_address != NULL && (c->in.clean_address = valid_addr(in->clean_address,
+	    0, c->clean, sizeof(c->clean))) == NULL)
+		c->in.clean_address = NOT_AN_ADDRESS;
+	if (in->gw != NULL && (c->in.gw = valid_addr(in->gw, in->v6 ? ADDR_V6 : ADDR_V4, c->gw,
+	    sizeof(c->gw))) == NULL)
+		c->bad_gw = true;
+	if (in->dev != NULL && !advice_dev_ok(in->dev))
+		c->bad_dev = true;
+}
+
 /* "the box at 198.18.5.2 (hop 5, after 198.18.4.2, hop 4)"; "The ..."
  * to begin a sentence */
 static void
@@ -80,7 +158,25 @@ report_box(const struct advice_in *in, char *buf, size_t len)
 	    "(hop %d), and the evidence from scaleprobe export --hop %s --pcap DIR.",
 	    in->hop_address, in->hop_index,
 	    in->clean_address != NULL ? in->clean_address : "this host",
-	    in->clean_address != NULL ? in->clean_index : 0, in->hop_address);
+	    in->clean_address != NULL ? in->clean_index : 0,
+	    strcmp(in->hop_address, NOT_AN_ADDRESS) == 0 ? "ADDRESS" : in->hop_address);
+}
+
+/* "scaleprobe export --hop ADDR --pcap DIR" for a located box; for a box
+ * whose stored address is not one, no command and why. */
+static void
+export_command(const struct checked *c, struct advice *out)
+{
+	char w[ADDR_STRLEN + 8];
+
+	if (c->in.hop_address == NULL)
+		return;
+	if (c->bad_hop || textsafe_shell(c->in.hop_address, w, sizeof(w)) == NULL) {
+		app(out->text, sizeof(out->text), " No command is printed: the box's address "
+		    "in the store is not a valid IPv4 or IPv6 address.");
+		return;
+	}
+	snprintf(out->command, sizeof(out->command), "scaleprobe export --hop %s --pcap DIR", w);
 }
 
 static void
@@ -94,43 +190,71 @@ shift_change(const struct advice_in *in, char *buf, size_t len)
 		snprintf(buf, len, "to another value");
 }
 
-static void
-route_command(const struct advice_in *in, unsigned long window, char *buf, size_t len)
+/* The route's command into buf, every argument a shell word; NULL, buf
+ * empty and the reason in *why when an argument is not valid. */
+static const char *
+route_command(const struct checked *c, unsigned long window, char *buf, size_t len,
+    const char **why)
 {
+	const struct advice_in *in = &c->in;
+	char pfx[ADDR_STRLEN + 8], dst[ADDR_STRLEN + 16], gw[ADDR_STRLEN + 8], dev[IFNAMSIZ + 8];
+
 	buf[0] = '\0';
-	app(buf, len, "ip %sroute replace %s/%d", in->v6 ? "-6 " : "", in->address,
-	    in->v6 ? 128 : 32);
+	*why = NULL;
+	if (c->bad_dst)
+		*why = in->v6 ? "the destination's address in the store is not a valid IPv6 "
+		    "address" : "the destination's address in the store is not a valid IPv4 address";
+	else if (c->bad_gw)
+		*why = "the gateway of this host's route to it is not a valid address of its family";
+	else if (c->bad_dev)
+		*why = "the device of this host's route to it has a name ip(8) should not be "
+		    "given as it is (at most 15 letters, digits, '_', '.' and '-')";
+	if (*why != NULL)
+		return NULL;
+	snprintf(pfx, sizeof(pfx), "%s/%d", in->address, in->v6 ? 128 : 32);
+	if (textsafe_shell(pfx, dst, sizeof(dst)) == NULL ||
+	    (in->gw != NULL && textsafe_shell(in->gw, gw, sizeof(gw)) == NULL) ||
+	    (in->dev != NULL && textsafe_shell(in->dev, dev, sizeof(dev)) == NULL)) {
+		*why = "an argument cannot be written as a shell word";
+		return NULL;
+	}
+	app(buf, len, "ip %sroute replace %s", in->v6 ? "-6 " : "", dst);
 	if (in->dev == NULL)
 		app(buf, len, " via GW dev DEV");
 	else if (in->gw != NULL)
-		app(buf, len, " via %s dev %s", in->gw, in->dev);
+		app(buf, len, " via %s dev %s", gw, dev);
 	else
-		app(buf, len, " dev %s", in->dev);
+		app(buf, len, " dev %s", dev);
 	app(buf, len, " window %lu", window);
+	return buf;
 }
 
 static void
-down_client(const struct advice_in *in, struct advice *out)
+down_client(const struct checked *c, struct advice *out)
 {
-	char box[160], chg[48];
+	const struct advice_in *in = &c->in;
+	char box[200], chg[48];
 	int k = advice_route_shift(in);
 	unsigned long w;
+	const char *why;
 
 	if (k < 0)
 		k = 0;		/* unknown: no shift at all is the safe one */
 	w = 65535ul << k;
 	box_name(in, false, box, sizeof(box));
 	shift_change(in, chg, sizeof(chg));
-	route_command(in, w, out->command, sizeof(out->command));
 	snprintf(out->fallback, sizeof(out->fallback), "sysctl -w net.ipv4.tcp_window_scaling=0");
 	app(out->text, sizeof(out->text),
 	    "Connections from here to %s stall: %s rewrites the window scale they offer %s, "
 	    "so the server reads every window this host advertises as smaller than it is "
 	    "and sends a trickle. Fix it for this destination only: a route whose window "
 	    "metric makes Linux offer shift %d, which the box leaves as it is (windows on "
-	    "this route are then at most %lu bytes): %s", in->address, box, chg, k, w,
-	    out->command);
-	if (in->dev == NULL)
+	    "this route are then at most %lu bytes)", in->address, box, chg, k, w);
+	if (route_command(c, w, out->command, sizeof(out->command), &why) == NULL)
+		app(out->text, sizeof(out->text), ". No command is printed: %s", why);
+	else
+		app(out->text, sizeof(out->text), ": %s", out->command);
+	if (why == NULL && in->dev == NULL)
 		app(out->text, sizeof(out->text),
 		    " (GW and DEV: what 'ip %sroute get %s' shows on the host)",
 		    in->v6 ? "-6 " : "", in->address);
@@ -141,95 +265,94 @@ down_client(const struct advice_in *in, struct advice *out)
 }
 
 static void
-down_server(const struct advice_in *in, struct advice *out)
+down_server(const struct checked *c, struct advice *out)
 {
-	char box[160], chg[48];
+	const struct advice_in *in = &c->in;
+	char box[200], chg[48];
 
 	box_name(in, false, box, sizeof(box));
 	shift_change(in, chg, sizeof(chg));
 	snprintf(out->fallback, sizeof(out->fallback), "sysctl -w net.ipv4.tcp_window_scaling=0");
-	if (in->hop_address != NULL)
-		snprintf(out->command, sizeof(out->command),
-		    "scaleprobe export --hop %s --pcap DIR", in->hop_address);
 	app(out->text, sizeof(out->text),
 	    "Clients of %s port %u across %s see their window scale rewritten %s: the "
 	    "servers read their windows as smaller than they are and downloads crawl. The box "
 	    "must be fixed or bypassed; or turn window scaling off on the servers: %s (cost: "
 	    "for every connection, %s).", in->address, in->port, box, chg, out->fallback, CAP_COST);
 	report_box(in, out->text, sizeof(out->text));
+	export_command(c, out);
 }
 
 static void
-raised(const struct advice_in *in, enum advice_side side, struct advice *out)
+raised(const struct checked *c, enum advice_side side, struct advice *out)
 {
-	char box[160], chg[48];
+	const struct advice_in *in = &c->in;
+	char box[200], chg[48];
 
 	box_name(in, true, box, sizeof(box));
 	shift_change(in, chg, sizeof(chg));
-	if (in->hop_address != NULL)
-		snprintf(out->command, sizeof(out->command),
-		    "scaleprobe export --hop %s --pcap DIR", in->hop_address);
 	app(out->text, sizeof(out->text),
 	    "%s raises the window scale %s %s: the server believes the client's windows are "
 	    "larger than they are and overruns them (drops, retransmissions, stalls). Only "
 	    "the box's owner can fix it.", box,
 	    side == ADVICE_CLIENT ? "this host offers" : "clients offer", chg);
 	report_box(in, out->text, sizeof(out->text));
+	export_command(c, out);
 }
 
 static void
-stripped(const struct advice_in *in, enum advice_side side, struct advice *out)
+stripped(const struct checked *c, enum advice_side side, struct advice *out)
 {
-	char box[160];
+	const struct advice_in *in = &c->in;
+	char box[200];
 
 	box_name(in, true, box, sizeof(box));
 	app(out->text, sizeof(out->text),
 	    "%s removes the window-scale option: connections work without window scaling, "
 	    "so no fix is needed for correctness. The cost: %s.", box, CAP_COST);
 	if (side == ADVICE_SERVER) {
-		if (in->hop_address != NULL)
-			snprintf(out->command, sizeof(out->command),
-			    "scaleprobe export --hop %s --pcap DIR", in->hop_address);
 		app(out->text, sizeof(out->text),
 		    " Where throughput matters, have the box fixed.");
 		report_box(in, out->text, sizeof(out->text));
+		export_command(c, out);
 	}
 }
 
 static void
-syn_dropped(const struct advice_in *in, enum advice_side side, struct advice *out)
+syn_dropped(const struct checked *c, enum advice_side side, struct advice *out)
 {
-	char box[160];
+	const struct advice_in *in = &c->in;
+	char box[200];
 
 	box_name(in, true, box, sizeof(box));
-	if (in->hop_address != NULL)
-		snprintf(out->command, sizeof(out->command),
-		    "scaleprobe export --hop %s --pcap DIR", in->hop_address);
 	app(out->text, sizeof(out->text),
 	    "%s drops SYNs that offer window scaling: connections from %s that offer the "
 	    "option (every current system does) fail. Only the box's owner can fix it.", box,
 	    side == ADVICE_CLIENT ? "this host" : "clients");
 	report_box(in, out->text, sizeof(out->text));
+	export_command(c, out);
 }
 
 int
 advice_for(const struct advice_in *in, enum advice_side side, struct advice *out)
 {
+	struct checked c;
+
 	memset(out, 0, sizeof(*out));
+	check_in(in, &c);
 	switch (in->verdict) {
 	case VERDICT_REWRITTEN:
 		if (in->raised)
-			raised(in, side, out);
+			raised(&c, side, out);
 		else if (side == ADVICE_CLIENT)
-			down_client(in, out);
+			down_client(&c, out);
 		else
-			down_server(in, out);
+			down_server(&c, out);
 		return 0;
 	case VERDICT_STRIPPED:
-		stripped(in, side, out);
+		stripped(&c, side, out);
 		return 0;
 	case VERDICT_SYN_DROPPED:
-		syn_dropped(in, side, out);
+		syn_dropped(&c, side, out);
 		return 0;
 	default:
 		return -1;

@@ -52,13 +52,25 @@ struct advice {
 };
 
 /* Fills out for in's verdict and side; 0, or -1 when the verdict needs no
- * advice (ok, unsupported, not a path problem). */
+ * advice (ok, unsupported, not a path problem).  in's strings may be
+ * anything (a store's, netlink's): every address is read by inet_pton (the
+ * destination's and the gateway's in in->v6's family) and printed as
+ * inet_ntop writes its bytes back, one that is not an address is named
+ * "(an address the store holds is not valid)" in the text, and a command
+ * that would carry it or a device name advice_dev_ok refuses is left out,
+ * a sentence in the text saying why. */
 int advice_for(const struct advice_in *in, enum advice_side side, struct advice *out);
 
 /* The shift a per-route window makes Linux offer on a path that rewrites
  * down: the largest scale sent that came through, else the one the box
  * writes; -1 when neither is known. */
 int advice_route_shift(const struct advice_in *in);
+
+/* Whether a device's name may go into a command as it is: 1..IFNAMSIZ-1
+ * letters, digits, '_', '.' and '-', not beginning with '-' (an option to
+ * ip), not "." or "..".  Linux allows more (anything but '/', ':' and
+ * white space), a terminal's escape included. */
+bool advice_dev_ok(const char *s);
 
 /* The side's name as printed ("client", "server"). */
 const char *advice_side_name(enum advice_side side);

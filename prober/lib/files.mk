@@ -13,3 +13,4 @@ PURE_SRCS += prober/lib/evidence.c
 PROBER_SRCS += prober/lib/targets_file.c
 PURE_SRCS += prober/lib/when.c
 PURE_SRCS += prober/lib/strbuf.c
+PURE_SRCS += prober/lib/textsafe.c

@@ -1,7 +1,8 @@
 /*
- * log.c -- stderr or syslog logging in the manner of OpenBSD's log.c, the
- * escaping of network strings for printing, and x-allocation that calls
- * fatal() instead of returning NULL.
+ * log.c -- stderr or syslog logging in the manner of OpenBSD's log.c (every
+ * line's controls escaped), the escaping of network strings for printing
+ * (textsafe's ASCII form), and x-allocation that calls fatal() instead of
+ * returning NULL.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "textsafe.h"
 
 static int log_debug_mode = 1;	/* stderr until log_init() says otherwise */
 static int log_verbose;
@@ -61,18 +63,31 @@ log_vformat(const char *fmt, va_list ap)
 	return s;
 }
 
-/* One finished line out; errno is the caller's and stays as it was. */
+/* One finished line out; errno is the caller's and stays as it was.
+ * Whatever a message quotes (a target's name, a reason, a file's name, a
+ * device's) cannot drive the terminal or the journal's reader: its
+ * controls are escaped here, once for every line (textsafe.h); newlines
+ * stay (a message may be several lines), and so do backslashes, which
+ * log_escape already wrote for what it escaped. */
 static void
-log_emit(int pri, const char *msg)
+log_emit(int pri, const char *raw)
 {
+	size_t len = strlen(raw);
+	char *msg = len < SIZE_MAX / 4 ? malloc(TEXTSAFE_SIZE(len)) : NULL;
+
+	if (msg != NULL)
+		textsafe(msg, TEXTSAFE_SIZE(len), raw, len,
+		    TEXTSAFE_LINES | TEXTSAFE_KEEP_BACKSLASH);
 	if (log_debug_mode) {
 		if (log_ident != NULL)
-			fprintf(stderr, "%s: %s\n", log_ident, msg);
+			fprintf(stderr, "%s: %s\n", log_ident,
+			    msg != NULL ? msg : "(a message lost: out of memory)");
 		else
-			fprintf(stderr, "%s\n", msg);
+			fprintf(stderr, "%s\n", msg != NULL ? msg : "(a message lost: out of memory)");
 		fflush(stderr);
 	} else
-		syslog(pri, "%s", msg);
+		syslog(pri, "%s", msg != NULL ? msg : "(a message lost: out of memory)");
+	free(msg);
 }
 
 void
@@ -180,38 +195,7 @@ fatalx(const char *fmt, ...)
 char *
 log_escape(char *dst, size_t dstlen, const void *src, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
-	const uint8_t *p = src;
-	size_t o = 0;
-
-	if (dstlen == 0)
-		return dst;
-	for (size_t i = 0; i < len; i++) {
-		uint8_t c = p[i];
-		char esc[4];
-		size_t n;
-
-		if (c == '\\') {
-			esc[0] = '\\';
-			esc[1] = '\\';
-			n = 2;
-		} else if (c >= 0x20 && c <= 0x7e) {
-			esc[0] = (char)c;
-			n = 1;
-		} else {
-			esc[0] = '\\';
-			esc[1] = 'x';
-			esc[2] = hex[c >> 4];
-			esc[3] = hex[c & 0xf];
-			n = 4;
-		}
-		if (o + n >= dstlen)
-			break;
-		memcpy(dst + o, esc, n);
-		o += n;
-	}
-	dst[o] = '\0';
-	return dst;
+	return textsafe(dst, dstlen, src, len, TEXTSAFE_ASCII);
 }
 
 void *

@@ -4,7 +4,9 @@
  * Messages go to stderr (CLI, daemon in the foreground) or to syslog
  * (daemon).  log_warn appends strerror(errno); fatal and fatalx log and
  * exit with LOG_FATAL_STATUS.  Anything that came from the network is
- * passed through log_escape() before it is printed.
+ * passed through log_escape() before it is printed; and every line's
+ * control characters are escaped as it goes out (textsafe.h: newlines and
+ * backslashes kept), whatever its parts were.
  *
  * xmalloc and friends call fatal() when memory runs out (tmux style), so
  * callers never check for NULL.

@@ -35,3 +35,6 @@ LAB_CHECKS += tests/e2e/history-e2e
 # scaleprobe report on a store of lab runs over six days: exact numbers in text,
 # JSON and HTML, the SVG parsed, a Chromium screenshot's colours; the completion
 LAB_CHECKS += tests/e2e/report-e2e
+# output that attacks its reader: a store of attack strings (ESC, C1, =HYPERLINK, $(..),
+# a blob as hop address) and a device named with ESC: show, export csv, report, status
+LAB_CHECKS += tests/e2e/output-e2e

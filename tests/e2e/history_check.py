@@ -34,6 +34,19 @@ SLACK = 30
 COLUMNS = ["target", "address", "port", "family", "verdict", "scale_sent", "scale_quoted",
            "scale_effective", "hop_index", "hop_address", "last_clean_index",
            "last_clean_address", "first_seen", "last_seen", "times_seen", "vantage"]
+# the numeric columns; the others are text, a formula in them neutralised
+NUMERIC = {"port", "scale_sent", "scale_quoted", "scale_effective", "hop_index",
+           "last_clean_index", "times_seen"}
+
+
+def csv_cell(col, v):
+    """A value as export writes it in CSV: a text cell a spreadsheet would
+    run as a formula has a single quote before it (OWASP).  (Its controls
+    but the line break would be escaped too: the store holds none.)"""
+    if v is None:
+        return ""
+    v = str(v)
+    return "'" + v if col not in NUMERIC and v[:1] in ("=", "+", "-", "@", "\t", "\r") else v
 
 failed = 0
 
@@ -155,7 +168,7 @@ def export_csv(sched, cases, path):
     w = csv.writer(buf, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
     w.writerow(COLUMNS)
     for r in want:
-        w.writerow(["" if r[c] is None else r[c] for c in COLUMNS])
+        w.writerow([csv_cell(c, r[c]) for c in COLUMNS])
     exp = buf.getvalue().encode("utf-8")
     if data != exp:
         for i, (a, b) in enumerate(zip(data.split(b"\r\n"), exp.split(b"\r\n"))):

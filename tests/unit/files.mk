@@ -23,6 +23,7 @@ test_targets_SRCS = \
 UNIT_TESTS += test_blocklist
 UNIT_TESTS += test_json
 UNIT_TESTS += test_log
+UNIT_TESTS += test_textsafe
 UNIT_TESTS += test_when
 UNIT_TESTS += test_strbuf
 UNIT_TESTS += test_addr_prefix

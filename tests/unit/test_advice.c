@@ -2,7 +2,9 @@
  * test_advice.c -- what to do per verdict and side, as a table: the exact
  * route command (v4, v6, on link, route unknown), the shift it makes Linux
  * offer, the global fallback, the box to report, and no advice where none
- * is due.
+ * is due.  Then the store's and netlink's strings as an attacker writes
+ * them: no command carries one, the text never quotes it, a sentence says
+ * why the command is missing.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,6 +126,120 @@ test_advice_table(void **state)
 	}
 }
 
+/* What an edited store or a strange device name may hold, field by field:
+ * shell syntax, a newline, quotes, a terminal's escape, the wrong family,
+ * an address's near misses.  For each, the command that would carry it is
+ * left out, the reason is in the text, and nothing of it is quoted. */
+enum field { F_DST, F_GW, F_DEV, F_HOP, F_CLEAN };
+
+static const struct attack {
+	enum field field;
+	const char *value;
+	const char *why;		/* in the text; NULL: the command stays */
+} attacks[] = {
+	{ F_DST, "$(reboot)", "destination's address in the store is not a valid IPv4" },
+	{ F_DST, "`id`", "not a valid IPv4" },
+	{ F_DST, "198.18.100.30;id", "not a valid IPv4" },
+	{ F_DST, "198.18.100.30 && id", "not a valid IPv4" },
+	{ F_DST, "198.18.100.30\nreboot", "not a valid IPv4" },
+	{ F_DST, "198.18.100.30'$(id)'", "not a valid IPv4" },
+	{ F_DST, "198.18.100.30\x1b[2J", "not a valid IPv4" },
+	{ F_DST, "198.18.100.030", "not a valid IPv4" },
+	{ F_DST, "198.18.100.30/24", "not a valid IPv4" },
+	{ F_DST, "fd00::30", "not a valid IPv4" },		/* the wrong family */
+	{ F_DST, "", "not a valid IPv4" },
+	{ F_GW, "198.18.1.2;id", "gateway of this host's route" },
+	{ F_GW, "$(id)", "gateway" },
+	{ F_GW, "fd00::1", "gateway" },
+	{ F_DEV, "east;id", "device of this host's route" },
+	{ F_DEV, "$(id)", "device" },
+	{ F_DEV, "`id`", "device" },
+	{ F_DEV, "east\nid", "device" },
+	{ F_DEV, "e'ast", "device" },
+	{ F_DEV, "-force", "device" },
+	{ F_DEV, "..", "device" },
+	{ F_DEV, "a23456789012345x", "device" },		/* IFNAMSIZ long */
+	{ F_DEV, "e\x1b[2J", "device" },
+	{ F_DEV, "east 0", "device" },
+	{ F_DEV, "", "device" },
+	{ F_DEV, "a23456789012345", NULL },
+	{ F_DEV, "br-lan.100_x", NULL },
+	{ F_HOP, "$(curl x|sh)", "box's address in the store is not a valid" },
+	{ F_HOP, "198.18.5.2;id", "box's address" },
+	{ F_HOP, "198.18.5.2\n", "box's address" },
+	{ F_HOP, "x'$(id)'", "box's address" },
+	{ F_CLEAN, "$(id)", NULL },
+	{ F_CLEAN, "198.18.4.2`id`", NULL },
+};
+
+/* Every byte of a printed command is one a shell reads as a plain word. */
+static void
+plain_command(const char *cmd)
+{
+	for (const char *p = cmd; *p != '\0'; p++)
+		if (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ._/:-", *p)
+		    == NULL)
+			fail_msg("'%c' in the command: %s", *p, cmd);
+}
+
+static void
+test_attacks(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(attacks) / sizeof(attacks[0]); i++) {
+		const struct attack *t = &attacks[i];
+		struct advice_in in = { VERDICT_REWRITTEN, false, 7, 0, 0, "198.18.100.30", false, 80,
+		    "198.18.1.2", "east", BOX4 };
+		const char **f[] = { &in.address, &in.gw, &in.dev, &in.hop_address, &in.clean_address };
+		enum advice_side side = t->field == F_HOP ? ADVICE_SERVER : ADVICE_CLIENT;
+		struct advice a;
+
+		*f[t->field] = t->value;
+		assert_int_equal(advice_for(&in, side, &a), 0);
+		print_message("# %d '%s': %s | %s\n", t->field, t->value, a.command, a.text);
+		if (t->why != NULL) {
+			assert_string_equal(a.command, "");
+			if (strstr(a.text, t->why) == NULL)
+				fail_msg("'%s': '%s' not in: %s", t->value, t->why, a.text);
+			assert_non_null(strstr(a.text, "o command is printed: "));
+		} else {
+			assert_true(a.command[0] != '\0');
+			assert_null(strstr(a.text, "o command is printed"));
+		}
+		plain_command(a.command);
+		/* the attack is never quoted, in the command or in the text */
+		if (t->value[0] != '\0' && t->field != F_DEV)
+			assert_null(strstr(a.text, t->value));
+		if (t->field == F_DEV && t->why != NULL && t->value[0] != '\0')
+			assert_null(strstr(a.text, t->value));
+		for (const char *bad = "$`\n\x1b|&"; *bad != '\0'; bad++)
+			assert_null(strchr(a.text, *bad));
+		assert_true(strlen(a.text) + 1 < sizeof(a.text));
+		if (t->field == F_DST || t->field == F_HOP || t->field == F_CLEAN)
+			assert_non_null(strstr(a.text, "(an address the store holds is not valid)"));
+	}
+}
+
+/* An address is printed as inet_ntop writes its bytes: the store's
+ * spelling of it (zeros, case) never reaches the command. */
+static void
+test_canonical(void **state)
+{
+	struct advice_in in = { VERDICT_REWRITTEN, false, 14, 0, 0, "FD00:5CA1:0100:0000::0030", true,
+	    80, "fd00:5ca1:1:0::2", "east", .hop_address = "FD00::5", .hop_index = 5,
+	    .clean_address = NULL, .clean_index = -1 };
+	struct advice a;
+
+	(void)state;
+	assert_int_equal(advice_for(&in, ADVICE_CLIENT, &a), 0);
+	assert_string_equal(a.command,
+	    "ip -6 route replace fd00:5ca1:100::30/128 via fd00:5ca1:1::2 dev east window 65535");
+	assert_int_equal(advice_for(&in, ADVICE_SERVER, &a), 0);
+	assert_string_equal(a.command, "scaleprobe export --hop fd00::5 --pcap DIR");
+	assert_true(advice_dev_ok("eth0"));
+	assert_false(advice_dev_ok(NULL));
+}
+
 /* The window that makes Linux offer shift s: ilog2(window) - 15 == s
  * (tcp_select_initial_window), and it is the largest window s can carry. */
 static void
@@ -163,6 +279,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_advice_table),
 		cmocka_unit_test(test_route_window_shift),
+		cmocka_unit_test(test_attacks),
+		cmocka_unit_test(test_canonical),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

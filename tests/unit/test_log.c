@@ -130,6 +130,29 @@ test_long_message(void **state)
 	assert_int_equal(captured[2999], '\n');
 }
 
+/* Whatever a message quotes, its controls go out escaped: a name with a
+ * screen-clearing escape, a C1 CSI, a bell; newlines and what log_escape
+ * already escaped (its backslashes) stay as they are. */
+static void
+emit_controls(void)
+{
+	char shown[LOG_ESCAPE_SIZE(4)];
+
+	log_warnx("target %s: %s", "evil\x1b[2J\xc2\x9b" "31m\a", "line one\nline two\r");
+	log_info("%s", log_escape(shown, sizeof(shown), "\x1b\\", 2));
+}
+
+static void
+test_line_escaped(void **state)
+{
+	(void)state;
+	log_init(1, 0, "d");
+	capture(emit_controls);
+	assert_string_equal(captured,
+	    "d: target evil\\x1b[2J\\u009b31m\\x07: line one\nline two\\x0d\n"
+	    "d: \\x1b\\\\\n");
+}
+
 /* fatal and fatalx exit with LOG_FATAL_STATUS after one line. */
 static void
 run_fatal(int with_errno, const char *want)
@@ -284,6 +307,7 @@ main(void)
 		cmocka_unit_test(test_verbosity_and_ident),
 		cmocka_unit_test(test_errno_kept),
 		cmocka_unit_test(test_long_message),
+		cmocka_unit_test(test_line_escaped),
 		cmocka_unit_test(test_fatal),
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_escape_truncation),

@@ -3,7 +3,8 @@
  * for byte: the NDJSON contract (every field present, null where nothing
  * was measured, the order fixed) and the readable table, for a clean path
  * with its window tests, a closed IPv6 port, a silent path whose capture
- * failed, and a path through a SYN proxy (the syn-proxy side finding).
+ * failed, and a path through a SYN proxy (the syn-proxy side finding);
+ * a target, an error and a reason of control characters, printed escaped.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -340,6 +341,32 @@ test_json_one_line(void **state)
 	free(s);
 }
 
+/* The text for people carries no control character of a target's name, a
+ * capture's error or a reason: each printed escaped (textsafe.h). */
+static void
+test_text_escaped(void **state)
+{
+	struct path_result r;
+	char *s;
+
+	(void)state;
+	capture_failed(&r);
+	r.target = "odd\x1b[2J\x07name";
+	snprintf(r.capture_error, sizeof(r.capture_error), "e\x1b]0;owned\x07\xc2\x9b" "31m\r");
+	snprintf(r.verdicts[0].reason, sizeof(r.verdicts[0].reason), "seen\nFORGED\x1b[1m");
+	s = as_text(&r);
+	for (const char *p = s; *p != '\0'; p++)
+		if (((unsigned char)*p < 0x20 && *p != '\n') || *p == 0x7f ||
+		    ((unsigned char)*p == 0xc2 && (unsigned char)p[1] >= 0x80 &&
+		    (unsigned char)p[1] <= 0x9f))
+			fail_msg("control byte 0x%02x at %zu in: %s", (unsigned char)*p,
+			    (size_t)(p - s), s);
+	assert_non_null(strstr(s, " (odd\\x1b[2J\\x07name)"));
+	assert_non_null(strstr(s, "capture failed (e\\x1b]0;owned\\x07\\u009b31m\\x0d)"));
+	assert_non_null(strstr(s, ": seen\\nFORGED\\x1b[1m\n"));
+	free(s);
+}
+
 int
 main(void)
 {
@@ -347,6 +374,7 @@ main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json_one_line),
+		cmocka_unit_test(test_text_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
