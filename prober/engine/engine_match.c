@@ -130,9 +130,16 @@ input_tcp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t le
 	    (!synack || (valid && m.tag == COOKIE_TAG_WINDOW))) {
 		/* the machine ends its connection with its own RST: no RST
 		 * owed to this flow any more, however late its SYN-ACK */
-		if (synack)
-			m.s->v[m.v].rst_paid |= rst_flow_bit(COOKIE_TAG_WINDOW,
+		if (synack) {
+			uint64_t bit = rst_flow_bit(COOKIE_TAG_WINDOW,
 			    engine_out_second_port(e, m.v, r->dport));
+
+			/* a copy: the machine re-ACKs a few (our ACK may have
+			 * been lost), then ignores them */
+			if (m.s->v[m.v].rst_paid & bit)
+				e->n.replayed++;
+			m.s->v[m.v].rst_paid |= bit;
+		}
 		m.tag = COOKIE_TAG_WINDOW;
 		m.kind = synack ? REPLY_SYNACK : REPLY_NONE;
 		e->stages[STAGE_WINDOW].ops->input(e, m.s, &m, r, now);
