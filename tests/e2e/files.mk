@@ -30,3 +30,6 @@ LAB_CHECKS += tests/e2e/history-e2e
 # scaleprobe report on a store of lab runs over six days: exact numbers in text,
 # JSON and HTML, the SVG parsed, a Chromium screenshot's colours; the completion
 LAB_CHECKS += tests/e2e/report-e2e
+# replayed SYN-ACKs: a 10 s scan clean and under 1,000,000 copies of its own SYN-ACKs,
+# verdicts, duration and RSS unchanged, the copies counted, one RST per SYN at most
+LAB_CHECKS += tests/e2e/replay-e2e
