@@ -1474,6 +1474,78 @@ test_replay_flood(void **state)
 	free(f);
 }
 
+/* The window test shares the handshake's 4-tuple: copies of the
+ * handshake's SYN-ACKs while it runs draw no RST (one at the handshake's
+ * sequence number could disturb the test), and copies of the test's own
+ * SYN-ACK, during the test and after its end, draw no RST either: the
+ * machine ends its connection with its own. */
+static void
+test_replay_window_flows(void **state)
+{
+	struct fake *f = fake_new(1, 1);
+	struct engine *e;
+	struct engine_counters n;
+	uint8_t pkt[256];
+	uint64_t now = 1 * SEC;
+	int seen = 0, wsyn = -1, hs_rsts = 0, rsts = 0, copies = 0;
+
+	(void)state;
+	f->window_test = true;
+	e = engine_traced(f, 100000, 0, 16, ENGINE_TRACE_NEVER);
+	for (int ms = 0; ms < 40000 && !engine_finished(e); ms++, now += 1000000) {
+		engine_run(e, now);
+		for (; seen < f->nsyn; seen++) {
+			bool window = (f->syn[seen].isn & COOKIE_TAG_MASK) == COOKIE_TAG_WINDOW;
+
+			/* the handshake all answered; the window test only for
+			 * variant 1, whose server then sends nothing */
+			if (window && f->syn[seen].variant != 1)
+				continue;
+			if (window)
+				wsyn = seen;
+			size_t len = answer(f, seen, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+			    pkt, sizeof(pkt));
+			engine_input(e, now + 100000, pkt, len);
+		}
+		/* while the test runs: every SYN-ACK so far copied, each ms */
+		if (wsyn >= 0 && copies < 2000)
+			for (int i = 0; i <= wsyn; i++, copies++) {
+				size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+				    pkt, sizeof(pkt));
+				engine_input(e, now + 200000, pkt, len);
+			}
+	}
+	assert_true(engine_finished(e));
+	assert_true(wsyn >= 4);
+	assert_int_equal(f->nres, 1);
+	assert_true(f->res[0].window[0].ran);
+	/* after the end: the test's SYN-ACK and the handshake's, 100 more */
+	for (int k = 0; k < 100; k++)
+		for (int i = 0; i <= wsyn; i++) {
+			size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+			    pkt, sizeof(pkt));
+			engine_input(e, now, pkt, len);
+		}
+	engine_run(e, now);
+	for (int i = 0; i < f->nseg; i++) {
+		if (!(f->seg[i].flags & REPLY_TCP_RST))
+			continue;
+		rsts++;
+		for (int j = 0; j < 4; j++)
+			if (f->seg[i].seq == f->syn[j].isn + 1 && f->seg[i].sport == f->syn[j].sport)
+				hs_rsts++;
+	}
+	/* one per handshake SYN, and the window connection's own end */
+	assert_int_equal(hs_rsts, 4);
+	assert_true(rsts <= 4 + 2);
+	engine_counters(e, &n);
+	assert_true(n.replayed >= (uint64_t)copies + 100 * 4);
+	print_message("# %d copies during the test, %llu replayed, %d RSTs\n", copies,
+	    (unsigned long long)n.replayed, rsts);
+	engine_free(e);
+	free(f);
+}
+
 /* The memo holds about max-inflight finished paths: a flow whose record
  * was overwritten by later paths' draws no RST, ever (it may have had
  * one); a recent one still does. */
@@ -1637,6 +1709,7 @@ main(void)
 		cmocka_unit_test(test_rst_decide_table),
 		cmocka_unit_test(test_rst_memo),
 		cmocka_unit_test(test_replay_flood),
+		cmocka_unit_test(test_replay_window_flows),
 		cmocka_unit_test(test_rst_memo_forgets),
 	};
 
