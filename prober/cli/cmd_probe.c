@@ -264,14 +264,15 @@ probe_summary(const struct probe_run_stats *st, size_t npaths)
 
 	getrusage(RUSAGE_SELF, &ru);
 	log_info("%zu paths: %llu SYNs sent (%llu retries), %llu SYN-ACKs, %llu RSTs, "
-	    "%llu ICMP errors matched; %llu rejected, %llu late; %llu RSTs sent; "
+	    "%llu ICMP errors matched; %llu rejected, %llu replayed, %llu late; %llu RSTs sent; "
 	    "trace: %llu paths, %llu SYNs, %llu hops quoted, %llu reached the destination; "
 	    "window test: %llu paths, %llu segments sent; "
 	    "capture: %llu packets, %llu dropped; peak RSS %.1f MiB",
 	    npaths, (unsigned long long)st->n.syns_sent,
 	    (unsigned long long)st->n.retries_sent, (unsigned long long)st->n.synacks,
 	    (unsigned long long)st->n.rsts, (unsigned long long)st->n.icmp_errors,
-	    (unsigned long long)st->n.rejected, (unsigned long long)st->n.late,
+	    (unsigned long long)st->n.rejected, (unsigned long long)st->n.replayed,
+	    (unsigned long long)st->n.late,
 	    (unsigned long long)st->n.rsts_sent,
 	    (unsigned long long)st->n.paths_traced, (unsigned long long)st->n.trace_sent,
 	    (unsigned long long)st->n.trace_hops, (unsigned long long)st->n.trace_dest,

@@ -83,6 +83,9 @@ metrics_render(const struct metrics_snapshot *s, struct metrics_buf *b)
 	family(b, "scaleprobe_packets_rejected_total", "counter",
 	    "Replies that failed validation (never sent by us, or forged).");
 	put(b, "scaleprobe_packets_rejected_total %" PRIu64 "\n", s->packets_rejected);
+	family(b, "scaleprobe_packets_replayed_total", "counter",
+	    "SYN-ACKs of a flow that had its one RST (retransmitted or replayed), dropped.");
+	put(b, "scaleprobe_packets_replayed_total %" PRIu64 "\n", s->packets_replayed);
 	family(b, "scaleprobe_capture_drops_total", "counter",
 	    "Packets the capture ring dropped before scaleprobed read them.");
 	put(b, "scaleprobe_capture_drops_total %" PRIu64 "\n", s->capture_drops);

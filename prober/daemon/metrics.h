@@ -30,6 +30,7 @@ struct metrics_snapshot {
 	double scheduler_lag_seconds;	/* how late the latest start was */
 	uint64_t writer_backlog;	/* results not yet committed */
 	uint64_t packets_rejected;	/* replies that failed validation */
+	uint64_t packets_replayed;	/* SYN-ACKs of flows that had their RST */
 	uint64_t capture_drops;
 	uint64_t cycles_missed;		/* target runs skipped by overruns */
 };

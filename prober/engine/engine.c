@@ -142,6 +142,8 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 	for (e->nbuckets = 64; e->nbuckets < want; e->nbuckets <<= 1)
 		;
 	e->buckets = xcalloc(e->nbuckets, sizeof(*e->buckets));
+	/* the RST records of about max-inflight finished paths */
+	rst_memo_init(&e->rst_memo, cfg->max_inflight * (size_t)cfg->nvariants);
 	for (int i = 0; i < STAGE_COUNT; i++)
 		e->stages[i].ops = order[i];
 	e->stages[STAGE_HANDSHAKE].limit = cfg->max_inflight;
@@ -379,6 +381,7 @@ path_finish(struct engine *e, struct slot *s)
 	path_unlink(e, s);
 	e->inflight--;
 	e->n.paths_done++;
+	engine_out_retire(e, s);
 	e->ops.done(e->ops.arg, r);
 	slot_free(e, s);
 }

@@ -137,6 +137,9 @@ struct engine_counters {
 	uint64_t paths_traced, trace_sent, trace_hops, trace_dest;
 	uint64_t paths_windowed, window_sent;
 	uint64_t rejected;	/* failed validation: never sent by us */
+	uint64_t replayed;	/* SYN-ACKs of a flow that had its one RST,
+				   or whose connection the window test
+				   holds: a retransmission or a replay */
 	uint64_t late;		/* valid, but its path was not (or no longer)
 				   in the stage the reply answers */
 	uint64_t ignored;	/* not addressed to our ports at all */

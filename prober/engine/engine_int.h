@@ -25,6 +25,7 @@
 #include "hop_pace.h"
 #include "ratelimit.h"
 #include "reply.h"
+#include "rst_owed.h"
 #include "trace.h"
 
 struct slot;
@@ -47,6 +48,7 @@ struct vstate {
 	uint64_t sent_at;	/* time of the latest attempt */
 	struct variant_obs obs;
 	bool answered;
+	uint64_t rst_paid;	/* its flows that had their RST (rst_owed.h) */
 };
 
 /* One path from admission to its result. */
@@ -160,6 +162,7 @@ struct engine {
 
 	struct rst_owed *rsts;		/* ring of RSTs owed */
 	size_t rst_head, rst_len, rst_cap;
+	struct rst_memo rst_memo;	/* flows of finished paths */
 
 	struct engine_counters n;
 	uint64_t mem;			/* bytes the paths in flight hold */
@@ -201,8 +204,15 @@ void engine_out_release(struct engine *e, uint64_t n);
 /* A segment paid with a token set aside before. */
 int engine_out_segment_reserved(struct engine *e, const struct send_segment *seg,
     uint64_t now);
-/* Owes a RST to a SYN-ACK; sent by engine_out_rsts before anything else. */
-void engine_out_owe_rst(struct engine *e, const struct reply *r);
+/* Whether SYN-ACK r (matched as m, cookie and tag valid) is owed its flow's
+ * one RST (rst_owed.h): if so, the flow is marked paid and the RST queued,
+ * sent by engine_out_rsts before anything else. */
+enum rst_decision engine_out_owe_rst(struct engine *e, const struct match *m,
+    const struct reply *r);
+/* Whether port (of ours, variant v's) is the window test's second port. */
+bool engine_out_second_port(const struct engine *e, int v, uint16_t port);
+/* Hands the RST records of a finished path to the memo. */
+void engine_out_retire(struct engine *e, const struct slot *s);
 void engine_out_rsts(struct engine *e, uint64_t now);
 bool engine_out_rsts_owed(const struct engine *e);
 /* Whether a token is there now (without taking it). */

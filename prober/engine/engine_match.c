@@ -5,7 +5,8 @@
  * the stage that path is in.  A valid reply for a stage the path has left
  * (or not reached) is counted late and changes nothing; what no probe of
  * this run could have drawn is counted rejected.  Nothing here sends: a
- * SYN-ACK is owed a RST, which the run loop pays for.
+ * SYN-ACK is owed its flow's one RST (rst_owed.h), which the run loop pays
+ * for; a SYN-ACK of a flow that had it is counted replayed and dropped.
  */
 #include <stdio.h>
 
@@ -127,6 +128,18 @@ input_tcp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t le
 	 * SYN-ACK, which must carry the test's tag to be its own */
 	if (m.s != NULL && stage_window_owns(e, m.s, m.v) &&
 	    (!synack || (valid && m.tag == COOKIE_TAG_WINDOW))) {
+		/* the machine ends its connection with its own RST: no RST
+		 * owed to this flow any more, however late its SYN-ACK */
+		if (synack) {
+			uint64_t bit = rst_flow_bit(COOKIE_TAG_WINDOW,
+			    engine_out_second_port(e, m.v, r->dport));
+
+			/* a copy: the machine re-ACKs a few (our ACK may have
+			 * been lost), then ignores them */
+			if (m.s->v[m.v].rst_paid & bit)
+				e->n.replayed++;
+			m.s->v[m.v].rst_paid |= bit;
+		}
 		m.tag = COOKIE_TAG_WINDOW;
 		m.kind = synack ? REPLY_SYNACK : REPLY_NONE;
 		e->stages[STAGE_WINDOW].ops->input(e, m.s, &m, r, now);
@@ -142,8 +155,19 @@ input_tcp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t le
 		e->n.rejected++;
 		return;
 	}
-	if (synack)
-		engine_out_owe_rst(e, r);
+	if (synack) {
+		enum rst_decision d = engine_out_owe_rst(e, &m, r);
+
+		if (d == RST_FOREIGN) {
+			e->n.rejected++;
+			return;
+		}
+		if (d == RST_REPLAY) {
+			/* its flow had its RST and its answer: a copy */
+			e->n.replayed++;
+			return;
+		}
+	}
 	if (m.tag == COOKIE_TAG_WINDOW) {
 		/* a window test's, after the test is over */
 		e->n.late++;

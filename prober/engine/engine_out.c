@@ -6,8 +6,12 @@
  *
  * RSTs are owed when a SYN-ACK is matched (from input, which never sends)
  * and go before anything else at the next run: a server that waits for
- * one keeps retransmitting its SYN-ACK.  They wait in a ring that grows
- * with what is owed; what is owed is bounded by the SYNs sent.
+ * one keeps retransmitting its SYN-ACK.  A flow is owed one RST, ever
+ * (rst_owed.h: its record in the path's slot, then in the memo): a
+ * retransmitted or replayed SYN-ACK of a flow that had it draws nothing.
+ * So the ring of RSTs waiting for their token holds at most one per SYN
+ * sent, and RSTs, paid from --rate like every packet, never starve the
+ * SYNs however many SYN-ACKs arrive.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -99,8 +103,15 @@ engine_out_segment(struct engine *e, const struct send_segment *seg, uint64_t no
 	return sent(e, e->ops.send_segment(e->ops.arg, seg));
 }
 
-void
-engine_out_owe_rst(struct engine *e, const struct reply *r)
+bool
+engine_out_second_port(const struct engine *e, int v, uint16_t port)
+{
+	return port != engine_variant_sport(e, v);
+}
+
+/* Queues the RST answering SYN-ACK r. */
+static void
+queue_rst(struct engine *e, const struct reply *r)
 {
 	struct rst_owed *o;
 
@@ -123,6 +134,41 @@ engine_out_owe_rst(struct engine *e, const struct reply *r)
 	o->dport = r->sport;
 	o->seq = r->ack;
 	e->wants_run = true;
+}
+
+enum rst_decision
+engine_out_owe_rst(struct engine *e, const struct match *m, const struct reply *r)
+{
+	struct rst_flow f = { .ours = true, .tag = m->tag,
+	    .second = engine_out_second_port(e, m->v, r->dport) };
+	enum rst_decision d;
+	uint64_t key = 0;
+
+	if (m->s != NULL) {
+		f.recorded = true;
+		f.paid = m->s->v[m->v].rst_paid;
+	} else {
+		/* the reply travels the other way: the path was (dst -> src) */
+		key = rst_memo_key(&e->key, &r->dst, &r->src, r->sport, m->v);
+		f.recorded = rst_memo_get(&e->rst_memo, key, &f.paid);
+	}
+	if ((d = rst_decide(&f)) != RST_SEND)
+		return d;
+	f.paid |= rst_flow_bit(f.tag, f.second);
+	if (m->s != NULL)
+		m->s->v[m->v].rst_paid = f.paid;
+	else
+		rst_memo_put(&e->rst_memo, key, f.paid);
+	queue_rst(e, r);
+	return d;
+}
+
+void
+engine_out_retire(struct engine *e, const struct slot *s)
+{
+	for (int v = 0; v < e->cfg.nvariants; v++)
+		rst_memo_put(&e->rst_memo, rst_memo_key(&e->key, &s->path.src,
+		    &s->path.dst, s->path.port, v), s->v[v].rst_paid);
 }
 
 void
@@ -161,6 +207,7 @@ engine_out_rsts_owed(const struct engine *e)
 void
 engine_out_free(struct engine *e)
 {
+	rst_memo_free(&e->rst_memo);
 	free(e->rsts);
 	e->rsts = NULL;
 	e->rst_len = e->rst_cap = e->rst_head = 0;

@@ -49,8 +49,8 @@
  *   in 32-bit arithmetic (wrap-around is free); data before it, beyond
  *   our ACK + W<<14 + 1 MiB, or with an ack outside what we sent is
  *   ignored; lengths are clipped to max_bytes, so flights never exceed it.
- *   Rounds, bytes and time are capped; after the end, stragglers draw at
- *   most two more RSTs.
+ *   Rounds, bytes and time are capped; after the end, stragglers with data
+ *   or a FIN draw at most two more RSTs, copies of the SYN-ACK none.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -711,10 +711,12 @@ window_input(struct window *w, const struct window_seg *s, uint64_t now)
 		break;
 	case ST_PAUSE:
 	case ST_DONE:
-		/* a straggler: our RST may have been lost */
+		/* a straggler: our RST may have been lost.  Not a SYN-ACK: the
+		 * connection carried data or had our RST, so a SYN-ACK now is a
+		 * copy (anyone may replay it), and a flow draws one RST, ever */
 		w->ignored++;
-		if (w->established && !w->rst_in && !(s->flags & TCP_RST) &&
-		    (s->payload_len > 0 || (s->flags & (TCP_FIN | TCP_SYN))) &&
+		if (w->established && !w->rst_in && !(s->flags & (TCP_RST | TCP_SYN)) &&
+		    (s->payload_len > 0 || (s->flags & TCP_FIN)) &&
 		    w->rst_left > 0) {
 			w->rst_left--;
 			window_push_rst(w);

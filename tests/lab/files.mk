@@ -34,3 +34,7 @@ LAB_CHECKS += tests/e2e/wire-smoke
 
 # the window test's ClientHello against openssl s_server, its GET against http.server
 LAB_CHECKS += tests/lab/request-tls-check.sh
+
+# synack_echo: the replay attacker of tests/e2e/replay-e2e (AF_PACKET, sendmmsg).
+LAB_PROGS += synack_echo
+synack_echo_SRCS = tests/lab/synack_echo.c

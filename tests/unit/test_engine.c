@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "pktbuild.h"
 #include "reply.h"
+#include "rst_owed.h"
 #include "wire.h"
 
 #define SEC ENGINE_NS_PER_SEC
@@ -1321,6 +1322,269 @@ test_window_second_port(void **state)
 	free(f);
 }
 
+/* Which SYN-ACK draws a RST (rst_decide): one per flow, ever, and nothing
+ * for a flow whose record is gone or a SYN-ACK no SYN of ours drew. */
+static void
+test_rst_decide_table(void **state)
+{
+	static const struct {
+		const char *name;
+		bool ours, recorded;
+		uint64_t paid;
+		int tag;
+		bool second;
+		enum rst_decision want;
+	} rows[] = {
+		{ "handshake, first SYN-ACK", true, true, 0, 0, false, RST_SEND },
+		{ "handshake, again (a copy)", true, true, 1, 0, false, RST_REPLAY },
+		{ "trace TTL 6, first", true, true, 1, 6, false, RST_SEND },
+		{ "trace TTL 6, again", true, true, 1u << 6, 6, false, RST_REPLAY },
+		{ "window flow, first (late)", true, true, 1, COOKIE_TAG_WINDOW, false,
+		    RST_SEND },
+		{ "window flow held by its test", true, true,
+		    (uint64_t)1 << COOKIE_TAG_WINDOW, COOKIE_TAG_WINDOW, false, RST_REPLAY },
+		{ "second port, first", true, true, (uint64_t)1 << COOKIE_TAG_WINDOW,
+		    COOKIE_TAG_WINDOW, true, RST_SEND },
+		{ "second port, again", true, true, (uint64_t)1 << RST_FLOW_SECOND,
+		    COOKIE_TAG_WINDOW, true, RST_REPLAY },
+		{ "second port, not a window tag", true, true, 0, 0, true, RST_FOREIGN },
+		{ "every other flow paid, this one not", true, true,
+		    ~((uint64_t)1 << 3), 3, false, RST_SEND },
+		{ "record gone (memo overwritten)", true, false, 0, 0, false, RST_REPLAY },
+		{ "no SYN of ours", false, true, 0, 0, false, RST_FOREIGN },
+		{ "no SYN of ours, no record", false, false, 0, 0, false, RST_FOREIGN },
+		{ "tag out of range", true, true, 0, 32, false, RST_FOREIGN },
+		{ "negative tag", true, true, 0, -1, false, RST_FOREIGN },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct rst_flow f = { rows[i].ours, rows[i].recorded, rows[i].paid,
+		    rows[i].tag, rows[i].second };
+
+		print_message("rst_decide: %s\n", rows[i].name);
+		assert_int_equal(rst_decide(&f), rows[i].want);
+	}
+}
+
+/* The memo: what was put is got back, a newer entry overwrites, key 0 is
+ * never held, the size is fixed whatever goes in. */
+static void
+test_rst_memo(void **state)
+{
+	struct rst_memo m;
+	struct cookie_key k;
+	struct addr src = A("198.18.1.1"), dst = A("198.18.100.1"), dst6 = A("fd00::1");
+	uint64_t paid = 0, k0, k1;
+	size_t bytes;
+
+	(void)state;
+	cookie_key_init(&k, key);
+	rst_memo_init(&m, 100);
+	bytes = rst_memo_bytes(&m);
+	assert_int_equal(bytes, 128 * sizeof(struct rst_memo_entry));
+	k0 = rst_memo_key(&k, &src, &dst, 80, 0);
+	k1 = rst_memo_key(&k, &src, &dst, 80, 1);
+	assert_true(k0 != k1 && k0 != 0);
+	assert_true(k0 != rst_memo_key(&k, &src, &dst, 443, 0));
+	assert_true(k0 != rst_memo_key(&k, &src, &dst6, 80, 0));
+	assert_false(rst_memo_get(&m, k0, &paid));
+	rst_memo_put(&m, k0, 5);
+	assert_true(rst_memo_get(&m, k0, &paid));
+	assert_int_equal(paid, 5);
+	rst_memo_put(&m, k0, 7);
+	assert_true(rst_memo_get(&m, k0, &paid));
+	assert_int_equal(paid, 7);
+	/* the entry of k0 taken by another key: k0's record is gone */
+	rst_memo_put(&m, k0 + 128, 1);
+	assert_false(rst_memo_get(&m, k0, &paid));
+	rst_memo_put(&m, 0, 1);
+	assert_false(rst_memo_get(&m, 0, &paid));
+	for (uint64_t i = 1; i < 100000; i++)
+		rst_memo_put(&m, i * 0x9e3779b97f4a7c15ull, i);
+	assert_int_equal(rst_memo_bytes(&m), bytes);
+	rst_memo_free(&m);
+	rst_memo_init(&m, (size_t)1 << 40);	/* capped, not 16 TiB */
+	assert_int_equal(rst_memo_bytes(&m), ((size_t)1 << 20) * sizeof(struct rst_memo_entry));
+	rst_memo_free(&m);
+}
+
+/* Every SYN-ACK of a path copied 2,000 times, while it is in flight and
+ * after its result: one RST per SYN, the copies counted replayed; with
+ * --rate 100 the next path's SYNs still leave on time (before, the 7,000
+ * RSTs owed went first, 70 s of the rate).  A late SYN-ACK of a flow
+ * that had none still draws its one. */
+static void
+test_replay_flood(void **state)
+{
+	struct fake *f = fake_new(3, 0);
+	struct engine *e = engine_for(f, 100, 0, 1);
+	struct engine_counters n;
+	uint8_t pkt[128];
+	size_t len;
+	uint64_t now = 1 * SEC;
+
+	(void)state;
+	engine_run(e, now);
+	assert_int_equal(f->nsyn, 4);		/* path 1: the bucket's burst */
+	/* three variants answered, each 1,000 times, while in flight */
+	for (int copy = 0; copy < 1000; copy++)
+		for (int i = 0; i < 3; i++) {
+			len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, i ? 7 : -1, 1,
+			    pkt, sizeof(pkt));
+			engine_input(e, now + 1000, pkt, len);
+		}
+	engine_counters(e, &n);
+	assert_int_equal(n.replayed, 3 * 999);
+	assert_int_equal(n.synacks, 3);
+	/* the fourth is silent: the path ends at its timeout, then its
+	 * SYN-ACKs are copied 1,000 times more */
+	for (; f->nres == 0 && now <= 3 * SEC; now += SEC / 100)
+		engine_run(e, now);
+	assert_int_equal(f->nres, 1);
+	assert_int_equal(f->nseg, 3);
+	for (int copy = 0; copy < 1000; copy++)
+		for (int i = 0; i < 3; i++) {
+			len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
+			engine_input(e, now, pkt, len);
+		}
+	/* the silent variant's SYN-ACK comes late: its one RST, then copies */
+	for (int copy = 0; copy < 1000; copy++) {
+		len = answer(f, 3, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
+		engine_input(e, now, pkt, len);
+	}
+	engine_counters(e, &n);
+	assert_int_equal(n.replayed, 3 * 999 + 3 * 1000 + 999);
+	assert_int_equal(n.late, 1);
+	assert_int_equal(n.rejected, 0);
+	/* paths 2 and 3 (one at a time, silent: 1 s each) send their SYNs
+	 * as if nothing had come, behind that one RST */
+	for (uint64_t end = now + 2 * SEC + SEC / 2; now <= end; now += SEC / 100)
+		engine_run(e, now);
+	assert_int_equal(f->nsyn, 12);
+	assert_int_equal(f->nres, 3);
+	assert_int_equal(f->nseg, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(f->seg[i].flags, REPLY_TCP_RST);
+		assert_int_equal(f->seg[i].seq, f->syn[i].isn + 1);
+	}
+	engine_counters(e, &n);
+	assert_true(n.rsts_sent <= n.syns_sent);
+	engine_free(e);
+	free(f);
+}
+
+/* The window test shares the handshake's 4-tuple: copies of the
+ * handshake's SYN-ACKs while it runs draw no RST (one at the handshake's
+ * sequence number could disturb the test), and copies of the test's own
+ * SYN-ACK, during the test and after its end, draw no RST either: the
+ * machine ends its connection with its own. */
+static void
+test_replay_window_flows(void **state)
+{
+	struct fake *f = fake_new(1, 1);
+	struct engine *e;
+	struct engine_counters n;
+	uint8_t pkt[256];
+	uint64_t now = 1 * SEC;
+	int seen = 0, wsyn = -1, hs_rsts = 0, rsts = 0, copies = 0;
+
+	(void)state;
+	f->window_test = true;
+	e = engine_traced(f, 100000, 0, 16, ENGINE_TRACE_NEVER);
+	for (int ms = 0; ms < 40000 && !engine_finished(e); ms++, now += 1000000) {
+		engine_run(e, now);
+		for (; seen < f->nsyn; seen++) {
+			bool window = (f->syn[seen].isn & COOKIE_TAG_MASK) == COOKIE_TAG_WINDOW;
+
+			/* the handshake all answered; the window test only for
+			 * variant 1, whose server then sends nothing */
+			if (window && f->syn[seen].variant != 1)
+				continue;
+			if (window)
+				wsyn = seen;
+			size_t len = answer(f, seen, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+			    pkt, sizeof(pkt));
+			engine_input(e, now + 100000, pkt, len);
+		}
+		/* while the test runs: every SYN-ACK so far copied, each ms */
+		if (wsyn >= 0 && copies < 2000)
+			for (int i = 0; i <= wsyn; i++, copies++) {
+				size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+				    pkt, sizeof(pkt));
+				engine_input(e, now + 200000, pkt, len);
+			}
+	}
+	assert_true(engine_finished(e));
+	assert_true(wsyn >= 4);
+	assert_int_equal(f->nres, 1);
+	assert_true(f->res[0].window[0].ran);
+	/* after the end: the test's SYN-ACK and the handshake's, 100 more */
+	for (int k = 0; k < 100; k++)
+		for (int i = 0; i <= wsyn; i++) {
+			size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+			    pkt, sizeof(pkt));
+			engine_input(e, now, pkt, len);
+		}
+	engine_run(e, now);
+	for (int i = 0; i < f->nseg; i++) {
+		if (!(f->seg[i].flags & REPLY_TCP_RST))
+			continue;
+		rsts++;
+		for (int j = 0; j < 4; j++)
+			if (f->seg[i].seq == f->syn[j].isn + 1 && f->seg[i].sport == f->syn[j].sport)
+				hs_rsts++;
+	}
+	/* one per handshake SYN, and the window connection's own end */
+	assert_int_equal(hs_rsts, 4);
+	assert_true(rsts <= 4 + 2);
+	engine_counters(e, &n);
+	assert_true(n.replayed >= (uint64_t)copies + 100 * 4);
+	print_message("# %d copies during the test, %llu replayed, %d RSTs\n", copies,
+	    (unsigned long long)n.replayed, rsts);
+	engine_free(e);
+	free(f);
+}
+
+/* The memo holds about max-inflight finished paths: a flow whose record
+ * was overwritten by later paths' draws no RST, ever (it may have had
+ * one); a recent one still does. */
+static void
+test_rst_memo_forgets(void **state)
+{
+	struct fake *f = fake_new(200, 0);
+	struct engine *e = engine_for(f, 100000, 0, 1);
+	uint8_t pkt[128];
+	size_t len;
+	uint64_t now = 1 * SEC;
+	struct engine_counters n;
+	int nseg;
+
+	(void)state;
+	/* 200 silent paths, one at a time: 800 flows, a memo of 64 entries */
+	while (!engine_finished(e) && now < 1000 * SEC) {
+		engine_run(e, now);
+		now += SEC / 10;
+	}
+	assert_int_equal(f->nres, 200);
+	nseg = f->nseg;
+	assert_int_equal(nseg, 0);
+	/* the first path's SYN-ACK: its record is long gone */
+	len = answer(f, 0, REPLY_TCP_SYN | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
+	engine_input(e, now, pkt, len);
+	/* the last path's: held, owed its one RST */
+	len = answer(f, f->nsyn - 1, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
+	engine_input(e, now, pkt, len);
+	engine_input(e, now, pkt, len);
+	engine_run(e, now);
+	engine_counters(e, &n);
+	assert_int_equal(f->nseg, 1);
+	assert_int_equal(f->seg[0].seq, f->syn[f->nsyn - 1].isn + 1);
+	assert_int_equal(n.replayed, 2);
+	engine_free(e);
+	free(f);
+}
+
 /* A router's ICMP budget as Linux keeps it per destination (here, the
  * prober): a burst of 6, then 1 per second. */
 struct linux_icmp {
@@ -1442,6 +1706,11 @@ main(void)
 		cmocka_unit_test(test_burst_reads_capture),
 		cmocka_unit_test(test_window_second_port),
 		cmocka_unit_test(test_trace_paced),
+		cmocka_unit_test(test_rst_decide_table),
+		cmocka_unit_test(test_rst_memo),
+		cmocka_unit_test(test_replay_flood),
+		cmocka_unit_test(test_replay_window_flows),
+		cmocka_unit_test(test_rst_memo_forgets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -50,6 +50,9 @@ static const char want[] =
     "# HELP scaleprobe_packets_rejected_total Replies that failed validation (never sent by us, or forged).\n"
     "# TYPE scaleprobe_packets_rejected_total counter\n"
     "scaleprobe_packets_rejected_total 11\n"
+    "# HELP scaleprobe_packets_replayed_total SYN-ACKs of a flow that had its one RST (retransmitted or replayed), dropped.\n"
+    "# TYPE scaleprobe_packets_replayed_total counter\n"
+    "scaleprobe_packets_replayed_total 13\n"
     "# HELP scaleprobe_capture_drops_total Packets the capture ring dropped before scaleprobed read them.\n"
     "# TYPE scaleprobe_capture_drops_total counter\n"
     "scaleprobe_capture_drops_total 0\n";
@@ -76,6 +79,7 @@ sample(void)
 	s.cycles_missed = 1;
 	s.writer_backlog = 7;
 	s.packets_rejected = 11;
+	s.packets_replayed = 13;
 	return s;
 }
 
