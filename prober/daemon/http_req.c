@@ -62,33 +62,34 @@ request_line(const char *s, size_t n)
 enum http_req
 http_req_parse(const char *buf, size_t len, size_t max)
 {
-	size_t end, i, line;
+	size_t end, i, lead, line;
 
 	if (len > max)
 		len = max;
-	/* a control byte anywhere (tab and the line ends aside) is refused
-	 * at once, complete head or not */
-	for (i = 0; i < len; i++) {
+	/* RFC 9112 2.2: empty lines before the request line are ignored */
+	for (lead = 0; lead < len && (buf[lead] == '\r' || buf[lead] == '\n'); lead++)
+		;
+	if (lead > 4)
+		return HTTP_REQ_BAD;
+	end = head_end(buf + lead, len - lead);
+	/* a control byte in the head (tab and the line ends aside) is
+	 * refused at once, whole head or not; what follows the head is not
+	 * the request's, so the verdict never changes as more arrives */
+	for (i = lead; i < (end != 0 ? lead + end : len); i++) {
 		unsigned char c = (unsigned char)buf[i];
 
 		if ((c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f)
 			return HTTP_REQ_BAD;
+		/* a CR only before LF */
+		if (c == '\r' && i + 1 < len && buf[i + 1] != '\n')
+			return HTTP_REQ_BAD;
 	}
-	/* RFC 9112 2.2: empty lines before the request line are ignored */
-	for (i = 0; i < len && (buf[i] == '\r' || buf[i] == '\n'); i++)
-		;
-	if (i > 4)
-		return HTTP_REQ_BAD;
-	if ((end = head_end(buf + i, len - i)) == 0)
+	if (end == 0)
 		return len >= max ? HTTP_REQ_TOO_LARGE : HTTP_REQ_MORE;
-	buf += i;
+	buf += lead;
 	line = (size_t)((const char *)memchr(buf, '\n', end) - buf);
 	if (line > 0 && buf[line - 1] == '\r')
 		line--;
-	/* a CR is allowed only before LF */
-	for (i = 0; i + 1 < end; i++)
-		if (buf[i] == '\r' && buf[i + 1] != '\n')
-			return HTTP_REQ_BAD;
 	return request_line(buf, line);
 }
 
