@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,10 @@
  * it connected, HTTP_REQ_MAX bytes of request each. */
 #define METRICS_CLIENTS 64
 #define METRICS_TIMEOUT_MS 5000
-#define METRICS_BACKLOG 128
+/* a burst of connections waits in the kernel (at most somaxconn) rather
+ * than having the scraper's SYN dropped with the rest */
+#define METRICS_BACKLOG 4096
+#define METRICS_DEFER_S 5
 
 static void
 metrics_snapshot_of(struct daemon *d, struct metrics_snapshot *s)
@@ -89,7 +94,7 @@ static int
 metrics_listen(const char *spec, const char *host, const char *port)
 {
 	struct addrinfo hints, *res, *ai;
-	int fd = -1, one = 1, e;
+	int fd = -1, one = 1, defer = METRICS_DEFER_S, e;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
@@ -104,7 +109,12 @@ metrics_listen(const char *spec, const char *host, const char *port)
 		    ai->ai_protocol);
 		if (fd == -1)
 			continue;
+		/* a connection reaches accept() only once its request has begun
+		 * (or after METRICS_DEFER_S): a crowd of silent ones stays in
+		 * the kernel and cannot push a scraper out of the cap between
+		 * its accept and its first byte */
 		if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == 0 &&
+		    setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof(defer)) == 0 &&
 		    bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
 		    listen(fd, METRICS_BACKLOG) == 0)
 			break;

@@ -21,6 +21,10 @@ LAB_CHECKS += tests/e2e/largeset-e2e
 # the daemon: --once against the CLI's verdicts, cycles, states, SIGHUP, SIGTERM,
 # privileges from root and from ambient capabilities, notify, alerts, kill -9 and restart
 LAB_CHECKS += tests/e2e/daemon-e2e
+# /metrics and the control socket under LimitNOFILE=1024: 300 MiB of headers cut
+# off, 5,000 idle connections (RSS, descriptors, CPU, answers within 1 s),
+# descriptors run out, control clients that never read
+LAB_CHECKS += tests/e2e/listen-e2e
 # scaleprobed as installed: systemd-analyze verify and security, sysusers,
 # tmpfiles, and every man page lint-clean (no network)
 LAB_CHECKS += tests/e2e/service-check

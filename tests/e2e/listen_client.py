@@ -7,8 +7,10 @@
   headers HOST PORT MIB        a request whose headers never end, streamed
                                until MIB MiB are sent or the server stops it:
                                "sent BYTES cut|whole WHY"
-  idle HOST PORT N HOLD        N connections opened at once and held HOLD s,
-                               never a byte sent: "opened N connected C"
+  idle HOST PORT N HOLD [K]    N connections opened at once and held HOLD s,
+                               the first K of them sending one byte ("G"),
+                               the others none: "opened N connected C spoke S"
+                               (C: handshakes done within 1 s)
   ctl-get PATH TIMEOUT         the status: "ok MS BYTES", else "fail MS WHY"
   ctl-idle PATH N HOLD         N control clients that never read, held HOLD s
 """
@@ -73,8 +75,8 @@ def headers(host, port, mib):
     return 0
 
 
-def idle(host, port, n, hold):
-    n = int(n)
+def idle(host, port, n, hold, speak="0"):
+    n, speak = int(n), int(speak)
     resource.setrlimit(resource.RLIMIT_NOFILE, (n + 256, n + 256))
     socks = []
     for _ in range(n):
@@ -90,13 +92,19 @@ def idle(host, port, n, hold):
     for s in socks:
         p.register(s, select.POLLOUT)
     done = set()
-    end = time.monotonic() + 3
+    end = time.monotonic() + 1
     while len(done) < len(socks) and time.monotonic() < end:
         for fd, ev in p.poll(200):
             if fd not in done:
                 done.add(fd)
                 p.unregister(fd)
-    out("opened %d connected %d" % (len(socks), len(done)))
+    spoke = 0
+    for s in socks[:speak]:
+        try:
+            spoke += s.send(b"G") == 1
+        except OSError:
+            pass
+    out("opened %d connected %d spoke %d" % (len(socks), len(done), spoke))
     time.sleep(float(hold))
     return 0
 
