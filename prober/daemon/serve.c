@@ -270,10 +270,11 @@ serve_accept(evutil_socket_t fd, short what, void *arg)
 			continue;
 		if (errno != EMFILE && errno != ENFILE && errno != ENOBUFS && errno != ENOMEM)
 			return;
-		/* out of descriptors: our oldest client makes room, as at the
-		 * cap; with none of ours open, the rest of the daemon holds
-		 * them all */
-		if (s->head == NULL) {
+		/* out of the process's descriptors: our oldest client makes
+		 * room, as at the cap.  With none of ours open the rest of
+		 * the daemon holds them all, and closing clients would not
+		 * help the system's or the kernel's memory either. */
+		if (errno != EMFILE || s->head == NULL) {
 			serve_starved(s, errno);
 			return;
 		}
