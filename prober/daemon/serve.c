@@ -1,10 +1,10 @@
 /*
  * serve.c -- a bounded stream server on the daemon's loop (serve.h).
  * Nothing a client does can grow the daemon or stall it: connections are
- * capped (the oldest closed for a new one, so a crowd of idle clients
- * cannot lock a scraper out), each has one deadline from accept to done,
- * its request buffer has a fixed size, and replies go out through write
- * events on non-blocking sockets.  When accept() fails for want of
+ * capped (one closed for each new one, chosen so that a crowd of idle or
+ * slow clients cannot lock a scraper out), each has one deadline from
+ * accept to done, its request buffer has a fixed size, and replies go out
+ * through write events on non-blocking sockets.  When accept() fails for want of
  * descriptors, a reserve descriptor is given up to take and close the
  * waiting connection, and accepting pauses briefly instead of spinning.
  */
@@ -25,12 +25,15 @@
 /* accepts per wake-up: the loop serves the clients' reads in between */
 #define SERVE_ACCEPT_BATCH 16
 #define SERVE_PAUSE_MS 100
+/* how long a client that has sent nothing is spared while others can go:
+ * a scraper's request follows its handshake within this */
+#define SERVE_GRACE_MS 200
 
 struct sconn {
 	struct serve *s;
 	int fd;
 	struct event *ev;
-	struct timespec deadline;
+	struct timespec born, deadline;
 	char *in;
 	size_t in_len;
 	char *out;
@@ -181,21 +184,49 @@ conn_event(evutil_socket_t fd, short what, void *arg)
 		conn_read(k);
 }
 
+static long long
+ms_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t->tv_sec) * 1000LL + (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+/* The client to close for a new one.  A scraper sends its request whole
+ * and reads its reply at once, so first the oldest that began a request
+ * without ending it or is slow to take its reply; then the oldest that
+ * has sent nothing past its grace; then the oldest (a scraper accepted
+ * between its handshake and its request is the newest, so the last to
+ * go). */
+static struct sconn *
+conn_victim(struct serve *s)
+{
+	struct sconn *k;
+
+	for (k = s->head; k != NULL; k = k->next)
+		if (k->in_len > 0 || k->out != NULL)
+			return k;
+	for (k = s->head; k != NULL; k = k->next)
+		if (ms_since(&k->born) >= SERVE_GRACE_MS)
+			return k;
+	return s->head;
+}
+
 static void
 conn_new(struct serve *s, int fd)
 {
 	struct sconn *k;
 
-	/* the oldest is the one that waited longest: an idle client rather
-	 * than the scraper that connected just now */
 	if (s->n >= s->c.max_clients && s->head != NULL) {
-		log_debug("%s: %zu clients, the oldest closed", s->c.name, s->n);
-		conn_close(s->head);
+		log_debug("%s: %zu clients, one closed", s->c.name, s->n);
+		conn_close(conn_victim(s));
 	}
 	k = xcalloc(1, sizeof(*k));
 	k->s = s;
 	k->fd = fd;
-	clock_gettime(CLOCK_MONOTONIC, &k->deadline);
+	clock_gettime(CLOCK_MONOTONIC, &k->born);
+	k->deadline = k->born;
 	k->deadline.tv_sec += s->c.timeout_ms / 1000;
 	k->deadline.tv_nsec += (long)(s->c.timeout_ms % 1000) * 1000000L;
 	if (k->deadline.tv_nsec >= 1000000000L) {
@@ -270,7 +301,7 @@ serve_accept(evutil_socket_t fd, short what, void *arg)
 			continue;
 		if (errno != EMFILE && errno != ENFILE && errno != ENOBUFS && errno != ENOMEM)
 			return;
-		/* out of the process's descriptors: our oldest client makes
+		/* out of the process's descriptors: one of our clients makes
 		 * room, as at the cap.  With none of ours open the rest of
 		 * the daemon holds them all, and closing clients would not
 		 * help the system's or the kernel's memory either. */
@@ -278,8 +309,8 @@ serve_accept(evutil_socket_t fd, short what, void *arg)
 			serve_starved(s, errno);
 			return;
 		}
-		log_debug("%s: accept: %s: the oldest client closed", s->c.name, strerror(errno));
-		conn_close(s->head);
+		log_debug("%s: accept: %s: a client closed", s->c.name, strerror(errno));
+		conn_close(conn_victim(s));
 	}
 }
 

@@ -1,10 +1,10 @@
 /*
  * serve.h -- a bounded stream server on the daemon's loop, shared by the
  * control socket and /metrics: at most max_clients connections (a new
- * one closes the oldest), each given timeout from its accept to its last
- * byte written, at most in_max bytes of request kept, replies written
- * without blocking, and accept() paused rather than spun on when
- * descriptors run out.
+ * one closes another, a slow or idle one first), each given timeout from
+ * its accept to its last byte written, at most in_max bytes of request
+ * kept, replies written without blocking, and accept() paused rather
+ * than spun on when descriptors run out.
  */
 #ifndef SCALEPROBE_SERVE_H
 #define SCALEPROBE_SERVE_H
