@@ -1,7 +1,8 @@
 /*
- * control.c -- the control socket: accepts on the daemon's loop and
- * writes the status at once (a few hundred bytes: the socket buffer takes
- * them, nothing waits on a slow reader), then closes.
+ * control.c -- the control socket: each connection is answered with the
+ * status (at most CONTROL_REPLY_MAX bytes) through serve.c, so a client
+ * that never reads holds one of CONTROL_CLIENTS places until its
+ * deadline and never the daemon.
  */
 #define _GNU_SOURCE	/* O_PATH: the working directory kept, even unreadable */
 #include <sys/socket.h>
@@ -10,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <event2/event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,29 +20,29 @@
 #include "daemon.h"
 #include "log.h"
 #include "statedir.h"
+#include "serve.h"
 
 struct control {
 	int fd;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	struct event *ev;
+	struct serve *srv;
 };
 
-static void
-control_accept(evutil_socket_t fd, short what, void *arg)
+static enum serve_next
+control_reply(void *arg, const char *in, size_t len, char **out, size_t *out_len)
 {
 	struct daemon *d = arg;
 	struct probe_run_stats st;
-	char buf[1024];
 	uint64_t due, running, done;
-	int c, n;
+	char *buf;
+	int n;
 
-	(void)what;
-	/* closed by this function: no exec can inherit it in between */
-	if ((c = accept(fd, NULL, NULL)) == -1)
-		return;
+	(void)in;
+	(void)len;
 	runner_stats(d->runner, &st);
 	daemon_cycle_counts(d, &due, &running, &done);
-	n = snprintf(buf, sizeof(buf),
+	buf = xmalloc(CONTROL_REPLY_MAX);
+	n = snprintf(buf, CONTROL_REPLY_MAX,
 	    "targets %zu\n"
 	    "due %llu\n"
 	    "in_flight %llu\n"
@@ -61,9 +61,13 @@ control_accept(evutil_socket_t fd, short what, void *arg)
 	    (unsigned long long)d->n.alerts_open, (unsigned long long)st.n.rejected,
 	    d->n.lag_ns / 1e9, (unsigned long long)d->n.results,
 	    (unsigned long long)d->n.states, (unsigned long long)d->n.cycles_missed);
-	if (n > 0 && write(c, buf, (size_t)n) != n)
-		log_debug("control: a reader went away");
-	close(c);
+	if (n < 0) {
+		free(buf);
+		return SERVE_CLOSE;
+	}
+	*out = buf;
+	*out_len = (size_t)n < CONTROL_REPLY_MAX ? (size_t)n : CONTROL_REPLY_MAX - 1;
+	return SERVE_REPLY;
 }
 
 /* Bound in its directory reached by a descriptor opened without following
@@ -140,11 +144,9 @@ control_open(struct daemon *d, const char *path)
 		free(ct);
 		return -1;
 	}
-	ct->ev = event_new(d->base, ct->fd, EV_READ | EV_PERSIST, control_accept, d);
-	if (ct->ev == NULL || event_add(ct->ev, NULL) != 0) {
-		log_warnx("control: cannot watch the socket");
-		close(ct->fd);
-		free(ct);
+	if ((ct->srv = serve_new(d->base, ct->fd, &(struct serve_conf){ "control",
+	    CONTROL_CLIENTS, 0, CONTROL_TIMEOUT_MS, control_reply, d })) == NULL) {
+		free(ct);	/* serve_new closed the socket */
 		return -1;
 	}
 	d->control = ct;
@@ -158,8 +160,7 @@ control_close(struct daemon *d)
 
 	if (ct == NULL)
 		return;
-	event_free(ct->ev);
-	close(ct->fd);
+	serve_free(ct->srv);	/* the socket and its clients */
 	unlink(ct->path);
 	free(ct);
 	d->control = NULL;

@@ -8,6 +8,14 @@
 
 struct daemon;
 
+/* What a slow or idle client can hold (scaleprobed(8) states them): the
+ * status is at most CONTROL_REPLY_MAX bytes, written without blocking;
+ * at most CONTROL_CLIENTS clients at once (a new one closes the oldest),
+ * each closed CONTROL_TIMEOUT_MS after it connected if not done. */
+#define CONTROL_REPLY_MAX 65536
+#define CONTROL_CLIENTS 16
+#define CONTROL_TIMEOUT_MS 5000
+
 /* Listens on path (a stale socket replaced); 0, or -1 after logging. */
 int control_open(struct daemon *d, const char *path);
 void control_close(struct daemon *d);

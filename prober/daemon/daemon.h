@@ -23,7 +23,7 @@ struct sched;
 struct blocklist;
 struct gen;
 struct control;
-struct evhttp;
+struct serve;
 struct notify;
 
 /* One target as written in a group, on each of its ports: what is
@@ -104,7 +104,7 @@ struct daemon {
 	bool stopping;
 	int lock_fd;
 	struct control *control;
-	struct evhttp *http;		/* --metrics */
+	struct serve *http;		/* --metrics */
 	int exit_status;
 };
 

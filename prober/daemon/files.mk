@@ -16,3 +16,7 @@ DAEMON_SRCS += prober/daemon/control.c
 PROGRAMS += scaleprobed
 MAN_PAGES += prober/daemon/scaleprobed.8
 DAEMON_SRCS += prober/daemon/metrics_http.c
+# the metrics endpoint's request handling (pure) and the bounded server
+# that both the control socket and /metrics go through
+PURE_SRCS += prober/daemon/http_req.c
+DAEMON_SRCS += prober/daemon/serve.c

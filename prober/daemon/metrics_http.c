@@ -1,22 +1,39 @@
 /*
  * metrics_http.c -- the metrics endpoint (scaleprobed --metrics ADDR:PORT):
- * libevent's evhttp on the daemon's loop answers GET /metrics with
- * metrics_render()'s text, built from the daemon's counters at the time
- * of the request.
+ * a listening socket on the daemon's loop served by serve.c (connections
+ * capped, each with a deadline and a fixed request buffer) that answers
+ * GET /metrics with metrics_render()'s text, built from the daemon's
+ * counters at the time of the request.  What a request asks for is
+ * judged by http_req.c; HTTP/1.0, one request per connection.
  */
-#include <event2/buffer.h>
-#include <event2/event.h>
-#include <event2/http.h>
+#include <sys/socket.h>
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon.h"
+#include "http_req.h"
 #include "log.h"
 #include "metrics.h"
+#include "serve.h"
 #include "store.h"
 
 #define METRICS_BUF 16384
+#define METRICS_HEAD 256
+/* What clients can hold (scaleprobed(8) states it): this many
+ * connections (a new one closes another, serve.c), each closed this long
+ * after it connected, HTTP_REQ_MAX bytes of request each. */
+#define METRICS_CLIENTS 64
+#define METRICS_TIMEOUT_MS 5000
+/* a burst of connections waits in the kernel (at most somaxconn) rather
+ * than having the scraper's SYN dropped with the rest */
+#define METRICS_BACKLOG 4096
+#define METRICS_DEFER_S 5
 
 static void
 metrics_snapshot_of(struct daemon *d, struct metrics_snapshot *s)
@@ -38,31 +55,77 @@ metrics_snapshot_of(struct daemon *d, struct metrics_snapshot *s)
 	s->cycles_missed = d->n.cycles_missed;
 }
 
-static void
-metrics_request(struct evhttp_request *req, void *arg)
+/* The reply: its head first, the body rendered just after the room kept
+ * for it, then moved up to follow the head. */
+static enum serve_next
+metrics_request(void *arg, const char *in, size_t len, char **out, size_t *out_len)
 {
 	struct daemon *d = arg;
 	struct metrics_snapshot s;
 	struct metrics_buf b = { NULL, 0, METRICS_BUF, false };
-	struct evbuffer *out;
+	enum http_req r = http_req_parse(in, len, HTTP_REQ_MAX);
+	char *p;
+	size_t h;
 
-	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
-		evhttp_send_error(req, 405, NULL);
-		return;
+	if (r == HTTP_REQ_MORE)
+		return SERVE_MORE;
+	p = xmalloc(METRICS_HEAD + METRICS_BUF);
+	if (r == HTTP_REQ_METRICS) {
+		b.p = p + METRICS_HEAD;
+		metrics_snapshot_of(d, &s);
+		if (metrics_render(&s, &b) != 0) {
+			log_warnx("--metrics: the figures outgrew %d bytes", METRICS_BUF);
+			free(p);
+			return SERVE_CLOSE;
+		}
 	}
-	b.p = xmalloc(b.cap);
-	metrics_snapshot_of(d, &s);
-	if (metrics_render(&s, &b) != 0 || (out = evbuffer_new()) == NULL) {
-		free(b.p);
-		evhttp_send_error(req, 500, NULL);
-		return;
+	if ((h = http_reply_head(r, b.len, p, METRICS_HEAD)) == 0) {
+		free(p);
+		return SERVE_CLOSE;
 	}
-	evbuffer_add(out, b.p, b.len);
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-	    "text/plain; version=0.0.4");
-	evhttp_send_reply(req, 200, "OK", out);
-	evbuffer_free(out);
-	free(b.p);
+	memmove(p + h, p + METRICS_HEAD, b.len);
+	*out = p;
+	*out_len = h + b.len;
+	return SERVE_REPLY;
+}
+
+/* A listening TCP socket on host:port (host may be a name); -1 after
+ * logging. */
+static int
+metrics_listen(const char *spec, const char *host, const char *port)
+{
+	struct addrinfo hints, *res, *ai;
+	int fd = -1, one = 1, defer = METRICS_DEFER_S, e;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	if ((e = getaddrinfo(host[0] != '\0' ? host : NULL, port, &hints, &res)) != 0) {
+		log_warnx("--metrics %s: %s", spec, gai_strerror(e));
+		return -1;
+	}
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    ai->ai_protocol);
+		if (fd == -1)
+			continue;
+		/* a connection reaches accept() only once its request has begun
+		 * (or after METRICS_DEFER_S): a crowd of silent ones stays in
+		 * the kernel and cannot push a scraper out of the cap between
+		 * its accept and its first byte */
+		if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == 0 &&
+		    setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer, sizeof(defer)) == 0 &&
+		    bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+		    listen(fd, METRICS_BACKLOG) == 0)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd == -1)
+		log_warn("--metrics %s: cannot listen", spec);
+	return fd;
 }
 
 int
@@ -72,6 +135,7 @@ metrics_http_open(struct daemon *d, const char *spec)
 	const char *colon = strrchr(spec, ':');
 	char *end;
 	unsigned long port;
+	int fd;
 
 	if (colon == NULL || (size_t)(colon - spec) >= sizeof(host) ||
 	    (port = strtoul(colon + 1, &end, 10)) == 0 || port > 65535 || *end != '\0') {
@@ -84,20 +148,16 @@ metrics_http_open(struct daemon *d, const char *spec)
 		memmove(host, host + 1, strlen(host) - 2);
 		host[strlen(host) - 2] = '\0';
 	}
-	if ((d->http = evhttp_new(d->base)) == NULL ||
-	    evhttp_bind_socket(d->http, host, (uint16_t)port) != 0) {
-		log_warnx("--metrics %s: cannot listen", spec);
+	if ((fd = metrics_listen(spec, host, colon + 1)) == -1)
 		return -1;
-	}
-	evhttp_set_allowed_methods(d->http, EVHTTP_REQ_GET);
-	evhttp_set_cb(d->http, "/metrics", metrics_request, d);
-	return 0;
+	d->http = serve_new(d->base, fd, &(struct serve_conf){ "--metrics",
+	    METRICS_CLIENTS, HTTP_REQ_MAX, METRICS_TIMEOUT_MS, metrics_request, d });
+	return d->http != NULL ? 0 : -1;
 }
 
 void
 metrics_http_close(struct daemon *d)
 {
-	if (d->http != NULL)
-		evhttp_free(d->http);
+	serve_free(d->http);
 	d->http = NULL;
 }

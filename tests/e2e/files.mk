@@ -26,6 +26,10 @@ LAB_CHECKS += tests/e2e/daemon-e2e
 # refused in one line with nothing outside changed; the control socket 0660 under
 # the unit's umask: the group gets `status`
 LAB_CHECKS += tests/e2e/privs-e2e
+# /metrics and the control socket under LimitNOFILE=1024: 300 MiB of headers cut
+# off, 5,000 idle connections (RSS, descriptors, CPU, answers within 1 s),
+# descriptors run out, control clients that never read
+LAB_CHECKS += tests/e2e/listen-e2e
 # scaleprobed as installed: systemd-analyze verify and security, sysusers,
 # tmpfiles, and every man page lint-clean (no network)
 LAB_CHECKS += tests/e2e/service-check

@@ -18,3 +18,5 @@ fuzz_engine_SRCS = tests/unit/pktbuild.c
 FUZZERS += fuzz_evidence
 # scaleprobe.conf's parser and print-back (config/conf_parse.c, conf_print.c)
 FUZZERS += fuzz_conf
+# /metrics' request handling (prober/daemon/http_req.c)
+FUZZERS += fuzz_http_req

@@ -38,6 +38,8 @@ UNIT_TESTS += test_infer
 UNIT_TESTS += test_schedule
 UNIT_TESTS += test_alert
 UNIT_TESTS += test_metrics
+# /metrics' request handling: what a request asks for, its limit, the replies
+UNIT_TESTS += test_http_req
 UNIT_TESTS += test_notify
 # what scaleprobed accepts at a name it changes as root
 UNIT_TESTS += test_statedir
