@@ -2,76 +2,39 @@
  * alerting.c -- a path's verdicts through alert.h's N of M: on a raise, a
  * change or a clear, one log line with the reason and, when the
  * alert-command setting names a program, that program run once with the
- * change as JSON on stdin.
+ * change as JSON on stdin (alertcmd.h).  A path's memory is kept only
+ * while it has a problem in sight (tracks.h).
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include <sys/random.h>
 
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "alertcmd.h"
 #include "daemon.h"
 #include "infer.h"
 #include "json.h"
 #include "log.h"
 #include "siphash.h"
 
-#define TRACKS (sizeof(((struct daemon *)0)->tracks) / sizeof(struct track *))
-
-static struct track *
-track_of(struct daemon *d, const struct path_result *res)
-{
-	static const uint8_t key[SIPHASH_KEY_LEN];
-	uint8_t k[sizeof(res->dst) + 2];
-	struct track **pp, *t;
-	size_t h;
-
-	memcpy(k, &res->dst, sizeof(res->dst));
-	memcpy(k + sizeof(res->dst), &res->port, 2);
-	h = (size_t)(siphash24(key, k, sizeof(k)) % TRACKS);
-	for (pp = &d->tracks[h]; (t = *pp) != NULL; pp = &t->next)
-		if (t->port == res->port && addr_equal(&t->dst, &res->dst))
-			return t;
-	t = xcalloc(1, sizeof(*t));
-	t->dst = res->dst;
-	t->port = res->port;
-	*pp = t;
-	return t;
-}
-
-/* The program of alert-command, the change on its stdin.  exec follows
- * fork at once: the store's checkpoint thread holds locks a child must
- * never touch. */
+/* The tracks' hash key, secret and new at each start: targets and names
+ * are chosen by others too (a prefix, a name's addresses), and a known
+ * key would let them put every path in one bucket. */
 static void
-alert_command(const char *cmd, const char *json, size_t len)
+tracks_keyed(struct tracks *ts)
 {
-	int fd[2];
-	pid_t pid;
+	uint8_t key[SIPHASH_KEY_LEN];
+	ssize_t k;
 
-	if (pipe(fd) != 0 || fcntl(fd[0], F_SETFD, FD_CLOEXEC) != 0 ||
-	    fcntl(fd[1], F_SETFD, FD_CLOEXEC) != 0) {
-		log_warn("alert-command: pipe");
+	if (ts->keyed)
 		return;
-	}
-	if ((pid = fork()) == -1) {
-		log_warn("alert-command: fork");
-		close(fd[0]);
-		close(fd[1]);
-		return;
-	}
-	if (pid == 0) {
-		if (dup2(fd[0], STDIN_FILENO) == -1)
-			_exit(127);
-		execl(cmd, cmd, (char *)NULL);
-		_exit(127);
-	}
-	close(fd[0]);
-	/* a change is a few hundred bytes: far below the pipe's buffer */
-	if (write(fd[1], json, len) != (ssize_t)len)
-		log_warn("alert-command: write");
-	close(fd[1]);
+	do
+		k = getrandom(key, sizeof(key), 0);
+	while (k == -1 && errno == EINTR);
+	if (k != (ssize_t)sizeof(key))
+		fatal("getrandom");
+	tracks_key(ts, key);
 }
 
 static void
@@ -106,7 +69,10 @@ daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *
 {
 	const struct conf *c = &u->gen->c;
 	struct alert_cfg cfg = { (int)c->alert_confirm, (int)c->alert_window };
-	struct track *t = track_of(d, res);
+	struct track *t;
+
+	tracks_keyed(&d->tracks);
+	t = tracks_get(&d->tracks, &res->dst, res->port);
 
 	for (int i = 0; i < res->nscales && i < RESULT_MAX_SCALES; i++) {
 		enum verdict from, to;
@@ -136,7 +102,8 @@ daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *
 		json_init(&j);
 		alert_json(&j, alert_event_name(e), d->vantage, res, i, from, to);
 		text = json_text(&j, &len);
-		alert_command(c->alert_command, text, len);
+		alertcmd_run(d->alertcmd, c->alert_command, c->alert_timeout, text, len);
 		json_free(&j);
 	}
+	(void)tracks_release(&d->tracks, t);
 }
