@@ -21,6 +21,9 @@ LAB_CHECKS += tests/e2e/largeset-e2e
 # the daemon: --once against the CLI's verdicts, cycles, states, SIGHUP, SIGTERM,
 # privileges from root and from ambient capabilities, notify, alerts, kill -9 and restart
 LAB_CHECKS += tests/e2e/daemon-e2e
+# alert-command that sleeps, prints 1 GiB and lists its descriptors: killed at
+# alert-timeout, output capped, 0-2 only, clean environment and signals, reaped
+LAB_CHECKS += tests/e2e/alertcmd-e2e
 # scaleprobed as installed: systemd-analyze verify and security, sysusers,
 # tmpfiles, and every man page lint-clean (no network)
 LAB_CHECKS += tests/e2e/service-check
