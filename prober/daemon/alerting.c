@@ -2,8 +2,8 @@
  * alerting.c -- a path's verdicts through alert.h's N of M: on a raise, a
  * change or a clear, one log line with the reason and, when the
  * alert-command setting names a program, that program run once with the
- * change as JSON on stdin (alertcmd.h).  A path's memory is kept only
- * while it has a problem in sight (tracks.h).
+ * change as JSON on stdin (alertcmd.h).  A path's memory goes once it
+ * has no problem in sight and is no longer probed (tracks.h).
  */
 #include <sys/random.h>
 
@@ -35,6 +35,24 @@ tracks_keyed(struct tracks *ts)
 	if (k != (ssize_t)sizeof(key))
 		fatal("getrandom");
 	tracks_key(ts, key);
+}
+
+/* How long a path without a problem in sight is remembered without a
+ * result: two of the longest cycles in force, so every path still
+ * probed is seen again in time (a reload's groups too, since expiry
+ * looks at the configuration in force when it runs). */
+static uint64_t
+track_age_ns(const struct daemon *d)
+{
+	uint64_t longest = 0;
+
+	for (size_t i = 0; i < d->cur->ng; i++) {
+		const struct dgroup *g = &d->cur->g[i];
+
+		if (g->interval_ns + g->jitter_ns > longest)
+			longest = g->interval_ns + g->jitter_ns;
+	}
+	return 2 * longest;
 }
 
 static void
@@ -69,10 +87,12 @@ daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *
 {
 	const struct conf *c = &u->gen->c;
 	struct alert_cfg cfg = { (int)c->alert_confirm, (int)c->alert_window };
+	uint64_t now = daemon_wall_ns();
 	struct track *t;
 
 	tracks_keyed(&d->tracks);
-	t = tracks_get(&d->tracks, &res->dst, res->port);
+	(void)tracks_expire(&d->tracks, now, track_age_ns(d));
+	t = tracks_get(&d->tracks, &res->dst, res->port, now);
 
 	for (int i = 0; i < res->nscales && i < RESULT_MAX_SCALES; i++) {
 		enum verdict from, to;
@@ -105,5 +125,4 @@ daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *
 		alertcmd_run(d->alertcmd, c->alert_command, c->alert_timeout, text, len);
 		json_free(&j);
 	}
-	(void)tracks_release(&d->tracks, t);
 }

@@ -27,37 +27,52 @@ bucket(struct tracks *ts, const struct addr *dst, uint16_t port)
 }
 
 struct track *
-tracks_get(struct tracks *ts, const struct addr *dst, uint16_t port)
+tracks_get(struct tracks *ts, const struct addr *dst, uint16_t port, uint64_t now_ns)
 {
 	struct track **pp, *t;
 
 	for (pp = bucket(ts, dst, port); (t = *pp) != NULL; pp = &t->next)
-		if (t->port == port && addr_equal(&t->dst, dst))
+		if (t->port == port && addr_equal(&t->dst, dst)) {
+			t->seen_ns = now_ns;
 			return t;
+		}
 	t = xcalloc(1, sizeof(*t));
 	t->dst = *dst;
 	t->port = port;
+	t->seen_ns = now_ns;
 	*pp = t;
 	ts->n++;
 	return t;
 }
 
-bool
-tracks_release(struct tracks *ts, struct track *t)
+static bool
+idle(const struct track *t)
 {
-	struct track **pp;
-
 	for (int i = 0; i < RESULT_MAX_SCALES; i++)
 		if (!alert_track_idle(&t->t[i]))
 			return false;
-	for (pp = bucket(ts, &t->dst, t->port); *pp != NULL; pp = &(*pp)->next)
-		if (*pp == t) {
-			*pp = t->next;
-			free(t);
-			ts->n--;
-			return true;
+	return true;
+}
+
+size_t
+tracks_expire(struct tracks *ts, uint64_t now_ns, uint64_t max_age_ns)
+{
+	size_t freed = 0;
+
+	if (now_ns - ts->swept_ns < max_age_ns / 2 && now_ns >= ts->swept_ns)
+		return 0;
+	ts->swept_ns = now_ns;
+	for (size_t i = 0; i < TRACKS_BUCKETS; i++)
+		for (struct track **pp = &ts->b[i], *t; (t = *pp) != NULL;) {
+			if (now_ns > t->seen_ns && now_ns - t->seen_ns > max_age_ns && idle(t)) {
+				*pp = t->next;
+				free(t);
+				ts->n--;
+				freed++;
+			} else
+				pp = &t->next;
 		}
-	return false;
+	return freed;
 }
 
 void

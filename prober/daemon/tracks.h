@@ -1,10 +1,13 @@
 /*
- * tracks.h -- the alert memory of the paths that need one (alert.h per
- * scale), found by address and port in a hash table under a secret key.
- * A path whose every scale is idle (alert_track_idle: nothing raised, no
- * problem in its window) has no entry: it is dropped after each result,
- * so the table holds the paths with a problem in sight, not every path
- * ever probed.  Pure: the caller draws the key (getrandom) and passes it.
+ * tracks.h -- the paths' alert memory (alert.h per scale), found by
+ * address and port in a hash table under a secret key.  A path no longer
+ * probed (a reload dropped it, a name moved, a prefix's address stopped
+ * answering) must not stay forever: an entry whose every scale is idle
+ * (alert_track_idle: nothing raised, no problem in its window) and that
+ * got no result for max_age is freed by tracks_expire.  A path still
+ * probed keeps its entry, so an alert says which state it left ("ok ->
+ * stripped").  Pure: the caller draws the key (getrandom) and gives the
+ * time.
  */
 #ifndef SCALEPROBE_TRACKS_H
 #define SCALEPROBE_TRACKS_H
@@ -25,6 +28,7 @@ struct track {
 	struct addr dst;
 	uint16_t port;
 	struct alert_track t[RESULT_MAX_SCALES];
+	uint64_t seen_ns;		/* its latest result */
 	struct track *next;
 };
 
@@ -34,16 +38,18 @@ struct tracks {
 	uint8_t key[SIPHASH_KEY_LEN];
 	bool keyed;
 	size_t n;			/* entries */
+	uint64_t swept_ns;		/* the latest tracks_expire that looked */
 };
 
 void tracks_key(struct tracks *ts, const uint8_t key[SIPHASH_KEY_LEN]);
 
-/* dst:port's entry, a zeroed one made when there is none. */
-struct track *tracks_get(struct tracks *ts, const struct addr *dst, uint16_t port);
+/* dst:port's entry, a zeroed one made when there is none; seen now. */
+struct track *tracks_get(struct tracks *ts, const struct addr *dst, uint16_t port,
+    uint64_t now_ns);
 
-/* Drops t (from tracks_get) when each of its scales is idle; whether it
- * did (t is freed then). */
-bool tracks_release(struct tracks *ts, struct track *t);
+/* Frees every idle entry not seen for more than max_age_ns; looks at most
+ * once per max_age_ns / 2 (else returns 0 at once).  How many it freed. */
+size_t tracks_expire(struct tracks *ts, uint64_t now_ns, uint64_t max_age_ns);
 
 /* Every entry freed; the key kept. */
 void tracks_free(struct tracks *ts);

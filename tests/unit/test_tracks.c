@@ -1,8 +1,8 @@
 /*
- * test_tracks.c -- the paths' alert memory (tracks.h): a clean path leaves
- * no entry, a broken one keeps its entry until its alert is cleared and
- * its window holds no problem, forgetting changes no event of alert.h's
- * table, and the key decides the buckets.
+ * test_tracks.c -- the paths' alert memory (tracks.h): paths no longer
+ * probed are freed once idle, a path still probed or with a problem in
+ * sight keeps its entry (and an alert says the state it left), forgetting
+ * changes no event of alert.h's table, and the key decides the buckets.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,22 +45,35 @@ letter(enum alert_event e)
 	return e == ALERT_RAISE ? 'R' : e == ALERT_CHANGE ? 'C' : e == ALERT_CLEAR ? 'X' : '.';
 }
 
-/* One run of path i on scale 0 through the table, as alerting.c does it;
- * the event's letter. */
+/* One run of path i on scale 0 at now through the table, as alerting.c
+ * does it (expiry first); the event's letter, the state it left in *from. */
+static char
+run_at(struct tracks *ts, uint64_t now, uint64_t age, unsigned i, const struct alert_cfg *cfg,
+    enum verdict v, enum verdict *from)
+{
+	struct addr a = a4(i);
+	struct track *t;
+	enum verdict f, to;
+
+	(void)tracks_expire(ts, now, age);
+	t = tracks_get(ts, &a, 80, now);
+	return letter(alert_observe(&t->t[0], cfg, v, from != NULL ? from : &f, &to));
+}
+
+/* Forgotten as soon as idle: every call expires what it can. */
 static char
 run(struct tracks *ts, unsigned i, const struct alert_cfg *cfg, enum verdict v)
 {
-	struct addr a = a4(i);
-	struct track *t = tracks_get(ts, &a, 80);
-	enum verdict from, to;
-	char c = letter(alert_observe(&t->t[0], cfg, v, &from, &to));
+	static uint64_t now = 1;
 
-	(void)tracks_release(ts, t);
-	return c;
+	now += 2;
+	return run_at(ts, now, 0, i, cfg, v, NULL);
 }
 
+/* 1000 clean paths seen at 10, then no more: kept while younger than the
+ * age, all freed by the first look after it. */
 static void
-test_clean_paths_leave_nothing(void **state)
+test_unprobed_paths_go(void **state)
 {
 	struct tracks ts;
 	struct alert_cfg cfg = { 2, 3 };
@@ -68,33 +81,72 @@ test_clean_paths_leave_nothing(void **state)
 	(void)state;
 	memset(&ts, 0, sizeof(ts));
 	tracks_key(&ts, key1);
-	for (int cycle = 0; cycle < 5; cycle++)
-		for (unsigned i = 0; i < 1000; i++)
-			assert_int_equal(run(&ts, i, &cfg, i % 2 ? OK : UN), '.');
+	for (unsigned i = 0; i < 1000; i++)
+		assert_int_equal(run_at(&ts, 10, 100, i, &cfg, i % 2 ? OK : UN, NULL), '.');
+	assert_int_equal(ts.n, 1000);
+	assert_int_equal(tracks_expire(&ts, 60, 100), 0);	/* 50 old */
+	assert_int_equal(tracks_expire(&ts, 109, 100), 0);	/* looked at 60 */
+	assert_int_equal(ts.n, 1000);
+	assert_int_equal(tracks_expire(&ts, 112, 100), 1000);	/* 102 old */
 	assert_int_equal(ts.n, 0);
 	for (size_t b = 0; b < TRACKS_BUCKETS; b++)
 		assert_null(ts.b[b]);
 }
 
+/* A path probed every 100 under an age of 200 keeps its entry for ever
+ * among 100 paths that come and go: its raise says the state it left. */
 static void
-test_broken_path_kept_until_clear(void **state)
+test_probed_path_remembers(void **state)
+{
+	struct tracks ts;
+	struct alert_cfg cfg = { 2, 3 };
+	enum verdict from = VERDICT_NONE;
+	uint64_t now = 0;
+
+	(void)state;
+	memset(&ts, 0, sizeof(ts));
+	tracks_key(&ts, key1);
+	for (int cycle = 0; cycle < 50; cycle++) {
+		now += 100;
+		for (unsigned i = 1; i <= 100; i++)
+			(void)run_at(&ts, now, 200, cycle * 100 + i, &cfg, OK, NULL);
+		assert_int_equal(run_at(&ts, now, 200, 0, &cfg, OK, NULL), '.');
+		/* this cycle's 100, the last one's, the one before's at most */
+		assert_true(ts.n <= 301);
+	}
+	now += 100;
+	assert_int_equal(run_at(&ts, now, 200, 0, &cfg, RW, NULL), '.');
+	now += 100;
+	assert_int_equal(run_at(&ts, now, 200, 0, &cfg, RW, &from), 'R');
+	assert_int_equal(from, OK);
+	tracks_free(&ts);
+}
+
+/* A path with a problem in its window is kept however long unseen, until
+ * its alert cleared and its window is clean; then it goes. */
+static void
+test_broken_path_kept_until_clean(void **state)
 {
 	struct tracks ts;
 	struct alert_cfg cfg = { 2, 3 };
 	const enum verdict runs[] = { OK, RW, RW, RW, OK, OK, OK, OK };
 	const char *want = "..R..X..";
-	/* entries after each run: from the first problem until the window
-	 * (3 runs) holds none, one run after the clear */
+	/* entries after each run, each 1000 after the last (age 10): from
+	 * the first problem until the window (3 runs) holds none, one run
+	 * after the clear */
 	const size_t kept[] = { 0, 1, 1, 1, 1, 1, 0, 0 };
+	uint64_t now = 0;
 
 	(void)state;
 	memset(&ts, 0, sizeof(ts));
 	tracks_key(&ts, key1);
 	for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
-		/* 100 clean neighbours on each run: never an entry */
-		for (unsigned i = 1; i <= 100; i++)
-			(void)run(&ts, i, &cfg, OK);
-		assert_int_equal(run(&ts, 0, &cfg, runs[k]), want[k]);
+		now += 1000;
+		size_t before;
+
+		assert_int_equal(run_at(&ts, now, 10, 0, &cfg, runs[k], NULL), want[k]);
+		before = ts.n;
+		assert_int_equal(tracks_expire(&ts, now + 1000, 10), before - kept[k]);
 		print_message("# run %zu: %zu entries\n", k, ts.n);
 		assert_int_equal(ts.n, kept[k]);
 	}
@@ -171,10 +223,10 @@ test_the_key_decides_the_buckets(void **state)
 	tracks_key(&t2, key2);
 	for (unsigned i = 0; i < 256; i++) {
 		struct addr a = a4(i);
-		struct track *x = tracks_get(&t1, &a, 443), *y = tracks_get(&t2, &a, 443);
+		struct track *x = tracks_get(&t1, &a, 443, 1), *y = tracks_get(&t2, &a, 443, 1);
 
 		/* found again, not made twice */
-		assert_ptr_equal(tracks_get(&t1, &a, 443), x);
+		assert_ptr_equal(tracks_get(&t1, &a, 443, 2), x);
 		same += bucket_of(&t1, x) == bucket_of(&t2, y);
 	}
 	print_message("# 256 paths, %zu in the same bucket under both keys\n", same);
@@ -190,8 +242,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_clean_paths_leave_nothing),
-		cmocka_unit_test(test_broken_path_kept_until_clear),
+		cmocka_unit_test(test_unprobed_paths_go),
+		cmocka_unit_test(test_probed_path_remembers),
+		cmocka_unit_test(test_broken_path_kept_until_clean),
 		cmocka_unit_test(test_forgetting_keeps_the_events),
 		cmocka_unit_test(test_the_key_decides_the_buckets),
 	};
