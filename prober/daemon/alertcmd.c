@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -334,11 +335,11 @@ start(struct alertcmd *ac, struct pending *p)
 	/* no signal handler of the daemon may run in the child before it
 	 * resets them: blocked across the fork */
 	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	r->pid = fork();
 	if (r->pid == 0)
 		child(p->program, in[0], out[1], maxfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r->pid == -1) {
 		log_warn("alert-command: fork");
 		goto fail;
