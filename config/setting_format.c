@@ -145,6 +145,10 @@ setting_format(struct strbuf *b, const struct conf *c, const struct setting *s,
 		if (c->alert_command != NULL)
 			key_word(b, indent, k, c->alert_command);
 		break;
+	case SET_ALERT_TIMEOUT:
+		conf_format_duration(t, sizeof(t), c->alert_timeout);
+		strbuf_printf(b, "%s%s %s\n", indent, k, t);
+		break;
 	case SET_CONTROL:
 		key_word(b, indent, k, c->control);
 		break;

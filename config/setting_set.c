@@ -378,6 +378,9 @@ setting_set(struct conf *c, struct conf_group *g, const struct setting *s,
 	case SET_ALERT_COMMAND:
 		set_string(&c->alert_command, v);
 		break;
+	case SET_ALERT_TIMEOUT:
+		c->alert_timeout = u;
+		break;
 	case SET_CONTROL:
 		set_string(&c->control, v);
 		break;

@@ -72,6 +72,7 @@ enum setting_id {
 	SET_ALERT_CONFIRM,
 	SET_ALERT_WINDOW,
 	SET_ALERT_COMMAND,
+	SET_ALERT_TIMEOUT,
 	SET_CONTROL,
 	SET_INTERVAL,
 	SET_JITTER,
@@ -189,6 +190,7 @@ struct conf {
 	uint32_t alert_confirm;		/* an alert needs this many ... */
 	uint32_t alert_window;		/* ... of the last this many runs */
 	char *alert_command;		/* run with the change as JSON on stdin */
+	uint32_t alert_timeout;		/* seconds: then it is killed */
 	char *control;			/* the daemon's control socket */
 	struct conf_prefix *allow, *block;
 	size_t nallow, nblock;

@@ -50,6 +50,17 @@ alert_observe(struct alert_track *t, const struct alert_cfg *cfg, enum verdict v
 	return was ? ALERT_CLEAR : ALERT_NONE;
 }
 
+bool
+alert_track_idle(const struct alert_track *t)
+{
+	if (t->open)
+		return false;
+	for (int i = 0; i < t->nhist && i < ALERT_M_MAX; i++)
+		if (infer_is_problem((enum verdict)t->hist[i]))
+			return false;
+	return true;
+}
+
 const char *
 alert_event_name(enum alert_event e)
 {

@@ -46,4 +46,11 @@ enum alert_event alert_observe(struct alert_track *t, const struct alert_cfg *cf
 
 const char *alert_event_name(enum alert_event e);
 
+/* Whether t can be forgotten (made zero again) without changing when a
+ * problem is raised: nothing is open and no problem verdict is among its
+ * last m runs.  A clean verdict forgotten then no longer counts towards
+ * clearing an alert raised later: that clear takes its N clean runs after
+ * the problem, which is the most it ever needs. */
+bool alert_track_idle(const struct alert_track *t);
+
 #endif

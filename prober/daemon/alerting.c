@@ -2,76 +2,57 @@
  * alerting.c -- a path's verdicts through alert.h's N of M: on a raise, a
  * change or a clear, one log line with the reason and, when the
  * alert-command setting names a program, that program run once with the
- * change as JSON on stdin.
+ * change as JSON on stdin (alertcmd.h).  A path's memory goes once it
+ * has no problem in sight and is no longer probed (tracks.h).
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include <sys/random.h>
 
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "alertcmd.h"
 #include "daemon.h"
 #include "infer.h"
 #include "json.h"
 #include "log.h"
 #include "siphash.h"
 
-#define TRACKS (sizeof(((struct daemon *)0)->tracks) / sizeof(struct track *))
-
-static struct track *
-track_of(struct daemon *d, const struct path_result *res)
+/* The tracks' hash key, secret and new at each start: targets and names
+ * are chosen by others too (a prefix, a name's addresses), and a known
+ * key would let them put every path in one bucket. */
+static void
+tracks_keyed(struct tracks *ts)
 {
-	static const uint8_t key[SIPHASH_KEY_LEN];
-	uint8_t k[sizeof(res->dst) + 2];
-	struct track **pp, *t;
-	size_t h;
+	uint8_t key[SIPHASH_KEY_LEN];
+	ssize_t k;
 
-	memcpy(k, &res->dst, sizeof(res->dst));
-	memcpy(k + sizeof(res->dst), &res->port, 2);
-	h = (size_t)(siphash24(key, k, sizeof(k)) % TRACKS);
-	for (pp = &d->tracks[h]; (t = *pp) != NULL; pp = &t->next)
-		if (t->port == res->port && addr_equal(&t->dst, &res->dst))
-			return t;
-	t = xcalloc(1, sizeof(*t));
-	t->dst = res->dst;
-	t->port = res->port;
-	*pp = t;
-	return t;
+	if (ts->keyed)
+		return;
+	do
+		k = getrandom(key, sizeof(key), 0);
+	while (k == -1 && errno == EINTR);
+	if (k != (ssize_t)sizeof(key))
+		fatal("getrandom");
+	tracks_key(ts, key);
 }
 
-/* The program of alert-command, the change on its stdin.  exec follows
- * fork at once: the store's checkpoint thread holds locks a child must
- * never touch. */
-static void
-alert_command(const char *cmd, const char *json, size_t len)
+/* How long a path without a problem in sight is remembered without a
+ * result: two of the longest cycles in force, so every path still
+ * probed is seen again in time (a reload's groups too, since expiry
+ * looks at the configuration in force when it runs). */
+static uint64_t
+track_age_ns(const struct daemon *d)
 {
-	int fd[2];
-	pid_t pid;
+	uint64_t longest = 0;
 
-	if (pipe(fd) != 0 || fcntl(fd[0], F_SETFD, FD_CLOEXEC) != 0 ||
-	    fcntl(fd[1], F_SETFD, FD_CLOEXEC) != 0) {
-		log_warn("alert-command: pipe");
-		return;
+	for (size_t i = 0; i < d->cur->ng; i++) {
+		const struct dgroup *g = &d->cur->g[i];
+
+		if (g->interval_ns + g->jitter_ns > longest)
+			longest = g->interval_ns + g->jitter_ns;
 	}
-	if ((pid = fork()) == -1) {
-		log_warn("alert-command: fork");
-		close(fd[0]);
-		close(fd[1]);
-		return;
-	}
-	if (pid == 0) {
-		if (dup2(fd[0], STDIN_FILENO) == -1)
-			_exit(127);
-		execl(cmd, cmd, (char *)NULL);
-		_exit(127);
-	}
-	close(fd[0]);
-	/* a change is a few hundred bytes: far below the pipe's buffer */
-	if (write(fd[1], json, len) != (ssize_t)len)
-		log_warn("alert-command: write");
-	close(fd[1]);
+	return 2 * longest;
 }
 
 static void
@@ -106,7 +87,12 @@ daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *
 {
 	const struct conf *c = &u->gen->c;
 	struct alert_cfg cfg = { (int)c->alert_confirm, (int)c->alert_window };
-	struct track *t = track_of(d, res);
+	uint64_t now = daemon_wall_ns();
+	struct track *t;
+
+	tracks_keyed(&d->tracks);
+	(void)tracks_expire(&d->tracks, now, track_age_ns(d));
+	t = tracks_get(&d->tracks, &res->dst, res->port, now);
 
 	for (int i = 0; i < res->nscales && i < RESULT_MAX_SCALES; i++) {
 		enum verdict from, to;
@@ -136,7 +122,7 @@ daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *
 		json_init(&j);
 		alert_json(&j, alert_event_name(e), d->vantage, res, i, from, to);
 		text = json_text(&j, &len);
-		alert_command(c->alert_command, text, len);
+		alertcmd_run(d->alertcmd, c->alert_command, c->alert_timeout, text, len);
 		json_free(&j);
 	}
 }

@@ -15,6 +15,7 @@
 #include "paths.h"
 #include "probe_run.h"
 #include "targets.h"
+#include "tracks.h"
 
 struct event;
 struct event_base;
@@ -67,14 +68,6 @@ struct gen {
 	struct gen *next;		/* the retired ones */
 };
 
-/* A path's alert memory (alert.h) per scale, found by address and port. */
-struct track {
-	struct addr dst;
-	uint16_t port;
-	struct alert_track t[RESULT_MAX_SCALES];
-	struct track *next;
-};
-
 struct daemon_stats {
 	uint64_t due, done_cycle, problems, alerts_open, skipped;
 	uint64_t cycles_missed, results, states;
@@ -98,7 +91,8 @@ struct daemon {
 	char settings[512];		/* the runs' settings text */
 	struct event *timer, *sigterm, *sighup, *sigint, *watchdog;
 	struct notify *notify;
-	struct track *tracks[1024];
+	struct tracks tracks;		/* alerting.c */
+	struct alertcmd *alertcmd;
 	struct daemon_stats n;
 	size_t once_left;		/* --once: units not yet done */
 	bool stopping;

@@ -2,6 +2,10 @@
 # on an injected clock) and the alerts on a path's change of state.
 PURE_SRCS += prober/daemon/schedule.c
 PURE_SRCS += prober/daemon/alert.c
+# the alert command's environment, output cap and timeout steps; the
+# paths' alert memory under a random key
+PURE_SRCS += prober/daemon/alertrun.c
+PURE_SRCS += prober/daemon/tracks.c
 # the service manager's notifications (sd_notify's protocol, no libsystemd)
 DAEMON_SRCS += prober/daemon/notify.c
 PURE_SRCS += prober/daemon/metrics.c
@@ -11,6 +15,7 @@ PURE_SRCS += prober/daemon/statedir.c
 DAEMON_SRCS += prober/daemon/scaleprobed.c
 DAEMON_SRCS += prober/daemon/cycle.c
 DAEMON_SRCS += prober/daemon/alerting.c
+DAEMON_SRCS += prober/daemon/alertcmd.c
 DAEMON_SRCS += prober/daemon/privs.c
 DAEMON_SRCS += prober/daemon/control.c
 PROGRAMS += scaleprobed

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alertcmd.h"
 #include "control.h"
 #include "daemon.h"
 #include "log.h"
@@ -326,10 +327,13 @@ main(int argc, char **argv)
 	runner_setup(&d, &d.cur->c);
 	if (d.once)
 		d.rc.on_idle = on_idle;
-	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR || signal(SIGCHLD, SIG_IGN) == SIG_ERR)
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		fatal("signal");
 	if ((d.base = event_base_new()) == NULL)
 		fatalx("event_base_new");
+	/* SIGCHLD on the loop: alert-command's runs are reaped there */
+	if ((d.alertcmd = alertcmd_open(d.base)) == NULL)
+		fatalx("cannot set up the signals");
 	d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
 	d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
 	d.sighup = evsignal_new(d.base, SIGHUP, on_signal, &d);
@@ -389,9 +393,12 @@ main(int argc, char **argv)
 		log_warnx("event loop failed");
 		goto out;
 	}
+	if (d.once)
+		alertcmd_wait(d.alertcmd, &d.stopping);
 	rc = 0;
 out:
 	notify_send(d.notify, "STOPPING=1");
+	alertcmd_close(d.alertcmd);
 	control_close(&d);
 	metrics_http_close(&d);
 	/* in flight abandoned, the guard's table removed */
@@ -422,12 +429,7 @@ out:
 		gen_free(g);
 	}
 	gen_free(d.cur);
-	for (size_t i = 0; i < sizeof(d.tracks) / sizeof(d.tracks[0]); i++)
-		while (d.tracks[i] != NULL) {
-			struct track *t = d.tracks[i];
-			d.tracks[i] = t->next;
-			free(t);
-		}
+	tracks_free(&d.tracks);
 	for (size_t i = 0; i < d.rc.npayloads; i++)
 		free((void *)(uintptr_t)d.payloads[i].bytes);
 	free(d.payloads);

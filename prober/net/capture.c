@@ -10,6 +10,7 @@
 #include <event2/event.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,6 +286,13 @@ capture_open(struct event_base *base, const struct capture_config *cfg,
 	if ((r = pcap_activate(c->p)) < 0)
 		return capture_fail(c, err, errlen, cfg->ifname, r);
 	/* r > 0 is a warning (e.g. promiscuous mode unsupported): carry on */
+	/* libpcap opens its packet socket without close-on-exec: a program
+	 * the daemon runs must not be able to sniff */
+	if (fcntl(pcap_fileno(c->p), F_SETFD, FD_CLOEXEC) == -1) {
+		snprintf(err, errlen, "capture: close-on-exec: %s", strerror(errno));
+		capture_close(c);
+		return NULL;
+	}
 	c->dlt = pcap_datalink(c->p);
 	if (!capture_dlt_known(c->dlt)) {
 		snprintf(err, errlen, "capture: %s: unsupported link type %s",

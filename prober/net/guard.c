@@ -28,6 +28,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@
 #define GUARD_PREFIX		"scaleprobe-"
 #define GUARD_NAMELEN		40
 #define GUARD_NBLOCKS		(65536 / GUARD_BLOCK_PORTS)
+#define GUARD_FD_SCAN		4096
 #define GUARD_ATTEMPTS		16	/* lost races before giving up */
 #define GUARD_PORT_RANGE	"/proc/sys/net/ipv4/ip_local_port_range"
 
@@ -225,6 +227,30 @@ guard_local_range(unsigned *lo, unsigned *hi, char *err, size_t errlen)
 	return 0;
 }
 
+/* A context whose netlink socket is close-on-exec.  libnftables opens it
+ * without the flag and never hands it out: every descriptor that appears
+ * across nft_ctx_new gets it (another thread's meanwhile too, harmless). */
+static struct nft_ctx *
+guard_nft_new(void)
+{
+	uint8_t before[GUARD_FD_SCAN / 8];
+	struct nft_ctx *nft;
+
+	memset(before, 0, sizeof(before));
+	for (int fd = 0; fd < GUARD_FD_SCAN; fd++)
+		if (fcntl(fd, F_GETFD) != -1)
+			before[fd / 8] |= (uint8_t)(1u << (fd % 8));
+	if ((nft = nft_ctx_new(NFT_CTX_DEFAULT)) == NULL)
+		return NULL;
+	for (int fd = 0; fd < GUARD_FD_SCAN; fd++) {
+		int fl;
+
+		if (!(before[fd / 8] & (1u << (fd % 8))) && (fl = fcntl(fd, F_GETFD)) != -1)
+			(void)fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+	}
+	return nft;
+}
+
 /* Creates our table on block blk, in one transaction: owned by this
  * process where the kernel knows the flag, else without it. */
 static int
@@ -261,7 +287,7 @@ guard_delete(struct guard *g)
 	/* a context that failed mid-batch may hold stale state: retry once
 	 * on a fresh one */
 	nft_ctx_free(g->nft);
-	g->nft = nft_ctx_new(NFT_CTX_DEFAULT);
+	g->nft = guard_nft_new();
 	if (g->nft == NULL)
 		return;
 	nft_ctx_buffer_output(g->nft);
@@ -313,7 +339,7 @@ guard_open(char *err, size_t errlen)
 		return NULL;
 	}
 	snprintf(g->name, sizeof(g->name), GUARD_PREFIX "%ld-%08x", (long)getpid(), rnd);
-	if ((g->nft = nft_ctx_new(NFT_CTX_DEFAULT)) == NULL) {
+	if ((g->nft = guard_nft_new()) == NULL) {
 		snprintf(err, errlen, "nftables: cannot create a context");
 		free(g);
 		return NULL;

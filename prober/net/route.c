@@ -87,7 +87,7 @@ route_open(void)
 
 	if (rt == NULL)
 		return NULL;
-	if ((rt->nl = mnl_socket_open(NETLINK_ROUTE)) == NULL)
+	if ((rt->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC)) == NULL)
 		goto fail;
 	if (mnl_socket_bind(rt->nl, 0, MNL_SOCKET_AUTOPID) < 0)
 		goto fail;

@@ -30,6 +30,9 @@ LAB_CHECKS += tests/e2e/privs-e2e
 # off, 5,000 idle connections (RSS, descriptors, CPU, answers within 1 s),
 # descriptors run out, control clients that never read
 LAB_CHECKS += tests/e2e/listen-e2e
+# alert-command that sleeps, prints 1 GiB and lists its descriptors: killed at
+# alert-timeout, output capped, 0-2 only, clean environment and signals, reaped
+LAB_CHECKS += tests/e2e/alertcmd-e2e
 # scaleprobed as installed: systemd-analyze verify and security, sysusers,
 # tmpfiles, and every man page lint-clean (no network)
 LAB_CHECKS += tests/e2e/service-check

@@ -37,6 +37,10 @@ UNIT_TESTS += test_infer
 # scaleprobed's scheduler on an injected clock, and its alerts
 UNIT_TESTS += test_schedule
 UNIT_TESTS += test_alert
+# alert tracks freed when idle, under a key; the alert command's output cap
+# and timeout steps
+UNIT_TESTS += test_tracks
+UNIT_TESTS += test_alertrun
 UNIT_TESTS += test_metrics
 # /metrics' request handling: what a request asks for, its limit, the replies
 UNIT_TESTS += test_http_req

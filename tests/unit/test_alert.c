@@ -45,6 +45,8 @@ static const struct row {
 	{ "ok to unsupported is no alert", 2, 3, { OK, OK, UN, UN, END }, "...." },
 	{ "syn-dropped after unsupported raises", 2, 3, { UN, UN, SD, SD, END }, "...R" },
 	{ "3 of 5", 3, 5, { OK, RW, OK, RW, OK, RW, RW, OK, OK, OK, OK, END }, ".....R..X.." },
+	{ "clean runs before a raise count towards its clear", 2, 4,
+	  { OK, OK, OK, OK, RW, RW, OK, OK, END }, ".....RX." },
 };
 
 static char
@@ -97,12 +99,37 @@ test_bad_config(void **state)
 	assert_string_equal(alert_event_name(ALERT_CLEAR), "clear");
 }
 
+/* Idle: nothing open and no problem among the runs kept. */
+static void
+test_idle(void **state)
+{
+	struct alert_cfg cfg = { 2, 3 };
+	const enum verdict runs[] = { OK, UN, FI, RW, RW, OK, OK, OK, IN, UN };
+	const bool idle[] = { true, true, true, false, false, false, false, true, true, true };
+	struct alert_track t;
+	enum verdict from, to;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_true(alert_track_idle(&t));
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		(void)alert_observe(&t, &cfg, runs[i], &from, &to);
+		assert_int_equal(alert_track_idle(&t), idle[i]);
+	}
+	/* open with a clean window cannot happen through alert_observe; a
+	 * raised alert alone keeps the track */
+	memset(&t, 0, sizeof(t));
+	t.open = true;
+	assert_false(alert_track_idle(&t));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_bad_config),
+		cmocka_unit_test(test_idle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

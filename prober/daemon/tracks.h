@@ -1,0 +1,57 @@
+/*
+ * tracks.h -- the paths' alert memory (alert.h per scale), found by
+ * address and port in a hash table under a secret key.  A path no longer
+ * probed (a reload dropped it, a name moved, a prefix's address stopped
+ * answering) must not stay forever: an entry whose every scale is idle
+ * (alert_track_idle: nothing raised, no problem in its window) and that
+ * got no result for max_age is freed by tracks_expire.  A path still
+ * probed keeps its entry, so an alert says which state it left ("ok ->
+ * stripped").  Pure: the caller draws the key (getrandom) and gives the
+ * time.
+ */
+#ifndef SCALEPROBE_TRACKS_H
+#define SCALEPROBE_TRACKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "addr.h"
+#include "alert.h"
+#include "result.h"
+#include "siphash.h"
+
+#define TRACKS_BUCKETS 1024
+
+/* A path's alert memory (alert.h) per scale, found by address and port. */
+struct track {
+	struct addr dst;
+	uint16_t port;
+	struct alert_track t[RESULT_MAX_SCALES];
+	uint64_t seen_ns;		/* its latest result */
+	struct track *next;
+};
+
+/* Zeroed is empty but unkeyed: tracks_key() before the first get. */
+struct tracks {
+	struct track *b[TRACKS_BUCKETS];
+	uint8_t key[SIPHASH_KEY_LEN];
+	bool keyed;
+	size_t n;			/* entries */
+	uint64_t swept_ns;		/* the latest tracks_expire that looked */
+};
+
+void tracks_key(struct tracks *ts, const uint8_t key[SIPHASH_KEY_LEN]);
+
+/* dst:port's entry, a zeroed one made when there is none; seen now. */
+struct track *tracks_get(struct tracks *ts, const struct addr *dst, uint16_t port,
+    uint64_t now_ns);
+
+/* Frees every idle entry not seen for more than max_age_ns; looks at most
+ * once per max_age_ns / 2 (else returns 0 at once).  How many it freed. */
+size_t tracks_expire(struct tracks *ts, uint64_t now_ns, uint64_t max_age_ns);
+
+/* Every entry freed; the key kept. */
+void tracks_free(struct tracks *ts);
+
+#endif

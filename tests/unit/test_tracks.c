@@ -1,0 +1,253 @@
+/*
+ * test_tracks.c -- the paths' alert memory (tracks.h): paths no longer
+ * probed are freed once idle, a path still probed or with a problem in
+ * sight keeps its entry (and an alert says the state it left), forgetting
+ * changes no event of alert.h's table, and the key decides the buckets.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tracks.h"
+
+#define OK VERDICT_OK
+#define RW VERDICT_REWRITTEN
+#define ST VERDICT_STRIPPED
+#define SD VERDICT_SYN_DROPPED
+#define UN VERDICT_UNSUPPORTED
+#define FI VERDICT_FILTERED
+#define IN VERDICT_INCONCLUSIVE
+#define END VERDICT_NONE
+
+static const uint8_t key1[SIPHASH_KEY_LEN] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+	15, 16 };
+static const uint8_t key2[SIPHASH_KEY_LEN] = { 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4,
+	3, 2, 1 };
+
+static struct addr
+a4(unsigned i)
+{
+	char s[32];
+	struct addr a;
+
+	snprintf(s, sizeof(s), "198.18.%u.%u", i / 256, i % 256);
+	assert_int_equal(addr_parse(s, &a), 0);
+	return a;
+}
+
+static char
+letter(enum alert_event e)
+{
+	return e == ALERT_RAISE ? 'R' : e == ALERT_CHANGE ? 'C' : e == ALERT_CLEAR ? 'X' : '.';
+}
+
+/* One run of path i on scale 0 at now through the table, as alerting.c
+ * does it (expiry first); the event's letter, the state it left in *from. */
+static char
+run_at(struct tracks *ts, uint64_t now, uint64_t age, unsigned i, const struct alert_cfg *cfg,
+    enum verdict v, enum verdict *from)
+{
+	struct addr a = a4(i);
+	struct track *t;
+	enum verdict f, to;
+
+	(void)tracks_expire(ts, now, age);
+	t = tracks_get(ts, &a, 80, now);
+	return letter(alert_observe(&t->t[0], cfg, v, from != NULL ? from : &f, &to));
+}
+
+/* Forgotten as soon as idle: every call expires what it can. */
+static char
+run(struct tracks *ts, unsigned i, const struct alert_cfg *cfg, enum verdict v)
+{
+	static uint64_t now = 1;
+
+	now += 2;
+	return run_at(ts, now, 0, i, cfg, v, NULL);
+}
+
+/* 1000 clean paths seen at 10, then no more: kept while younger than the
+ * age, all freed by the first look after it. */
+static void
+test_unprobed_paths_go(void **state)
+{
+	struct tracks ts;
+	struct alert_cfg cfg = { 2, 3 };
+
+	(void)state;
+	memset(&ts, 0, sizeof(ts));
+	tracks_key(&ts, key1);
+	for (unsigned i = 0; i < 1000; i++)
+		assert_int_equal(run_at(&ts, 10, 100, i, &cfg, i % 2 ? OK : UN, NULL), '.');
+	assert_int_equal(ts.n, 1000);
+	assert_int_equal(tracks_expire(&ts, 60, 100), 0);	/* 50 old */
+	assert_int_equal(tracks_expire(&ts, 109, 100), 0);	/* looked at 60 */
+	assert_int_equal(ts.n, 1000);
+	assert_int_equal(tracks_expire(&ts, 112, 100), 1000);	/* 102 old */
+	assert_int_equal(ts.n, 0);
+	for (size_t b = 0; b < TRACKS_BUCKETS; b++)
+		assert_null(ts.b[b]);
+}
+
+/* A path probed every 100 under an age of 200 keeps its entry for ever
+ * among 100 paths that come and go: its raise says the state it left. */
+static void
+test_probed_path_remembers(void **state)
+{
+	struct tracks ts;
+	struct alert_cfg cfg = { 2, 3 };
+	enum verdict from = VERDICT_NONE;
+	uint64_t now = 0;
+
+	(void)state;
+	memset(&ts, 0, sizeof(ts));
+	tracks_key(&ts, key1);
+	for (int cycle = 0; cycle < 50; cycle++) {
+		now += 100;
+		for (unsigned i = 1; i <= 100; i++)
+			(void)run_at(&ts, now, 200, cycle * 100 + i, &cfg, OK, NULL);
+		assert_int_equal(run_at(&ts, now, 200, 0, &cfg, OK, NULL), '.');
+		/* this cycle's 100, the last one's, the one before's at most */
+		assert_true(ts.n <= 301);
+	}
+	now += 100;
+	assert_int_equal(run_at(&ts, now, 200, 0, &cfg, RW, NULL), '.');
+	now += 100;
+	assert_int_equal(run_at(&ts, now, 200, 0, &cfg, RW, &from), 'R');
+	assert_int_equal(from, OK);
+	tracks_free(&ts);
+}
+
+/* A path with a problem in its window is kept however long unseen, until
+ * its alert cleared and its window is clean; then it goes. */
+static void
+test_broken_path_kept_until_clean(void **state)
+{
+	struct tracks ts;
+	struct alert_cfg cfg = { 2, 3 };
+	const enum verdict runs[] = { OK, RW, RW, RW, OK, OK, OK, OK };
+	const char *want = "..R..X..";
+	/* entries after each run, each 1000 after the last (age 10): from
+	 * the first problem until the window (3 runs) holds none, one run
+	 * after the clear */
+	const size_t kept[] = { 0, 1, 1, 1, 1, 1, 0, 0 };
+	uint64_t now = 0;
+
+	(void)state;
+	memset(&ts, 0, sizeof(ts));
+	tracks_key(&ts, key1);
+	for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
+		now += 1000;
+		size_t before;
+
+		assert_int_equal(run_at(&ts, now, 10, 0, &cfg, runs[k], NULL), want[k]);
+		before = ts.n;
+		assert_int_equal(tracks_expire(&ts, now + 1000, 10), before - kept[k]);
+		print_message("# run %zu: %zu entries\n", k, ts.n);
+		assert_int_equal(ts.n, kept[k]);
+	}
+	tracks_free(&ts);
+}
+
+/* test_alert.c's table through the table of tracks, forgotten whenever
+ * idle: the same events, and one row where forgetting shows. */
+static const struct row {
+	int n, m;
+	enum verdict runs[16];
+	const char *events;
+} rows[] = {
+	{ 2, 3, { OK, OK, OK, OK, END }, "...." },
+	{ 2, 3, { RW, RW, RW, END }, ".R." },
+	{ 2, 3, { OK, OK, RW, RW, RW, OK, OK, OK, END }, "...R..X." },
+	{ 2, 3, { OK, OK, RW, OK, OK, RW, OK, END }, "......." },
+	{ 2, 3, { OK, OK, RW, OK, RW, OK, END }, "....RX" },
+	{ 3, 4, { OK, OK, RW, OK, RW, OK, RW, OK, END }, "........" },
+	{ 1, 1, { OK, RW, OK, RW, END }, ".RXR" },
+	{ 2, 2, { RW, RW, ST, ST, OK, OK, END }, ".R.C.X" },
+	{ 2, 3, { OK, OK, RW, FI, IN, FI, RW, OK, OK, OK, END }, "......R.X." },
+	{ 2, 3, { OK, OK, UN, UN, END }, "...." },
+	{ 2, 3, { UN, UN, SD, SD, END }, "...R" },
+	{ 3, 5, { OK, RW, OK, RW, OK, RW, RW, OK, OK, OK, OK, END }, ".....R..X.." },
+	/* forgotten: the clean runs before the raise no longer count towards
+	 * its clear (kept: .....RX.), which takes its own 2 clean runs */
+	{ 2, 4, { OK, OK, OK, OK, RW, RW, OK, OK, END }, ".....R.X" },
+};
+
+static void
+test_forgetting_keeps_the_events(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		const struct row *r = &rows[k];
+		struct alert_cfg cfg = { r->n, r->m };
+		struct tracks ts;
+		char got[17] = "";
+		size_t i;
+
+		memset(&ts, 0, sizeof(ts));
+		tracks_key(&ts, key2);
+		for (i = 0; r->runs[i] != END; i++)
+			got[i] = run(&ts, 7, &cfg, r->runs[i]);
+		got[i] = '\0';
+		print_message("# row %zu: %s\n", k, got);
+		assert_string_equal(got, r->events);
+		tracks_free(&ts);
+	}
+}
+
+static size_t
+bucket_of(const struct tracks *ts, const struct track *t)
+{
+	for (size_t b = 0; b < TRACKS_BUCKETS; b++)
+		for (const struct track *x = ts->b[b]; x != NULL; x = x->next)
+			if (x == t)
+				return b;
+	fail();
+	return 0;
+}
+
+static void
+test_the_key_decides_the_buckets(void **state)
+{
+	struct tracks t1, t2;
+	size_t same = 0;
+
+	(void)state;
+	memset(&t1, 0, sizeof(t1));
+	memset(&t2, 0, sizeof(t2));
+	tracks_key(&t1, key1);
+	tracks_key(&t2, key2);
+	for (unsigned i = 0; i < 256; i++) {
+		struct addr a = a4(i);
+		struct track *x = tracks_get(&t1, &a, 443, 1), *y = tracks_get(&t2, &a, 443, 1);
+
+		/* found again, not made twice */
+		assert_ptr_equal(tracks_get(&t1, &a, 443, 2), x);
+		same += bucket_of(&t1, x) == bucket_of(&t2, y);
+	}
+	print_message("# 256 paths, %zu in the same bucket under both keys\n", same);
+	assert_int_equal(t1.n, 256);
+	/* 1024 buckets: about 0.25 expected by chance */
+	assert_true(same < 8);
+	tracks_free(&t1);
+	tracks_free(&t2);
+	assert_int_equal(t1.n, 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unprobed_paths_go),
+		cmocka_unit_test(test_probed_path_remembers),
+		cmocka_unit_test(test_broken_path_kept_until_clean),
+		cmocka_unit_test(test_forgetting_keeps_the_events),
+		cmocka_unit_test(test_the_key_decides_the_buckets),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
