@@ -30,3 +30,7 @@ LAB_CHECKS += tests/e2e/history-e2e
 # scaleprobe report on a store of lab runs over six days: exact numbers in text,
 # JSON and HTML, the SVG parsed, a Chromium screenshot's colours; the completion
 LAB_CHECKS += tests/e2e/report-e2e
+# descriptors: scaleprobed --once over 2,000 targets under --nofile=1024 stores all,
+# max-inflight targets at once, peak descriptors within its budget; a limit below the
+# budget refused at start with one line, exit 2
+LAB_CHECKS += tests/e2e/fds-e2e
