@@ -35,6 +35,9 @@ UNIT_TESTS += test_infer
 
 # scaleprobed's scheduler on an injected clock, and its alerts
 UNIT_TESTS += test_schedule
+# units waiting for room in the runner (max-inflight), and the descriptors it costs
+UNIT_TESTS += test_startq
+UNIT_TESTS += test_fdbudget
 UNIT_TESTS += test_alert
 UNIT_TESTS += test_metrics
 UNIT_TESTS += test_notify
