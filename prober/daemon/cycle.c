@@ -3,7 +3,10 @@
  * (one target as written, every port of it), armed in the scheduler;
  * each due unit walked as one batch of the runner (names resolved anew),
  * its results stored as they come, and at its end a state for the cycle
- * with its next due time, in the batch after its results.
+ * with its next due time, in the batch after its results.  Due units
+ * wait their turn (startq.h): at most max-inflight of them are in the
+ * runner at once, the next started as one ends, whatever made them due
+ * (--once's whole cycle, a schedule's, a restart's recovery).
  */
 #include <sys/random.h>
 
@@ -177,7 +180,20 @@ unit_state(struct daemon *d, struct unit *u, uint64_t cycle, int64_t run_id,
 }
 
 static void daemon_maybe_done(struct daemon *d);
+static void daemon_admit(struct daemon *d);
 static void unit_start(struct daemon *d, struct unit *u, uint64_t cycle);
+
+/* Units in the runner, of the configuration in force and of retired ones
+ * still finishing. */
+static size_t
+daemon_busy(const struct daemon *d)
+{
+	size_t n = d->cur->busy;
+
+	for (const struct gen *g = d->retired; g != NULL; g = g->next)
+		n += g->busy;
+	return n;
+}
 
 /* A unit's work is over: its state, its re-arming (missed cycles told),
  * its walk freed. */
@@ -211,25 +227,36 @@ unit_end(struct daemon *d, struct unit *u, const char *state, const char *reason
 		u->queued = false;
 		unit_start(d, u, u->queued_cycle);
 	}
+	/* its room goes to the next unit waiting */
+	daemon_admit(d);
 	daemon_maybe_done(d);
+}
+
+/* Unit u is due for cycle: it waits for room in the runner (or, while
+ * its last cycle still runs or waits, follows that one). */
+static void
+unit_start(struct daemon *d, struct unit *u, uint64_t cycle)
+{
+	if (u->busy || u->pending) {
+		u->queued = true;
+		u->queued_cycle = cycle;
+		return;
+	}
+	u->pending = true;
+	startq_push(&d->pending, u, u->gen, cycle);
+	daemon_admit(d);
 }
 
 /* Starts unit u for cycle: its walk opened and handed to the runner, or
  * its state now when there is nothing to walk. */
 static void
-unit_start(struct daemon *d, struct unit *u, uint64_t cycle)
+unit_begin(struct daemon *d, struct unit *u, uint64_t cycle)
 {
 	struct gen *gen = u->gen;
 	struct dgroup *g = &gen->g[u->group];
 	struct paths_opts po;
 	int has;
 
-	if (u->busy) {
-		/* its last cycle is still running: this one follows it */
-		u->queued = true;
-		u->queued_cycle = cycle;
-		return;
-	}
 	u->cycle = cycle;
 	u->results = u->problems = 0;
 	u->run_id = 0;
@@ -266,6 +293,7 @@ unit_start(struct daemon *d, struct unit *u, uint64_t cycle)
 	po.source4 = gen->c.have_source4 ? &gen->c.source4 : NULL;
 	po.source6 = gen->c.have_source6 ? &gen->c.source6 : NULL;
 	po.ifname = gen->c.interface;
+	po.rt = d->rt;
 	if (paths_open(&u->paths, &u->t, &po) != 0) {
 		paths_free(&u->paths);
 		unit_end(d, u, "failed", "its paths cannot be walked");
@@ -341,6 +369,44 @@ daemon_on_batch(void *arg, void *tag)
 	}
 }
 
+/* Waiting units started while the runner has room for them: the loop
+ * here, not recursion, when a unit ends as it starts (nothing to walk). */
+static void
+daemon_admit(struct daemon *d)
+{
+	struct startq_item it;
+
+	if (d->admitting)
+		return;
+	d->admitting = true;
+	while (!d->stopping && startq_admit(&d->pending, daemon_busy(d), d->unit_limit, &it)) {
+		struct unit *u = it.unit;
+
+		u->pending = false;
+		unit_begin(d, u, it.cycle);
+	}
+	d->admitting = false;
+}
+
+void
+daemon_retire(struct daemon *d, struct gen *old)
+{
+	size_t dropped = startq_drop(&d->pending, old);
+
+	if (dropped > 0)
+		log_info("%zu targets waiting for room dropped: the new configuration "
+		    "schedules its own", dropped);
+	old->retired = true;
+	old->next = d->retired;
+	d->retired = old;
+	/* the old groups' schedule is gone; their batches in flight are
+	 * stored and end without re-arming */
+	if (old->busy == 0) {
+		d->retired = old->next;
+		gen_free(old);
+	}
+}
+
 /* Retired configurations go when their last batch is done; --once ends
  * when every unit has its state. */
 static void
@@ -401,7 +467,8 @@ daemon_reschedule(struct daemon *d)
 	evtimer_add(d->timer, &tv);
 }
 
-/* --once: every unit of every group now, in the cycle of now. */
+/* --once: every unit of every group due now, in the cycle of now; they
+ * start as the runner has room. */
 void
 daemon_start_all(struct daemon *d)
 {

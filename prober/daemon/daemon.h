@@ -14,6 +14,7 @@
 #include "conf.h"
 #include "paths.h"
 #include "probe_run.h"
+#include "startq.h"
 #include "targets.h"
 #include "tracks.h"
 
@@ -36,6 +37,7 @@ struct unit {
 	struct targets t;		/* one entry per port */
 	bool busy;			/* a batch of it is in the runner */
 	bool queued;			/* due again while busy: started after */
+	bool pending;			/* waits for room in the runner */
 	uint64_t queued_cycle;
 	uint64_t cycle;			/* the cycle it runs for */
 	struct paths paths;
@@ -95,6 +97,12 @@ struct daemon {
 	struct alertcmd *alertcmd;
 	struct daemon_stats n;
 	size_t once_left;		/* --once: units not yet done */
+	struct startq pending;		/* due units waiting for room: at most
+					   max-inflight units in the runner */
+	size_t unit_limit;		/* that room: the runner's max-inflight */
+	bool admitting;			/* daemon_admit runs (not re-entered) */
+	struct route *rt;		/* every walk's route lookups: one
+					   netlink socket */
 	bool stopping;
 	int lock_fd;
 	struct control *control;
@@ -107,6 +115,8 @@ struct gen *gen_new(struct conf *c, uint64_t now_ns);	/* takes c over */
 void gen_free(struct gen *g);	/* after runner_close: walks in flight too */
 void daemon_reschedule(struct daemon *d);
 void daemon_start_all(struct daemon *d);	/* --once */
+/* SIGHUP: gen replaced; its waiting units dropped, freed when idle. */
+void daemon_retire(struct daemon *d, struct gen *old);
 /* After a restart: the targets of each group's last cycle that left no
  * state (a crash cut them off) are probed now; how many. */
 size_t daemon_recover(struct daemon *d);
@@ -117,6 +127,10 @@ size_t gen_units(const struct gen *g);
 /* Of each group's latest cycle: targets not yet started, running, done. */
 void daemon_cycle_counts(const struct daemon *d, uint64_t *due, uint64_t *running,
     uint64_t *done);
+
+/* fdcheck.c: gen's descriptor budget against RLIMIT_NOFILE; 0, or -1
+ * with one line logged (what is needed, what to change). */
+int daemon_check_fds(struct daemon *d, const struct gen *gen, bool metrics);
 
 /* scaleprobed.c: what `scaleprobe status` and STATUS= say, one line */
 void daemon_status_line(struct daemon *d, char *buf, size_t len);

@@ -11,6 +11,10 @@ DAEMON_SRCS += prober/daemon/notify.c
 PURE_SRCS += prober/daemon/metrics.c
 # what may be at a name the daemon changes as root (privs.c)
 PURE_SRCS += prober/daemon/statedir.c
+# units waiting for room in the runner, and the descriptors that room costs
+PURE_SRCS += prober/daemon/startq.c
+PURE_SRCS += prober/daemon/fdbudget.c
+DAEMON_SRCS += prober/daemon/fdcheck.c
 # the daemon itself: its life, cycles, alerts, privileges, control socket
 DAEMON_SRCS += prober/daemon/scaleprobed.c
 DAEMON_SRCS += prober/daemon/cycle.c

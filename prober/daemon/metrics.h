@@ -13,6 +13,10 @@
 
 #include "result.h"
 
+/* --metrics: connections served at once (metrics_http.c; the daemon's
+ * descriptor budget counts them, fdbudget.h) */
+#define METRICS_CLIENTS 64
+
 /* Replies to probes, by what came back. */
 enum metrics_reply {
 	METRICS_REPLY_SYNACK,

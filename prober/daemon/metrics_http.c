@@ -25,10 +25,9 @@
 
 #define METRICS_BUF 16384
 #define METRICS_HEAD 256
-/* What clients can hold (scaleprobed(8) states it): this many
- * connections (a new one closes another, serve.c), each closed this long
- * after it connected, HTTP_REQ_MAX bytes of request each. */
-#define METRICS_CLIENTS 64
+/* What clients can hold (scaleprobed(8) states it): METRICS_CLIENTS
+ * connections (metrics.h; a new one closes another, serve.c), each closed
+ * this long after it connected, HTTP_REQ_MAX bytes of request each. */
 #define METRICS_TIMEOUT_MS 5000
 /* a burst of connections waits in the kernel (at most somaxconn) rather
  * than having the scraper's SYN dropped with the rest */

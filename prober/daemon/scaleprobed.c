@@ -149,16 +149,15 @@ reload(struct daemon *d)
 		log_warnx("%s: the probing settings (rate, scales, timeout, retries, trace, "
 		    "window-test, max-inflight, payload) changed; they take effect at a restart",
 		    d->conf_path);
-	old->retired = true;
-	old->next = d->retired;
-	d->retired = old;
 	d->cur = gen_new(&c, daemon_wall_ns());
-	/* the old groups' schedule is gone; their batches in flight are
-	 * stored and end without re-arming */
-	if (old->busy == 0) {
-		d->retired = old->next;
-		gen_free(old);
+	/* targets by name added may need more descriptors than there are */
+	if (daemon_check_fds(d, d->cur, d->http != NULL) != 0) {
+		gen_free(d->cur);
+		d->cur = old;
+		log_warnx("%s: not reloaded; the configuration in force stays", d->conf_path);
+		return;
 	}
+	daemon_retire(d, old);
 	log_info("%s: %zu groups, %zu targets in force", d->conf_path, d->cur->ng,
 	    gen_units(d->cur));
 	daemon_reschedule(d);
@@ -341,6 +340,13 @@ main(int argc, char **argv)
 	    evsignal_add(d.sigterm, NULL) != 0 || evsignal_add(d.sigint, NULL) != 0 ||
 	    evsignal_add(d.sighup, NULL) != 0)
 		fatalx("cannot set up the signals");
+	/* units wait for room in the runner: max-inflight of them at once */
+	d.unit_limit = runner_max_inflight(&d.rc);
+	startq_init(&d.pending);
+	if (daemon_check_fds(&d, d.cur, metrics != NULL) != 0) {
+		rc = 2;
+		goto out;
+	}
 	umask(027);
 	/* one daemon per database before anything is touched; the control
 	 * socket bound while its directory may still need root */
@@ -357,6 +363,10 @@ main(int argc, char **argv)
 	/* the privileged handles, opened once, before the drop */
 	if ((d.runner = runner_open(d.base, &d.rc)) == NULL)
 		goto out;
+	if ((d.rt = route_open()) == NULL) {
+		log_warn("route: netlink");
+		goto out;
+	}
 	if (privs_drop(user) != 0 || open_store(&d) != 0)
 		goto out;
 	d.notify = notify_open();
@@ -429,6 +439,8 @@ out:
 		gen_free(g);
 	}
 	gen_free(d.cur);
+	startq_free(&d.pending);
+	route_close(d.rt);
 	tracks_free(&d.tracks);
 	for (size_t i = 0; i < d.rc.npayloads; i++)
 		free((void *)(uintptr_t)d.payloads[i].bytes);

@@ -484,8 +484,8 @@ run_filter(char *buf, size_t len, uint16_t lo, int nvariants)
 	    lo, lo + ENGINE_SECOND_PORTS + nvariants - 1);
 }
 
-static size_t
-run_inflight(const struct runner_config *cfg)
+size_t
+runner_max_inflight(const struct runner_config *cfg)
 {
 	/* enough paths to keep the rate busy over a path's longest life
 	 * (every attempt timing out), and never more than a few MiB: paths
@@ -546,7 +546,7 @@ run_open(struct runner *r)
 	ec.timeout_ns = cfg->timeout_ns;
 	ec.retries = cfg->retries;
 	ec.port_lo = guard_port_lo(r->guard);
-	ec.max_inflight = run_inflight(cfg);
+	ec.max_inflight = runner_max_inflight(cfg);
 	ec.ttl = PROBE_TTL;
 	ec.trace = cfg->trace;
 	ec.trace_max_ttl = PROBE_TRACE_MAX_TTL;

@@ -65,6 +65,10 @@ struct probe_run_stats {
 
 struct runner;
 
+/* The paths in flight at once that cfg gives: max_inflight, or derived
+ * from the rate and the timeout when it is 0. */
+size_t runner_max_inflight(const struct runner_config *cfg);
+
 /* Opens the guard, the raw sockets and the engine on base.  cfg must
  * outlive the runner.  NULL after logging why. */
 struct runner *runner_open(struct event_base *base, const struct runner_config *cfg);

@@ -298,9 +298,12 @@ paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o)
 	memcpy(p->key, key, sizeof(p->key));
 	p->total = p->space.total;
 	p->unrouted_per = xcalloc(p->space.n ? p->space.n : 1, sizeof(*p->unrouted_per));
-	if ((p->rt = route_open()) == NULL) {
-		log_warn("route: netlink");
-		return -1;
+	if ((p->rt = o->rt) == NULL) {
+		if ((p->rt = route_open()) == NULL) {
+			log_warn("route: netlink");
+			return -1;
+		}
+		p->own_rt = true;
 	}
 	/* a first path, so that a list with nothing to probe is told before
 	 * any table exists; but a prefix without a route (or blocked but for
@@ -349,7 +352,8 @@ paths_free(struct paths *p)
 	free(p->names);
 	free(p->found);
 	free(p->seen.v);
-	route_close(p->rt);
+	if (p->own_rt)
+		route_close(p->rt);
 	tspace_free(&p->space);
 	memset(p, 0, sizeof(*p));
 }

@@ -66,6 +66,8 @@ struct paths {
 	/* the walk (paths.c) */
 	struct tspace space;
 	struct route *rt;
+	bool own_rt;			/* rt opened by paths_open: closed by
+					   paths_free */
 	const struct addr *source4, *source6;
 	const char *ifname;
 	struct path first;		/* found by paths_open, not yet handed out */
@@ -94,6 +96,10 @@ struct paths_opts {
 	const char *ifname;			/* --interface, or NULL */
 	const uint8_t *key;			/* the order's key (16 bytes); NULL:
 						   a random one */
+	struct route *rt;			/* the route lookups' netlink socket,
+						   shared by every walk of a daemon
+						   (one descriptor, not one per
+						   target); NULL: one of its own */
 };
 
 /* Prepares the walk and looks for its first path (n == 0, nnames == 0 and

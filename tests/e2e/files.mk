@@ -48,3 +48,7 @@ LAB_CHECKS += tests/e2e/output-e2e
 # replayed SYN-ACKs: a 10 s scan clean and under 1,000,000 copies of its own SYN-ACKs,
 # verdicts, duration and RSS unchanged, the copies counted, one RST per SYN at most
 LAB_CHECKS += tests/e2e/replay-e2e
+# descriptors: scaleprobed --once over 2,000 targets under --nofile=1024 stores all,
+# max-inflight targets at once, peak descriptors within its budget; a limit below the
+# budget refused at start with one line, exit 2
+LAB_CHECKS += tests/e2e/fds-e2e

@@ -36,6 +36,9 @@ UNIT_TESTS += test_infer
 
 # scaleprobed's scheduler on an injected clock, and its alerts
 UNIT_TESTS += test_schedule
+# units waiting for room in the runner (max-inflight), and the descriptors it costs
+UNIT_TESTS += test_startq
+UNIT_TESTS += test_fdbudget
 UNIT_TESTS += test_alert
 # alert tracks freed when idle, under a key; the alert command's output cap
 # and timeout steps
