@@ -42,9 +42,22 @@ struct resolver {
 	struct rquery *starting;		/* inside evdns_getaddrinfo */
 	bool started_done;			/* ... and answered there */
 	bool closing;
+	bool detached;				/* freed by its last answer */
+	struct event_base *base;
 };
 
 static void resolve_start(struct resolver *r);
+static void resolver_destroy(struct resolver *r);
+
+/* The last answer of a detached resolver frees it from the loop, outside
+ * evdns's callback (which goes on using its request after we return). */
+static void
+resolve_destroy_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	resolver_destroy(arg);
+}
 
 static void
 resolve_unlink(struct resolver *r, struct rquery *q)
@@ -76,6 +89,9 @@ resolve_answer(int result, struct evutil_addrinfo *res, void *arg)
 		if (res != NULL)
 			evutil_freeaddrinfo(res);
 		free(q);
+		if (r->detached && r->running == NULL &&
+		    event_base_once(r->base, -1, EV_TIMEOUT, resolve_destroy_cb, r, NULL) != 0)
+			log_debug("resolver: kept to the end (no event for its release)");
 		return;
 	}
 	for (struct evutil_addrinfo *ai = res; ai != NULL && n < RESOLVE_MAX_ADDRS;
@@ -174,6 +190,7 @@ resolver_new(struct event_base *base, const struct resolver_config *c, char *err
 	int flags = DNS_OPTION_SEARCH | DNS_OPTION_MISC;
 	int rc;
 
+	r->base = base;
 	r->max_pending = c->max_pending > 0 ? c->max_pending : RESOLVE_DEFAULT_PENDING;
 	evdns_set_log_fn(resolve_log);
 	if ((r->dns = evdns_base_new(base, 0)) == NULL ||
@@ -244,6 +261,22 @@ resolver_pending(const struct resolver *r)
 	return r->nqueued + r->nrunning;
 }
 
+static void
+resolver_destroy(struct resolver *r)
+{
+	if (r->kick != NULL)
+		event_free(r->kick);
+	if (r->dns != NULL)
+		evdns_base_free(r->dns, 0);
+	free(r);
+}
+
+/* Queries in flight are cancelled, but evdns answers a cancel through the
+ * event loop, never from the cancel itself: waiting for those answers here
+ * would spin for ever when the loop has stopped (a daemon told to stop
+ * while names resolve).  So a resolver with queries in flight is detached
+ * instead: each answer frees its query, the last one the resolver; if the
+ * loop never runs again (the process is ending), they go with it. */
 void
 resolver_free(struct resolver *r)
 {
@@ -258,9 +291,8 @@ resolver_free(struct resolver *r)
 	}
 	r->qhead = r->qtail = NULL;
 	r->nqueued = 0;
-	/* a cancel calls resolve_answer, which frees the query */
-	while (r->running != NULL) {
-		q = r->running;
+	for (q = r->running; q != NULL; q = next) {
+		next = q->next;
 		if (q->req != NULL)
 			evdns_getaddrinfo_cancel(q->req);
 		else {
@@ -268,9 +300,9 @@ resolver_free(struct resolver *r)
 			free(q);
 		}
 	}
-	if (r->kick != NULL)
-		event_free(r->kick);
-	if (r->dns != NULL)
-		evdns_base_free(r->dns, 0);
-	free(r);
+	if (r->running != NULL) {
+		r->detached = true;
+		return;
+	}
+	resolver_destroy(r);
 }
