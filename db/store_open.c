@@ -41,6 +41,7 @@ errf(char *err, size_t errlen, const char *fmt, ...)
 int
 store_fail(struct store *st, const char *what)
 {
+	st->errcode = st->db != NULL ? sqlite3_extended_errcode(st->db) : SQLITE_CANTOPEN;
 	errf(st->err, sizeof(st->err), "%s: %s: %s", st->file, what,
 	    st->db != NULL ? sqlite3_errmsg(st->db) : "no connection");
 	return -1;
@@ -385,6 +386,10 @@ store_open(const char *file, enum store_mode mode, const struct store_opts *o,
 		st->o.batch_ns = 1000000000u;
 	if (st->o.busy_ms == 0)
 		st->o.busy_ms = 5000;
+	if (st->o.keep_bytes == 0)
+		st->o.keep_bytes = STORE_KEEP_BYTES;
+	if (st->o.retry_ns == 0)
+		st->o.retry_ns = 5000000000u;
 
 	flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
 	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -427,8 +432,9 @@ store_close(struct store *st, char *err, size_t errlen)
 
 	if (st == NULL)
 		return 0;
-	if (st->in_batch && store_flush(st, true) != 0) {
-		errf(err, errlen, "%s", st->err);
+	if ((st->in_batch || st->failing) && store_flush(st, true) != 0) {
+		errf(err, errlen, "%.400s; %llu rows not stored", st->err,
+		    (unsigned long long)st->keep_n);
 		rc = -1;
 	}
 	store_ckpt_stop(st);
@@ -440,6 +446,8 @@ store_close(struct store *st, char *err, size_t errlen)
 		sqlite3_finalize(st->hop_multi[i]);
 	sqlite3_close(st->db);
 	store_caches_free(st);
+	keep_clear(st);
+	free(st->runs);
 	free(st->file);
 	free(st);
 	return rc;
@@ -454,7 +462,7 @@ store_error(const struct store *st)
 uint64_t
 store_pending(const struct store *st)
 {
-	return st->in_batch ? (uint64_t)st->batch_n : 0;
+	return st->keep_n;
 }
 
 const struct store_stats *
