@@ -86,7 +86,7 @@ UNIT_TESTS += test_output
 UNIT_TESTS += test_evidence
 # the store (db/): schema, fixtures, refusals, the batched writer, retention
 UNIT_TESTS += test_store
-test_store_SRCS = $(DB_SRCS) tests/unit/storegen.c
+test_store_SRCS = $(DB_SRCS) tests/unit/storegen.c tests/unit/faultvfs.c
 test_store_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 # the settings table and scaleprobe.conf's parser, printer and opt-out lists
 UNIT_TESTS += test_conf
