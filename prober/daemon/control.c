@@ -16,6 +16,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "log.h"
+#include "store.h"
 
 struct control {
 	int fd;
@@ -50,13 +51,19 @@ control_accept(evutil_socket_t fd, short what, void *arg)
 	    "scheduler_lag_seconds %.3f\n"
 	    "results_stored %llu\n"
 	    "states_stored %llu\n"
-	    "cycles_missed %llu\n",
+	    "cycles_missed %llu\n"
+	    "store_failing %d\n"
+	    "store_failed_writes %llu\n"
+	    "store_dropped %llu\n",
 	    gen_units(d->cur), (unsigned long long)due, (unsigned long long)running,
 	    runner_inflight(d->runner), (unsigned long long)done,
 	    (unsigned long long)d->n.problems,
 	    (unsigned long long)d->n.alerts_open, (unsigned long long)st.n.rejected,
 	    d->n.lag_ns / 1e9, (unsigned long long)d->n.results,
-	    (unsigned long long)d->n.states, (unsigned long long)d->n.cycles_missed);
+	    (unsigned long long)d->n.states, (unsigned long long)d->n.cycles_missed,
+	    d->st != NULL && store_failing(d->st),
+	    (unsigned long long)(d->st != NULL ? store_get_stats(d->st)->failed_writes : 0),
+	    (unsigned long long)(d->st != NULL ? store_get_stats(d->st)->dropped : 0));
 	if (n > 0 && write(c, buf, (size_t)n) != n)
 		log_debug("control: a reader went away");
 	close(c);

@@ -102,6 +102,7 @@ struct daemon {
 	struct daemon_stats n;
 	size_t once_left;		/* --once: units not yet done */
 	bool stopping;
+	bool store_alert;		/* the store cannot write (alerting.c) */
 	int lock_fd;
 	struct control *control;
 	struct evhttp *http;		/* --metrics */
@@ -133,6 +134,9 @@ void metrics_http_close(struct daemon *d);
 
 /* alerting.c: a result's verdicts through alert.h; log and command */
 void daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *res);
+/* After a write to the store: raised (log, alert-command) when it cannot
+ * write any more, cleared when it writes again. */
+void daemon_store_alert(struct daemon *d);
 
 /* privs.c: (as root; nothing otherwise) the database's directory and
  * files, and the control socket, the user's; with dbfile NULL, the

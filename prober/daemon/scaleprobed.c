@@ -108,6 +108,13 @@ daemon_status_line(struct daemon *d, char *buf, size_t len)
 	    (unsigned long long)done, (unsigned long long)d->n.problems,
 	    (unsigned long long)d->n.alerts_open, (unsigned long long)st.n.rejected,
 	    d->n.lag_ns / 1e9);
+	if (d->st != NULL && store_failing(d->st)) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, ", STORE FAILING (%llu results kept, %llu dropped)",
+		    (unsigned long long)store_pending(d->st),
+		    (unsigned long long)store_get_stats(d->st)->dropped);
+	}
 }
 
 static void
@@ -198,8 +205,10 @@ on_watchdog(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	notify_send(d->notify, "WATCHDOG=1");
 	status_notify(d);
-	if (d->st != NULL && store_flush(d->st, false) != 0)
+	/* commits an idle batch, or tries a failing store again */
+	if (d->st != NULL && store_flush(d->st, false) != 0 && !store_failing(d->st))
 		log_warnx("%s", store_error(d->st));
+	daemon_store_alert(d);
 }
 
 /* One daemon per database: a lock on FILE.lock, held for the process's
