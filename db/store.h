@@ -8,7 +8,10 @@
  * A database this program does not own (another application_id), a newer
  * schema than it knows, or a corrupt file is refused with one line in err
  * and left byte for byte as it was: it is opened read-only and checked
- * before anything is written.
+ * before anything is written.  The check reads the header and the schema
+ * only (a few pages, whatever the file's size); a full quick_check is
+ * scaleprobe db check's.  A writer refuses a file or directory it cannot
+ * write (mode, read-only mount) rather than opening it read-only.
  */
 #ifndef SCALEPROBE_STORE_H
 #define SCALEPROBE_STORE_H
@@ -74,6 +77,13 @@ struct store_stats {
  * or must not be used.  o may be NULL for the defaults. */
 struct store *store_open(const char *file, enum store_mode mode,
     const struct store_opts *o, char *err, size_t errlen);
+
+/* After store_open failed on this thread: true when the file cannot be
+ * used as it is (another program's, a newer schema, corrupt, not a
+ * database, not a regular file, read-only, no permission), so trying
+ * again changes nothing; false when it may pass later (busy, I/O, out of
+ * memory, a full disk). */
+bool store_open_refused(void);
 
 /* Writes what is pending and closes; -1 (err filled) when the last commit
  * failed. */

@@ -363,8 +363,15 @@ main(int argc, char **argv)
 	/* the privileged handles, opened once, before the drop */
 	if ((d.runner = runner_open(d.base, &d.rc)) == NULL)
 		goto out;
-	if (privs_drop(user) != 0 || open_store(&d) != 0)
+	if (privs_drop(user) != 0)
 		goto out;
+	if (open_store(&d) != 0) {
+		/* a store that cannot be used as it is (corrupt, foreign,
+		 * newer, read-only): exit 2, which the unit does not restart */
+		if (store_open_refused())
+			rc = 2;
+		goto out;
+	}
 	d.notify = notify_open();
 	if (notify_enabled(d.notify)) {
 		uint64_t wd = notify_watchdog_usec(d.notify);
