@@ -212,7 +212,8 @@ on_watchdog(evutil_socket_t fd, short what, void *arg)
 }
 
 /* One daemon per database: a lock on FILE.lock, held for the process's
- * life.  -1 (logged) when another holds it. */
+ * life.  -1 (logged) when another holds it; -2 when it cannot be opened
+ * for good (a read-only file or file system: no restart helps). */
 static int
 lock_db(struct daemon *d, const char *db)
 {
@@ -220,8 +221,10 @@ lock_db(struct daemon *d, const char *db)
 
 	snprintf(path, sizeof(path), "%s.lock", db);
 	if ((d->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640)) == -1) {
+		int e = errno;
+
 		log_warn("%s", path);
-		return -1;
+		return e == EROFS || e == EACCES ? -2 : -1;
 	}
 	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) != 0) {
 		if (errno == EWOULDBLOCK)
@@ -350,9 +353,12 @@ main(int argc, char **argv)
 	umask(027);
 	/* one daemon per database before anything is touched; the control
 	 * socket bound while its directory may still need root */
-	if (privs_prepare_dir(d.cur->c.database, NULL, user) != 0 ||
-	    lock_db(&d, d.cur->c.database) != 0)
+	if (privs_prepare_dir(d.cur->c.database, NULL, user) != 0)
 		goto out;
+	if ((ch = lock_db(&d, d.cur->c.database)) != 0) {
+		rc = ch == -2 ? 2 : 1;
+		goto out;
+	}
 	if (d.cur->c.control != NULL && (privs_prepare_dir(NULL, d.cur->c.control, user) != 0 ||
 	    control_open(&d, d.cur->c.control) != 0))
 		goto out;
