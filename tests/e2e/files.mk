@@ -21,6 +21,10 @@ LAB_CHECKS += tests/e2e/largeset-e2e
 # the daemon: --once against the CLI's verdicts, cycles, states, SIGHUP, SIGTERM,
 # privileges from root and from ambient capabilities, notify, alerts, kill -9 and restart
 LAB_CHECKS += tests/e2e/daemon-e2e
+# the daemon's store fails: a full tmpfs mid-cycle (alert in log, /metrics, status,
+# alert-command; every result later under its own address, none lost), and a
+# corrupt, a foreign, a 0440 and a read-only-mounted store: one line, exit 2
+LAB_CHECKS += tests/e2e/storefail-e2e
 # scaleprobed as installed: systemd-analyze verify and security, sysusers,
 # tmpfiles, and every man page lint-clean (no network)
 LAB_CHECKS += tests/e2e/service-check
