@@ -48,7 +48,7 @@ struct store_opts {
 };
 
 /* What rows waiting for a store that cannot write may take in memory
- * (db/README.md): about 10,000 results of three scales. */
+ * (db/README.md): some 50,000 results of three scales. */
 #define STORE_KEEP_BYTES	(64u << 20)
 
 /* What a run was: one row, every result of the run refers to it. */

@@ -89,6 +89,24 @@ void store_caches_free(struct store *st);
  * and what it names; the run handle is the caller's. */
 enum keep_kind { KEEP_RUN, KEEP_CYCLE, KEEP_PATH, KEEP_STATE };
 
+/* What the store writes of one scale: the fields of its row and its side
+ * findings, nothing else (a result's structs are ~1 KB a scale). */
+struct kept_scale {
+	int scale;
+	enum reply_kind reply;
+	uint8_t icmp_type, icmp_code;
+	struct synack_obs sa;
+	enum verdict verdict;
+	char *reason;			/* NULL when no verdict */
+	int scale_quoted;
+	struct hop_loc hop;
+	bool w_ran, w_inconclusive;
+	int scale_effective, scale_effective_min;
+	int64_t flight_bytes;
+	int nfindings;
+	struct side_finding *findings;	/* [nfindings] */
+};
+
 struct kept_path {
 	char *target;
 	struct addr dst;
@@ -96,9 +114,7 @@ struct kept_path {
 	struct timespec time;
 	struct variant_obs control;
 	int nscales;
-	struct variant_obs *scales;	/* [nscales] */
-	struct scale_verdict *verdicts;
-	struct window_obs *window;
+	struct kept_scale *scales;	/* [nscales] */
 	int last;			/* result_hops(): -1 not traced */
 	struct hop_quote *hops;		/* [last + 1], [0] unused */
 	bool *hop_present;

@@ -46,6 +46,40 @@ keep_new(enum keep_kind kind, int64_t run)
 	return k;
 }
 
+/* Scale i of res as the store writes it; 0 or -1 (out of memory). */
+static int
+keep_scale(struct kept_scale *ks, const struct path_result *res, int i, size_t *bytes)
+{
+	const struct variant_obs *o = &res->scales[i];
+	const struct scale_verdict *v = &res->verdicts[i];
+	const struct window_obs *w = &res->window[i];
+	int nf = v->nfindings < RESULT_MAX_FINDINGS ? v->nfindings : RESULT_MAX_FINDINGS;
+
+	ks->scale = o->scale;
+	ks->reply = o->reply;
+	ks->icmp_type = o->icmp_type;
+	ks->icmp_code = o->icmp_code;
+	ks->sa = o->sa;
+	ks->verdict = v->verdict;
+	ks->scale_quoted = v->scale_quoted;
+	ks->hop = v->hop;
+	ks->w_ran = w->ran;
+	ks->w_inconclusive = w->inconclusive;
+	ks->scale_effective = w->scale_effective;
+	ks->scale_effective_min = w->scale_effective_min;
+	ks->flight_bytes = w->flight_bytes;
+	if (verdict_name(v->verdict) != NULL && (ks->reason = dup_or_null(v->reason, bytes)) == NULL)
+		return -1;
+	if (nf > 0) {
+		if ((ks->findings = malloc((size_t)nf * sizeof(*ks->findings))) == NULL)
+			return -1;
+		memcpy(ks->findings, v->findings, (size_t)nf * sizeof(*ks->findings));
+		ks->nfindings = nf;
+		*bytes += (size_t)nf * sizeof(*ks->findings);
+	}
+	return 0;
+}
+
 struct keep *
 keep_path(int64_t run, const struct path_result *res)
 {
@@ -70,22 +104,18 @@ keep_path(int64_t run, const struct path_result *res)
 	if (res->capture_error[0] != '\0')
 		p->capture_error = dup_or_null(res->capture_error, &k->bytes);
 	p->scales = calloc((size_t)p->nscales + 1, sizeof(*p->scales));
-	p->verdicts = calloc((size_t)p->nscales + 1, sizeof(*p->verdicts));
-	p->window = calloc((size_t)p->nscales + 1, sizeof(*p->window));
 	p->hops = calloc((size_t)(p->last > 0 ? p->last : 0) + 1, sizeof(*p->hops));
 	p->hop_present = calloc((size_t)(p->last > 0 ? p->last : 0) + 1, 1);
-	if (p->target == NULL || p->scales == NULL || p->verdicts == NULL ||
-	    p->window == NULL || p->hops == NULL || p->hop_present == NULL ||
+	if (p->target == NULL || p->scales == NULL || p->hops == NULL ||
+	    p->hop_present == NULL ||
 	    (res->capture_error[0] != '\0' && p->capture_error == NULL))
 		goto fail;
+	k->bytes += (size_t)(p->nscales + 1) * sizeof(*p->scales);
 	for (int i = 0; i < p->nscales; i++) {
-		p->scales[i] = res->scales[i];
-		p->verdicts[i] = res->verdicts[i];
-		p->window[i] = res->window[i];
+		if (keep_scale(&p->scales[i], res, i, &k->bytes) != 0)
+			goto fail;
 		problem |= is_problem(res->verdicts[i].verdict);
 	}
-	k->bytes += (size_t)(p->nscales + 1) * (sizeof(*p->scales) + sizeof(*p->verdicts) +
-	    sizeof(*p->window));
 	for (int h = 1; h <= p->last; h++)
 		if (hop[h] != NULL) {
 			p->hops[h] = *hop[h];
@@ -95,16 +125,13 @@ keep_path(int64_t run, const struct path_result *res)
 	/* the packets that prove it, for a result that has a problem or a
 	 * trace: a clean untraced path needs no proof and costs no bytes */
 	if ((problem || p->last >= 0) && res->evidence != NULL && res->evidence->n > 0) {
-		uint8_t *buf = malloc(EVIDENCE_PACKED_MAX);
+		/* packed here, kept at its size (the writer has one thread) */
+		static uint8_t buf[EVIDENCE_PACKED_MAX];
 
-		if (buf == NULL)
+		p->evlen = evidence_pack(res->evidence, buf, sizeof(buf));
+		if ((p->ev = malloc(p->evlen > 0 ? p->evlen : 1)) == NULL)
 			goto fail;
-		p->evlen = evidence_pack(res->evidence, buf, EVIDENCE_PACKED_MAX);
-		p->ev = realloc(buf, p->evlen > 0 ? p->evlen : 1);
-		if (p->ev == NULL) {
-			free(buf);
-			goto fail;
-		}
+		memcpy(p->ev, buf, p->evlen);
 		p->ev_packets = res->evidence->n;
 		p->ev_truncated = res->evidence->truncated;
 		k->bytes += p->evlen;
@@ -189,9 +216,11 @@ keep_free(struct keep *k)
 	case KEEP_PATH:
 		free(k->u.path.target);
 		free(k->u.path.capture_error);
+		for (int i = 0; k->u.path.scales != NULL && i < k->u.path.nscales; i++) {
+			free(k->u.path.scales[i].reason);
+			free(k->u.path.scales[i].findings);
+		}
 		free(k->u.path.scales);
-		free(k->u.path.verdicts);
-		free(k->u.path.window);
 		free(k->u.path.hops);
 		free(k->u.path.hop_present);
 		free(k->u.path.ev);

@@ -285,9 +285,7 @@ static void
 bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct kept_path *res,
     int i)
 {
-	const struct variant_obs *o = &res->scales[i];
-	const struct scale_verdict *v = &res->verdicts[i];
-	const struct window_obs *w = &res->window[i];
+	const struct kept_scale *o = &res->scales[i], *v = o;
 	const char *vname = verdict_name(v->verdict);
 	bool sa = o->sa.present;
 
@@ -306,11 +304,11 @@ bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct kept
 	bind_opt(s, base + 13, sa, o->sa.sack);
 	bind_opt(s, base + 14, sa, o->sa.ts);
 	bind_opt(s, base + 15, v->scale_quoted >= 0, v->scale_quoted);
-	bind_opt(s, base + 16, w->ran && !w->inconclusive && w->scale_effective >= 0,
-	    w->scale_effective);
-	bind_opt(s, base + 17, w->ran && !w->inconclusive && w->scale_effective_min >= 0,
-	    w->scale_effective_min);
-	bind_opt(s, base + 18, w->ran && w->flight_bytes >= 0, w->flight_bytes);
+	bind_opt(s, base + 16, o->w_ran && !o->w_inconclusive && o->scale_effective >= 0,
+	    o->scale_effective);
+	bind_opt(s, base + 17, o->w_ran && !o->w_inconclusive && o->scale_effective_min >= 0,
+	    o->scale_effective_min);
+	bind_opt(s, base + 18, o->w_ran && o->flight_bytes >= 0, o->flight_bytes);
 	bind_static(s, base + 19, vname);
 	bind_static(s, base + 20, vname != NULL ? v->reason : NULL);
 	bind_opt(s, base + 21, v->hop.present, v->hop.index);
@@ -322,9 +320,9 @@ bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct kept
 }
 
 static int
-add_findings(struct store *st, int64_t pr, const struct scale_verdict *v, int i)
+add_findings(struct store *st, int64_t pr, const struct kept_scale *v, int i)
 {
-	for (int k = 0; k < v->nfindings && k < RESULT_MAX_FINDINGS; k++) {
+	for (int k = 0; k < v->nfindings; k++) {
 		const struct side_finding *f = &v->findings[k];
 		sqlite3_stmt *s = st->stmt[SQL_FINDING_ADD];
 
@@ -359,7 +357,7 @@ add_scales(struct store *st, int64_t pr, int64_t pid, const struct kept_path *re
 		return -1;
 	st->stats.scales += (uint64_t)n;
 	for (int i = 0; i < n; i++)
-		if (add_findings(st, pr, &res->verdicts[i], i) != 0)
+		if (add_findings(st, pr, &res->scales[i], i) != 0)
 			return -1;
 	return 0;
 }
