@@ -351,6 +351,9 @@ test_refuse(void **state)
 			if (strstr(err, file) == NULL || strstr(err, cases[i].why) == NULL ||
 			    strchr(err, '\n') != NULL || strlen(err) < strlen(file) + 5)
 				fail_msg("%s: '%s'", cases[i].name, err);
+			/* final: the daemon exits 2 and is not restarted */
+			if (!store_open_refused())
+				fail_msg("%s: refusal not final: '%s'", cases[i].name, err);
 			assert_int_equal(n0, n1);
 			assert_memory_equal(before, after, n0);
 			snprintf(wal, sizeof(wal), "%s-wal", file);
@@ -367,6 +370,18 @@ test_refuse(void **state)
 		assert_null(store_open(file, STORE_READ, NULL, err, sizeof(err)));
 		assert_non_null(strstr(err, "No such file"));
 		assert_int_not_equal(stat(file, &sb), 0);
+	}
+	/* a writer's directory it cannot write (root writes any mode: a
+	 * directory that is a file stands for it); a good store opens and
+	 * the flag is down again */
+	{
+		char err[STORE_ERRLEN] = "";
+
+		path_in(file, sizeof(file), "text.sqlite/x.sqlite");
+		assert_null(store_open(file, STORE_WRITE, NULL, err, sizeof(err)));
+		assert_true(store_open_refused());
+		store_close(open_ok(good, STORE_WRITE, NULL), NULL, 0);
+		assert_false(store_open_refused());
 	}
 }
 
