@@ -361,13 +361,17 @@ unlink_keep(struct store *st, struct keep *prev, struct keep *k)
 	keep_free(k);
 }
 
-/* A run not yet inserted gets a handle no row id can be (negative), its
- * row's id mapped to it when the retry inserts it. */
+/* A run not yet inserted gets a handle no row id reaches (SQLite counts
+ * rowids up from the largest, one a row: 2^62 is never met), positive as
+ * every caller's run id is; its row's id is mapped to it when the retry
+ * inserts it. */
+#define RUN_PROVISIONAL	((int64_t)1 << 62)
+
 static int64_t
 run_handle(struct store *st, struct keep *k)
 {
 	if (k->kind == KEEP_RUN && k->run == 0)
-		k->run = -(int64_t)++st->run_seq;
+		k->run = RUN_PROVISIONAL + (int64_t)++st->run_seq;
 	return k->run;
 }
 
