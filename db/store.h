@@ -44,8 +44,12 @@ struct store_opts {
 	size_t keep_bytes;	/* memory for rows not yet committed
 				   (0: STORE_KEEP_BYTES) */
 	uint64_t retry_ns;	/* a failing store is tried again after
-				   this (0: 5 s) */
+				   this (0: 5 s), doubled at each failure
+				   in a row up to STORE_RETRY_MAX_NS: a
+				   retry writes every kept row again */
 };
+
+#define STORE_RETRY_MAX_NS	(60 * 1000000000ull)
 
 /* What rows waiting for a store that cannot write may take in memory
  * (db/README.md): some 50,000 results of three scales. */

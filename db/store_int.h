@@ -61,6 +61,9 @@ struct store {
 	bool failing;			/* the last write failed: nothing is
 					   written until a retry succeeds */
 	uint64_t retry_at;		/* monotonic ns */
+	uint64_t retry_wait;		/* retry_ns, doubled at each failure
+					   in a row up to STORE_RETRY_MAX_NS;
+					   0 after a success */
 	struct run_map *runs;
 	size_t nruns;
 	uint64_t run_seq;		/* handles of runs begun while failing */

@@ -340,7 +340,12 @@ keep_fail(struct store *st)
 	st->in_batch = false;
 	store_caches_free(st);
 	st->failing = true;
-	st->retry_at = store_now_ns() + st->o.retry_ns;
+	if (st->retry_wait == 0)
+		st->retry_wait = st->o.retry_ns;
+	else if ((st->retry_wait *= 2) > STORE_RETRY_MAX_NS)
+		st->retry_wait = STORE_RETRY_MAX_NS > st->o.retry_ns ? STORE_RETRY_MAX_NS :
+		    st->o.retry_ns;
+	st->retry_at = store_now_ns() + st->retry_wait;
 	st->stats.failed_writes++;
 	snprintf(st->err, sizeof(st->err), "%.400s; %llu rows kept in memory until it writes again",
 	    why, (unsigned long long)st->keep_n);
@@ -456,6 +461,7 @@ keep_commit(struct store *st)
 		if (k->kind == KEEP_PATH)
 			st->stats.paths++;
 	st->in_batch = false;
+	st->retry_wait = 0;
 	keep_clear(st);
 	return 0;
 }

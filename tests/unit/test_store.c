@@ -929,12 +929,14 @@ test_commit_fails(void **state)
 /* While the store fails it says so, keeps what fits in keep_bytes and
  * counts the rest as dropped; what it kept is stored after, each under
  * its own address. */
+#define BOUND_RESULTS	250
+
 static void
 test_commit_fails_bound(void **state)
 {
 	struct store_opts o = { .batch_rows = 50, .batch_ns = 3600000000000u,
-	    .keep_bytes = 200000, .retry_ns = 1 };
-	static const char *run_of[400];
+	    .keep_bytes = 200000, .retry_ns = 3600000000000u };
+	static const char *run_of[BOUND_RESULTS];
 	const struct store_stats *ss;
 	char file[128];
 	struct store *st;
@@ -942,7 +944,7 @@ test_commit_fails_bound(void **state)
 	uint64_t dropped;
 
 	(void)state;
-	for (unsigned i = 0; i < 400; i++)
+	for (unsigned i = 0; i < BOUND_RESULTS; i++)
 		run_of[i] = "E";
 	assert_int_equal(faultvfs_install(), 0);
 	path_in(file, sizeof(file), "bound.sqlite");
@@ -953,7 +955,7 @@ test_commit_fails_bound(void **state)
 	assert_int_equal(store_flush(st, true), -1);
 	assert_true(store_failing(st));
 	assert_non_null(strstr(store_error(st), "kept in memory"));
-	for (unsigned i = 20; i < 400; i++) {
+	for (unsigned i = 20; i < BOUND_RESULTS; i++) {
 		struct storegen g;
 
 		storegen_make(&g, i, FIXTURE_TIME, false);
@@ -962,17 +964,57 @@ test_commit_fails_bound(void **state)
 	}
 	ss = store_get_stats(st);
 	dropped = ss->dropped;
-	assert_true(dropped > 0 && dropped < 400);
+	assert_true(dropped > 0 && dropped < BOUND_RESULTS);
 	assert_true(ss->failed_writes >= 1);
-	assert_true(store_pending(st) == 400 - dropped);
+	assert_true(store_pending(st) == BOUND_RESULTS - dropped);
 	faultvfs_full = false;
 	assert_int_equal(store_flush(st, true), 0);
 	assert_false(store_failing(st));
 	assert_int_equal(store_pending(st), 0);
 	assert_int_equal(store_close(st, NULL, 0), 0);
-	assert_int_equal(check_own_address(file, run_of, 400), 400 - dropped);
-	print_message("# %llu of 400 results dropped at a bound of 200,000 bytes\n",
-	    (unsigned long long)dropped);
+	assert_int_equal(check_own_address(file, run_of, BOUND_RESULTS), BOUND_RESULTS - dropped);
+	print_message("# %llu of %u results dropped at a bound of 200,000 bytes\n",
+	    (unsigned long long)dropped, BOUND_RESULTS);
+}
+
+/* A store that keeps failing is tried again after retry_ns, then twice as
+ * long each time (every retry writes all it keeps again); the first
+ * success ends it. */
+static void
+test_retry_backoff(void **state)
+{
+	struct store_opts o = { .batch_rows = 1000, .batch_ns = 3600000000000u,
+	    .retry_ns = 100 * 1000000u };
+	char file[128];
+	struct store *st;
+	unsigned long w;
+
+	(void)state;
+	assert_int_equal(faultvfs_install(), 0);
+	path_in(file, sizeof(file), "backoff.sqlite");
+	st = open_ok(file, STORE_WRITE, &o);
+	add_results(st, begin_run(st, "G"), 0, 3);
+	faultvfs_full = true;
+	assert_int_equal(store_flush(st, true), -1);	/* retry in 100 ms */
+	w = faultvfs_refused;
+	assert_int_equal(store_flush(st, false), -1);
+	assert_true(faultvfs_refused == w);		/* not yet tried */
+	usleep(120000);
+	assert_int_equal(store_flush(st, false), -1);	/* tried: next in 200 ms */
+	assert_true(faultvfs_refused > w);
+	w = faultvfs_refused;
+	usleep(100000);
+	assert_int_equal(store_flush(st, false), -1);
+	assert_true(faultvfs_refused == w);		/* 100 of 200 ms */
+	faultvfs_full = false;
+	usleep(150000);
+	assert_int_equal(store_flush(st, false), 0);	/* tried, and written */
+	assert_false(store_failing(st));
+	assert_int_equal(store_get_stats(st)->failed_writes, 2);
+	assert_int_equal(store_close(st, NULL, 0), 0);
+	st = open_ok(file, STORE_READ, NULL);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results"), 3);
+	store_close(st, NULL, 0);
 }
 
 int
@@ -991,6 +1033,7 @@ main(void)
 		cmocka_unit_test(test_states),
 		cmocka_unit_test(test_commit_fails),
 		cmocka_unit_test(test_commit_fails_bound),
+		cmocka_unit_test(test_retry_backoff),
 	};
 	const char *fixture = getenv("STORE_WRITE_FIXTURE");
 
