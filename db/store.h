@@ -8,7 +8,10 @@
  * A database this program does not own (another application_id), a newer
  * schema than it knows, or a corrupt file is refused with one line in err
  * and left byte for byte as it was: it is opened read-only and checked
- * before anything is written.
+ * before anything is written.  The check reads the header and the schema
+ * only (a few pages, whatever the file's size); a full quick_check is
+ * scaleprobe db check's.  A writer refuses a file or directory it cannot
+ * write (mode, read-only mount) rather than opening it read-only.
  */
 #ifndef SCALEPROBE_STORE_H
 #define SCALEPROBE_STORE_H
@@ -38,7 +41,19 @@ struct store_opts {
 	unsigned batch_rows;	/* commit after this many path results (0: 1000) */
 	uint64_t batch_ns;	/* ... or when the open batch is this old (0: 1 s) */
 	int busy_ms;		/* busy_timeout (0: 5000) */
+	size_t keep_bytes;	/* memory for rows not yet committed
+				   (0: STORE_KEEP_BYTES) */
+	uint64_t retry_ns;	/* a failing store is tried again after
+				   this (0: 5 s), doubled at each failure
+				   in a row up to STORE_RETRY_MAX_NS: a
+				   retry writes every kept row again */
 };
+
+#define STORE_RETRY_MAX_NS	(60 * 1000000000ull)
+
+/* What rows waiting for a store that cannot write may take in memory
+ * (db/README.md): some 50,000 results of three scales. */
+#define STORE_KEEP_BYTES	(64u << 20)
 
 /* What a run was: one row, every result of the run refers to it. */
 struct store_run {
@@ -55,12 +70,24 @@ struct store_stats {
 	uint64_t evidence, evidence_bytes;
 	uint64_t commit_ns_max;		/* the longest COMMIT: the writer's stall */
 	uint64_t add_ns_max;		/* the longest store_add (inserts) */
+	uint64_t failed_writes;		/* transactions that failed (COMMIT or
+					   an insert), each rolled back whole */
+	uint64_t dropped;		/* results and states lost: the store
+					   failed with STORE_KEEP_BYTES kept */
+	uint64_t refused;		/* rows the schema refused (constraint) */
 };
 
 /* Opens file; NULL with one line in err (naming the file) when it cannot
  * or must not be used.  o may be NULL for the defaults. */
 struct store *store_open(const char *file, enum store_mode mode,
     const struct store_opts *o, char *err, size_t errlen);
+
+/* After store_open failed on this thread: true when the file cannot be
+ * used as it is (another program's, a newer schema, corrupt, not a
+ * database, not a regular file, read-only, no permission), so trying
+ * again changes nothing; false when it may pass later (busy, I/O, out of
+ * memory, a full disk). */
+bool store_open_refused(void);
 
 /* Writes what is pending and closes; -1 (err filled) when the last commit
  * failed. */
@@ -71,7 +98,17 @@ int store_run_begin(struct store *st, const struct store_run *run, int64_t *run_
 
 /* One path's result, exactly as output_json prints it, with its evidence
  * when res carries some; the batch commits when full or old.  Returns 0 or
- * -1 (store_error says why). */
+ * -1 (store_error says why).
+ *
+ * A batch is kept in memory until its COMMIT succeeds.  When a write
+ * fails (disk full, I/O error, read-only, locked) the transaction is
+ * rolled back whole, the ids the writer had cached are dropped, and the
+ * batch's rows stay in memory and are written again, all of them in one
+ * transaction, every retry_ns (store_failing() says so meanwhile);
+ * results keep coming into memory up to keep_bytes, beyond which they
+ * are dropped and counted.  So a row is never stored under another row's
+ * id, and none is lost while the bound holds.  0 is returned when the
+ * row is written or kept. */
 int store_add(struct store *st, int64_t run_id, const struct path_result *res);
 
 /* Commits the open batch now when it is older than batch_ns (an idle
@@ -79,6 +116,8 @@ int store_add(struct store *st, int64_t run_id, const struct path_result *res);
 int store_flush(struct store *st, bool force);
 
 const char *store_error(const struct store *st);
+/* The last write failed and its rows wait in memory for a retry. */
+bool store_failing(const struct store *st);
 /* Rows (path results and target states) in the open batch, not yet
  * committed: the writer's backlog. */
 uint64_t store_pending(const struct store *st);
@@ -105,7 +144,7 @@ struct store_state {
 	int64_t time_ns, next_due_ns;	/* wall clock; next_due 0: unknown */
 };
 
-/* Marks run_id as cycle of group. */
+/* Marks run_id as cycle of group (in the batch, kept like the rest). */
 int store_run_cycle(struct store *st, int64_t run_id, const char *group, int64_t cycle);
 
 /* The state row (in the open batch, after the target's results: it

@@ -28,6 +28,14 @@ enum store_stmt {
 struct path_cache;
 struct target_cache;
 struct store_ckpt;
+struct keep;
+
+/* A run's row as the caller knows it (the id store_run_begin gave) and
+ * the id its row has now: they differ when a failed batch's run was
+ * inserted again after another writer had taken its id. */
+struct run_map {
+	int64_t handle, id;
+};
 
 struct store {
 	sqlite3 *db;
@@ -44,6 +52,22 @@ struct store {
 	sqlite3_stmt *hop_multi[RESULT_MAX_HOPS + 1];
 	struct store_ckpt *ckpt;	/* the writer's checkpoint thread */
 	struct store_stats stats;
+	/* What the open batch holds, in order, kept until its COMMIT
+	 * succeeds: after a failed one the transaction's rows are gone
+	 * and these are written again (store_keep.c). */
+	struct keep *keep_head, *keep_tail;
+	uint64_t keep_n;		/* results and states kept */
+	size_t keep_bytes;
+	bool failing;			/* the last write failed: nothing is
+					   written until a retry succeeds */
+	uint64_t retry_at;		/* monotonic ns */
+	uint64_t retry_wait;		/* retry_ns, doubled at each failure
+					   in a row up to STORE_RETRY_MAX_NS;
+					   0 after a success */
+	struct run_map *runs;
+	size_t nruns;
+	uint64_t run_seq;		/* handles of runs begun while failing */
+	int errcode;			/* SQLite's, of the last store_fail */
 	char err[STORE_ERRLEN];
 };
 
@@ -63,6 +87,100 @@ void store_ckpt_stop(struct store *st);
 int store_batch_begin(struct store *st);
 int64_t store_target_id(struct store *st, const char *spec);
 void store_caches_free(struct store *st);
+
+/* store_keep.c: the open batch's rows in memory.  A kept row, its kind
+ * and what it names; the run handle is the caller's. */
+enum keep_kind { KEEP_RUN, KEEP_CYCLE, KEEP_PATH, KEEP_STATE };
+
+/* What the store writes of one scale: the fields of its row and its side
+ * findings, nothing else (a result's structs are ~1 KB a scale). */
+struct kept_scale {
+	int scale;
+	enum reply_kind reply;
+	uint8_t icmp_type, icmp_code;
+	struct synack_obs sa;
+	enum verdict verdict;
+	char *reason;			/* NULL when no verdict */
+	int scale_quoted;
+	struct hop_loc hop;
+	bool w_ran, w_inconclusive;
+	int scale_effective, scale_effective_min;
+	int64_t flight_bytes;
+	int nfindings;
+	struct side_finding *findings;	/* [nfindings] */
+};
+
+struct kept_path {
+	char *target;
+	struct addr dst;
+	uint16_t port;
+	struct timespec time;
+	struct variant_obs control;
+	int nscales;
+	struct kept_scale *scales;	/* [nscales] */
+	int last;			/* result_hops(): -1 not traced */
+	struct hop_quote *hops;		/* [last + 1], [0] unused */
+	bool *hop_present;
+	uint64_t capture_drops, send_failures;
+	char *capture_error;		/* NULL: none */
+	uint8_t *ev;			/* evidence_pack()'s bytes; NULL: none */
+	size_t evlen;
+	int ev_packets;
+	bool ev_truncated;
+};
+
+struct keep {
+	enum keep_kind kind;
+	int64_t run;			/* handle; 0: none */
+	size_t bytes;			/* what it costs in memory */
+	struct keep *next;
+	union {
+		struct {
+			struct timespec start;
+			char *vantage, *settings, *program;
+		} run;
+		struct {
+			char *group;
+			int64_t cycle;
+		} cycle;
+		struct kept_path path;
+		struct {
+			char *group, *target, *state, *reason;
+			int64_t cycle, time_ns, next_due_ns;
+			unsigned paths;
+		} state;
+	} u;
+};
+
+/* A copy of res as the store writes it (NULL: out of memory). */
+struct keep *keep_path(int64_t run, const struct path_result *res);
+struct keep *keep_run(const struct store_run *run);
+struct keep *keep_cycle(int64_t run, const char *group, int64_t cycle);
+struct keep *keep_state(int64_t run, const struct store_state *s);
+void keep_free(struct keep *k);
+/* Takes k in the open batch and, unless the store is failing, writes it
+ * now; a run's handle in *run_handle.  0: written or kept for a retry; -1: refused (its data: a
+ * constraint) or dropped (the bound of kept rows reached), err filled. */
+int keep_add(struct store *st, struct keep *k, int64_t *run_handle);
+/* store_exec_run's: the run's row is id in this transaction. */
+int keep_run_inserted(struct store *st, struct keep *k, int64_t id);
+/* Ends the batch: COMMIT (and the kept rows freed), or after a failure
+ * the transaction rolled back, the id caches dropped and the rows kept
+ * for a retry.  0 or -1. */
+int keep_commit(struct store *st);
+/* A failing store: the kept rows again in a new transaction, committed.
+ * 0 when the store writes again, -1. */
+int keep_retry(struct store *st);
+void keep_clear(struct store *st);
+/* The run id of a caller's handle. */
+int64_t keep_run_id(const struct store *st, int64_t handle);
+
+/* store_write.c / store_state.c: one kept row's statements, in the open
+ * transaction.  0, or -1 with err set. */
+int store_exec_run(struct store *st, struct keep *k);
+int store_exec_cycle(struct store *st, struct keep *k);
+int store_exec_path(struct store *st, struct keep *k);
+int store_exec_state(struct store *st, struct keep *k);
 
 /* store_open.c */
 /* The insert of n scale_results rows (kind 0) or n hops (kind 1) in one

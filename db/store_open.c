@@ -11,8 +11,35 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "store_int.h"
+
+/* Why this thread's last store_open failed (store_open_refused). */
+static _Thread_local bool open_refused;
+
+bool
+store_open_refused(void)
+{
+	return open_refused;
+}
+
+/* SQLite's failures that no retry can mend. */
+static bool
+permanent(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+	case SQLITE_READONLY:
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+	case SQLITE_CANTOPEN:
+		return true;
+	default:
+		return false;
+	}
+}
 
 uint64_t
 store_now_ns(void)
@@ -41,6 +68,7 @@ errf(char *err, size_t errlen, const char *fmt, ...)
 int
 store_fail(struct store *st, const char *what)
 {
+	st->errcode = st->db != NULL ? sqlite3_extended_errcode(st->db) : SQLITE_CANTOPEN;
 	errf(st->err, sizeof(st->err), "%s: %s: %s", st->file, what,
 	    st->db != NULL ? sqlite3_errmsg(st->db) : "no connection");
 	return -1;
@@ -95,6 +123,7 @@ check_file(sqlite3 *db, const char *file, int64_t *version, char *err, size_t er
 		tables = query_int(db, "SELECT count(*) FROM sqlite_schema", &rc);
 	if (rc != SQLITE_OK) {
 		errf(err, errlen, "%s: %s", file, bad_file(db, rc));
+		open_refused = permanent(rc);
 		return -1;
 	}
 	if (app == 0 && ver == 0 && tables == 0) {
@@ -104,15 +133,44 @@ check_file(sqlite3 *db, const char *file, int64_t *version, char *err, size_t er
 	if ((uint32_t)app != STORE_APPLICATION_ID) {
 		errf(err, errlen, "%s: not a scaleprobe store (application_id 0x%08x, "
 		    "expected 0x%08x)", file, (unsigned)(uint32_t)app, STORE_APPLICATION_ID);
+		open_refused = true;
 		return -1;
 	}
 	if (ver > STORE_SCHEMA_VERSION || ver < 1) {
 		errf(err, errlen, "%s: schema version %lld %s (this scaleprobe's is %d)",
 		    file, (long long)ver, ver < 1 ? "is not valid" : "is newer than this "
 		    "scaleprobe knows", STORE_SCHEMA_VERSION);
+		open_refused = true;
 		return -1;
 	}
 	*version = ver;
+	return 0;
+}
+
+/* A writer's file: itself (when it exists) and its directory writable by
+ * this process; 0, or -1 with one line in err. */
+static int
+writable(const char *file, bool exists, char *err, size_t errlen)
+{
+	char dir[4096];
+	const char *slash = strrchr(file, '/');
+
+	if (exists && access(file, W_OK) != 0) {
+		errf(err, errlen, "%s: read-only (%s): a writer cannot use it", file,
+		    strerror(errno));
+		return -1;
+	}
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == file)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file), file);
+	if (access(dir, W_OK | X_OK) != 0) {
+		errf(err, errlen, "%s: its directory %s is not writable (%s): a writer "
+		    "cannot use it", file, dir, strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -168,6 +226,7 @@ check_readonly(const char *file, int64_t *version, char *err, size_t errlen)
 	if (rc != SQLITE_OK) {
 		errf(err, errlen, "%s: %s", file, db != NULL ? sqlite3_errmsg(db) :
 		    "cannot open");
+		open_refused = permanent(rc);
 		sqlite3_close(db);
 		return -1;
 	}
@@ -351,6 +410,7 @@ store_open(const char *file, enum store_mode mode, const struct store_opts *o,
 	int flags, rc;
 	bool exists;
 
+	open_refused = false;
 	/* SQLite would take "" for a private temporary database */
 	if (file[0] == '\0') {
 		errf(err, errlen, "the database file name is empty");
@@ -360,10 +420,19 @@ store_open(const char *file, enum store_mode mode, const struct store_opts *o,
 	exists = stat(file, &sb) == 0;
 	if (!exists && (errno != ENOENT || mode == STORE_READ)) {
 		errf(err, errlen, "%s: %s", file, strerror(errno));
+		open_refused = errno == EACCES || errno == ENOENT || errno == ENOTDIR;
 		return NULL;
 	}
 	if (exists && !S_ISREG(sb.st_mode)) {
 		errf(err, errlen, "%s: not a regular file", file);
+		open_refused = true;
+		return NULL;
+	}
+	/* SQLite opens a file it cannot write read-only, in silence: a
+	 * writer would then fail at its first COMMIT.  The file and its
+	 * directory (the -wal and -shm beside it) must be writable. */
+	if (mode == STORE_WRITE && writable(file, exists, err, errlen) != 0) {
+		open_refused = true;
 		return NULL;
 	}
 	/* checked read-only first: a file we must refuse is never written */
@@ -385,6 +454,10 @@ store_open(const char *file, enum store_mode mode, const struct store_opts *o,
 		st->o.batch_ns = 1000000000u;
 	if (st->o.busy_ms == 0)
 		st->o.busy_ms = 5000;
+	if (st->o.keep_bytes == 0)
+		st->o.keep_bytes = STORE_KEEP_BYTES;
+	if (st->o.retry_ns == 0)
+		st->o.retry_ns = 5000000000u;
 
 	flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
 	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -397,6 +470,12 @@ store_open(const char *file, enum store_mode mode, const struct store_opts *o,
 	sqlite3_busy_timeout(st->db, st->o.busy_ms);
 	if (sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK) {
 		store_fail(st, "foreign keys");
+		goto fail;
+	}
+	if (mode == STORE_WRITE && sqlite3_db_readonly(st->db, "main") == 1) {
+		errf(st->err, sizeof(st->err), "%s: read-only (its mode or its file "
+		    "system): a writer cannot use it", file);
+		st->errcode = SQLITE_READONLY;
 		goto fail;
 	}
 	if (mode == STORE_WRITE && setup_writer(st, version) != 0)
@@ -416,6 +495,8 @@ store_open(const char *file, enum store_mode mode, const struct store_opts *o,
 	return st;
 fail:
 	errf(err, errlen, "%s", st->err);
+	if (!open_refused)
+		open_refused = permanent(st->errcode);
 	store_close(st, NULL, 0);
 	return NULL;
 }
@@ -427,8 +508,9 @@ store_close(struct store *st, char *err, size_t errlen)
 
 	if (st == NULL)
 		return 0;
-	if (st->in_batch && store_flush(st, true) != 0) {
-		errf(err, errlen, "%s", st->err);
+	if ((st->in_batch || st->failing) && store_flush(st, true) != 0) {
+		errf(err, errlen, "%.400s; %llu rows not stored", st->err,
+		    (unsigned long long)st->keep_n);
 		rc = -1;
 	}
 	store_ckpt_stop(st);
@@ -440,6 +522,8 @@ store_close(struct store *st, char *err, size_t errlen)
 		sqlite3_finalize(st->hop_multi[i]);
 	sqlite3_close(st->db);
 	store_caches_free(st);
+	keep_clear(st);
+	free(st->runs);
 	free(st->file);
 	free(st);
 	return rc;
@@ -454,7 +538,7 @@ store_error(const struct store *st)
 uint64_t
 store_pending(const struct store *st)
 {
-	return st->in_batch ? (uint64_t)st->batch_n : 0;
+	return st->keep_n;
 }
 
 const struct store_stats *

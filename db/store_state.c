@@ -4,6 +4,7 @@
  * results), and after a crash the results of unfinished targets removed
  * so that probing them again stores each path once per cycle.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "store_int.h"
@@ -35,25 +36,56 @@ done(struct store *st, sqlite3_stmt *s, const char *what)
 int
 store_run_cycle(struct store *st, int64_t run_id, const char *group, int64_t cycle)
 {
-	sqlite3_stmt *s;
+	struct keep *k;
 
-	if (st->mode != STORE_WRITE || store_batch_begin(st) != 0 ||
-	    (s = prep(st, "UPDATE runs SET grp = ?1, cycle = ?2 WHERE id = ?3")) == NULL)
+	if (st->mode != STORE_WRITE)
 		return -1;
-	sqlite3_bind_text(s, 1, group, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(s, 2, cycle);
-	sqlite3_bind_int64(s, 3, run_id);
+	if ((k = keep_cycle(run_id, group, cycle)) == NULL) {
+		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
+		return -1;
+	}
+	return keep_add(st, k, NULL);
+}
+
+int
+store_exec_cycle(struct store *st, struct keep *k)
+{
+	sqlite3_stmt *s = prep(st, "UPDATE runs SET grp = ?1, cycle = ?2 WHERE id = ?3");
+
+	if (s == NULL)
+		return -1;
+	sqlite3_bind_text(s, 1, k->u.cycle.group, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, k->u.cycle.cycle);
+	sqlite3_bind_int64(s, 3, keep_run_id(st, k->run));
 	return done(st, s, "mark run's cycle");
 }
 
 int
 store_state_add(struct store *st, int64_t run_id, const struct store_state *x)
 {
+	struct keep *k;
+
+	if (st->mode != STORE_WRITE)
+		return -1;
+	if ((k = keep_state(run_id, x)) == NULL) {
+		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
+		return -1;
+	}
+	/* a state is a row of the batch like a result: the batch's size
+	 * and age rules apply */
+	if (keep_add(st, k, NULL) != 0)
+		return -1;
+	(void)store_flush(st, false);
+	return 0;
+}
+
+int
+store_exec_state(struct store *st, struct keep *k)
+{
 	sqlite3_stmt *s;
 	int64_t tid;
 
-	if (st->mode != STORE_WRITE || store_batch_begin(st) != 0 ||
-	    (tid = store_target_id(st, x->target)) < 0 ||
+	if ((tid = store_target_id(st, k->u.state.target)) < 0 ||
 	    (s = prep(st, "INSERT INTO target_states (run_id, target_id, grp, "
 	    "cycle, state, reason, paths, time_ns, next_due_ns) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) "
@@ -61,25 +93,19 @@ store_state_add(struct store *st, int64_t run_id, const struct store_state *x)
 	     * would let a CHECK's refusal pass in silence too) */
 	    "ON CONFLICT (grp, target_id, cycle) DO NOTHING")) == NULL)
 		return -1;
-	if (run_id > 0)
-		sqlite3_bind_int64(s, 1, run_id);
+	if (k->run != 0)
+		sqlite3_bind_int64(s, 1, keep_run_id(st, k->run));
 	sqlite3_bind_int64(s, 2, tid);
-	sqlite3_bind_text(s, 3, x->group, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(s, 4, x->cycle);
-	sqlite3_bind_text(s, 5, x->state, -1, SQLITE_TRANSIENT);
-	if (x->reason != NULL)
-		sqlite3_bind_text(s, 6, x->reason, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(s, 7, (int)x->paths);
-	sqlite3_bind_int64(s, 8, x->time_ns);
-	if (x->next_due_ns > 0)
-		sqlite3_bind_int64(s, 9, x->next_due_ns);
-	if (done(st, s, "insert target state") != 0)
-		return -1;
-	/* a state is a row of the batch like a result: the batch's size
-	 * and age rules apply */
-	if (++st->batch_n >= st->o.batch_rows)
-		return store_flush(st, true);
-	return store_flush(st, false);
+	sqlite3_bind_text(s, 3, k->u.state.group, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, k->u.state.cycle);
+	sqlite3_bind_text(s, 5, k->u.state.state, -1, SQLITE_STATIC);
+	if (k->u.state.reason != NULL)
+		sqlite3_bind_text(s, 6, k->u.state.reason, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 7, (int)k->u.state.paths);
+	sqlite3_bind_int64(s, 8, k->u.state.time_ns);
+	if (k->u.state.next_due_ns > 0)
+		sqlite3_bind_int64(s, 9, k->u.state.next_due_ns);
+	return done(st, s, "insert target state");
 }
 
 int

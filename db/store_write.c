@@ -90,26 +90,24 @@ store_batch_begin(struct store *st)
 int
 store_flush(struct store *st, bool force)
 {
-	uint64_t t0, dt;
-
+	if (st->failing) {
+		/* the kept rows again, every retry_ns (or when asked: the
+		 * last flush before closing) */
+		if (!force && store_now_ns() < st->retry_at)
+			return -1;
+		return keep_retry(st);
+	}
 	if (!st->in_batch)
 		return 0;
 	if (!force && store_now_ns() - st->batch_start < st->o.batch_ns)
 		return 0;
-	t0 = store_now_ns();
-	if (step(st, SQL_COMMIT, "commit") != 0) {
-		/* the batch is lost, and said so: never half of it */
-		if (!sqlite3_get_autocommit(st->db))
-			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-		st->in_batch = false;
-		return -1;
-	}
-	dt = store_now_ns() - t0;
-	if (dt > st->stats.commit_ns_max)
-		st->stats.commit_ns_max = dt;
-	st->stats.batches++;
-	st->in_batch = false;
-	return 0;
+	return keep_commit(st);
+}
+
+bool
+store_failing(const struct store *st)
+{
+	return st->failing;
 }
 
 /* The id of the row the bound key names: inserted by add (OR IGNORE),
@@ -184,7 +182,8 @@ store_caches_free(struct store *st)
 
 /* Path ids the writer has seen, so a daemon's every cycle over the same
  * paths costs no lookup.  A direct-mapped cache: a collision only costs
- * the lookup again.  Rows of paths are never deleted, so ids stay true. */
+ * the lookup again.  Rows of paths are never deleted, so a committed id stays true; the ids
+ * of a transaction that failed are dropped with it (keep_fail). */
 #define PATH_CACHE_SIZE 65536
 struct path_cache {
 	struct {
@@ -208,7 +207,7 @@ path_slot(const struct addr *a, uint16_t port)
 }
 
 static int64_t
-path_id(struct store *st, const struct path_result *res)
+path_id(struct store *st, const struct kept_path *res)
 {
 	size_t k = path_slot(&res->dst, res->port);
 	int64_t id;
@@ -242,24 +241,35 @@ ts_ns(const struct timespec *t)
 int
 store_run_begin(struct store *st, const struct store_run *run, int64_t *run_id)
 {
+	struct keep *k;
+
+	if (st->mode != STORE_WRITE)
+		return -1;
+	if ((k = keep_run(run)) == NULL) {
+		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
+		return -1;
+	}
+	return keep_add(st, k, run_id);
+}
+
+int
+store_exec_run(struct store *st, struct keep *k)
+{
 	sqlite3_stmt *s = st->stmt[SQL_RUN_ADD];
 	static const uint8_t key[SIPHASH_KEY_LEN];	/* a digest, not a secret */
-	const char *settings = run->settings != NULL ? run->settings : "";
+	const char *settings = k->u.run.settings;
 	char digest[17];
 
-	if (st->mode != STORE_WRITE || store_batch_begin(st) != 0)
-		return -1;
 	snprintf(digest, sizeof(digest), "%016llx",
 	    (unsigned long long)siphash24(key, settings, strlen(settings)));
-	sqlite3_bind_int64(s, 1, ts_ns(&run->start));
-	bind_text(s, 2, run->vantage != NULL ? run->vantage : "");
+	sqlite3_bind_int64(s, 1, ts_ns(&k->u.run.start));
+	bind_static(s, 2, k->u.run.vantage);
 	bind_text(s, 3, digest);
-	bind_text(s, 4, settings);
-	bind_text(s, 5, run->program != NULL ? run->program : "scaleprobe");
+	bind_static(s, 4, settings);
+	bind_static(s, 5, k->u.run.program);
 	if (step(st, SQL_RUN_ADD, "insert run") != 0)
 		return -1;
-	*run_id = sqlite3_last_insert_rowid(st->db);
-	return 0;
+	return keep_run_inserted(st, k, sqlite3_last_insert_rowid(st->db));
 }
 
 /* The verdicts DESIGN.md counts as problems (infer_is_problem: the store
@@ -272,12 +282,10 @@ is_problem(enum verdict v)
 
 /* Scale i's row as parameters base+1 .. base+STORE_SCALE_COLS of s. */
 static void
-bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct path_result *res,
+bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct kept_path *res,
     int i)
 {
-	const struct variant_obs *o = &res->scales[i];
-	const struct scale_verdict *v = &res->verdicts[i];
-	const struct window_obs *w = &res->window[i];
+	const struct kept_scale *o = &res->scales[i], *v = o;
 	const char *vname = verdict_name(v->verdict);
 	bool sa = o->sa.present;
 
@@ -296,11 +304,11 @@ bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct path
 	bind_opt(s, base + 13, sa, o->sa.sack);
 	bind_opt(s, base + 14, sa, o->sa.ts);
 	bind_opt(s, base + 15, v->scale_quoted >= 0, v->scale_quoted);
-	bind_opt(s, base + 16, w->ran && !w->inconclusive && w->scale_effective >= 0,
-	    w->scale_effective);
-	bind_opt(s, base + 17, w->ran && !w->inconclusive && w->scale_effective_min >= 0,
-	    w->scale_effective_min);
-	bind_opt(s, base + 18, w->ran && w->flight_bytes >= 0, w->flight_bytes);
+	bind_opt(s, base + 16, o->w_ran && !o->w_inconclusive && o->scale_effective >= 0,
+	    o->scale_effective);
+	bind_opt(s, base + 17, o->w_ran && !o->w_inconclusive && o->scale_effective_min >= 0,
+	    o->scale_effective_min);
+	bind_opt(s, base + 18, o->w_ran && o->flight_bytes >= 0, o->flight_bytes);
 	bind_static(s, base + 19, vname);
 	bind_static(s, base + 20, vname != NULL ? v->reason : NULL);
 	bind_opt(s, base + 21, v->hop.present, v->hop.index);
@@ -312,9 +320,9 @@ bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct path
 }
 
 static int
-add_findings(struct store *st, int64_t pr, const struct scale_verdict *v, int i)
+add_findings(struct store *st, int64_t pr, const struct kept_scale *v, int i)
 {
-	for (int k = 0; k < v->nfindings && k < RESULT_MAX_FINDINGS; k++) {
+	for (int k = 0; k < v->nfindings; k++) {
 		const struct side_finding *f = &v->findings[k];
 		sqlite3_stmt *s = st->stmt[SQL_FINDING_ADD];
 
@@ -334,9 +342,9 @@ add_findings(struct store *st, int64_t pr, const struct scale_verdict *v, int i)
 
 /* Every scale's row in one statement, then their side findings. */
 static int
-add_scales(struct store *st, int64_t pr, int64_t pid, const struct path_result *res)
+add_scales(struct store *st, int64_t pr, int64_t pid, const struct kept_path *res)
 {
-	int n = res->nscales < RESULT_MAX_SCALES ? res->nscales : RESULT_MAX_SCALES;
+	int n = res->nscales;
 	sqlite3_stmt *s;
 
 	if (n <= 0)
@@ -349,14 +357,15 @@ add_scales(struct store *st, int64_t pr, int64_t pid, const struct path_result *
 		return -1;
 	st->stats.scales += (uint64_t)n;
 	for (int i = 0; i < n; i++)
-		if (add_findings(st, pr, &res->verdicts[i], i) != 0)
+		if (add_findings(st, pr, &res->scales[i], i) != 0)
 			return -1;
 	return 0;
 }
 
 static int
-add_hops(struct store *st, int64_t pr, const struct hop_quote *hop[], int last)
+add_hops(struct store *st, int64_t pr, const struct kept_path *p)
 {
+	int last = p->last;
 	sqlite3_stmt *s;
 
 	if (last <= 0)
@@ -364,7 +373,7 @@ add_hops(struct store *st, int64_t pr, const struct hop_quote *hop[], int last)
 	if ((s = store_multi(st, 1, last)) == NULL)
 		return -1;
 	for (int k = 1; k <= last; k++) {
-		const struct hop_quote *h = hop[k];
+		const struct hop_quote *h = p->hop_present[k] ? &p->hops[k] : NULL;
 		int base = (k - 1) * STORE_HOP_COLS;
 
 		sqlite3_bind_int64(s, base + 1, pr);
@@ -380,41 +389,37 @@ add_hops(struct store *st, int64_t pr, const struct hop_quote *hop[], int last)
 	return step_stmt(st, s, "insert hops");
 }
 
-/* The packets that prove it, for a result that has a problem or a trace:
- * a clean untraced path needs no proof and costs no bytes. */
+/* The packets that prove it (packed when kept: keep_path() says which
+ * results carry them). */
 static int
-add_evidence(struct store *st, int64_t pr, const struct path_evidence *ev)
+add_evidence(struct store *st, int64_t pr, const struct kept_path *p)
 {
 	sqlite3_stmt *s = st->stmt[SQL_EVIDENCE_ADD];
-	static uint8_t buf[EVIDENCE_PACKED_MAX];
-	size_t n;
 
-	if (ev == NULL || ev->n == 0)
+	if (p->ev == NULL)
 		return 0;
-	n = evidence_pack(ev, buf, sizeof(buf));
 	sqlite3_bind_int64(s, 1, pr);
-	sqlite3_bind_int(s, 2, ev->n);
-	sqlite3_bind_int(s, 3, ev->truncated);
-	sqlite3_bind_blob(s, 4, buf, (int)n, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, p->ev_packets);
+	sqlite3_bind_int(s, 3, p->ev_truncated);
+	sqlite3_bind_blob(s, 4, p->ev, (int)p->evlen, SQLITE_STATIC);
 	if (step(st, SQL_EVIDENCE_ADD, "insert evidence") != 0)
 		return -1;
-	st->stats.evidence += (uint64_t)ev->n;
-	st->stats.evidence_bytes += n;
+	st->stats.evidence += (uint64_t)p->ev_packets;
+	st->stats.evidence_bytes += p->evlen;
 	return 0;
 }
 
-static int
-add_path(struct store *st, int64_t run_id, const struct path_result *res)
+int
+store_exec_path(struct store *st, struct keep *k)
 {
 	sqlite3_stmt *s = st->stmt[SQL_PATH_RESULT_ADD];
-	const struct hop_quote *hop[RESULT_MAX_HOPS + 1];
-	int last = result_hops(res, hop);
-	bool sa = res->control.sa.present, problem = false;
+	const struct kept_path *res = &k->u.path;
+	bool sa = res->control.sa.present;
 	int64_t tid, pid, pr;
 
 	if ((tid = store_target_id(st, res->target)) < 0 || (pid = path_id(st, res)) < 0)
 		return -1;
-	sqlite3_bind_int64(s, 1, run_id);
+	sqlite3_bind_int64(s, 1, keep_run_id(st, k->run));
 	sqlite3_bind_int64(s, 2, tid);
 	sqlite3_bind_int64(s, 3, pid);
 	sqlite3_bind_int64(s, 4, ts_ns(&res->time));
@@ -424,26 +429,24 @@ add_path(struct store *st, int64_t run_id, const struct path_result *res)
 	bind_opt(s, 8, sa && res->control.sa.mss >= 0, res->control.sa.mss);
 	bind_opt(s, 9, sa, res->control.sa.sack);
 	bind_opt(s, 10, sa, res->control.sa.ts);
-	sqlite3_bind_int(s, 11, last >= 0);
+	sqlite3_bind_int(s, 11, res->last >= 0);
 	sqlite3_bind_int64(s, 12, (int64_t)res->capture_drops);
 	sqlite3_bind_int64(s, 13, (int64_t)res->send_failures);
-	bind_text(s, 14, res->capture_error[0] != '\0' ? res->capture_error : NULL);
+	bind_text(s, 14, res->capture_error);
 	if (step(st, SQL_PATH_RESULT_ADD, "insert path result") != 0)
 		return -1;
 	pr = sqlite3_last_insert_rowid(st->db);
 	if (add_scales(st, pr, pid, res) != 0)
 		goto undo;
-	for (int i = 0; i < res->nscales; i++)
-		problem |= is_problem(res->verdicts[i].verdict);
-	if (last >= 0 && add_hops(st, pr, hop, last) != 0)
+	if (res->last >= 0 && add_hops(st, pr, res) != 0)
 		goto undo;
-	if ((problem || last >= 0) && add_evidence(st, pr, res->evidence) != 0)
+	if (add_evidence(st, pr, res) != 0)
 		goto undo;
-	st->stats.paths++;
 	return 0;
 undo:
 	/* a result is stored whole or not at all: what went in of it goes
-	 * (the cascade takes its rows), the batch keeps the others */
+	 * (the cascade takes its rows), the batch keeps the others; the
+	 * error said is the insert's */
 	sqlite3_bind_int64(st->stmt[SQL_PATH_RESULT_DEL], 1, pr);
 	sqlite3_step(st->stmt[SQL_PATH_RESULT_DEL]);
 	sqlite3_reset(st->stmt[SQL_PATH_RESULT_DEL]);
@@ -454,16 +457,19 @@ int
 store_add(struct store *st, int64_t run_id, const struct path_result *res)
 {
 	uint64_t t0 = store_now_ns(), dt;
+	struct keep *k;
 
-	if (st->mode != STORE_WRITE || store_batch_begin(st) != 0)
+	if (st->mode != STORE_WRITE)
 		return -1;
-	if (add_path(st, run_id, res) != 0)
+	if ((k = keep_path(run_id, res)) == NULL) {
+		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
 		return -1;
-	st->batch_n++;
+	}
+	if (keep_add(st, k, NULL) != 0)
+		return -1;
 	dt = store_now_ns() - t0;
 	if (dt > st->stats.add_ns_max)
 		st->stats.add_ns_max = dt;
-	if (st->batch_n >= st->o.batch_rows)
-		return store_flush(st, true);
-	return store_flush(st, false);
+	(void)store_flush(st, false);
+	return 0;
 }

@@ -3,7 +3,9 @@
  * change or a clear, one log line with the reason and, when the
  * alert-command setting names a program, that program run once with the
  * change as JSON on stdin (alertcmd.h).  A path's memory goes once it
- * has no problem in sight and is no longer probed (tracks.h).
+ * has no problem in sight and is no longer probed (tracks.h). The store's own alert goes
+ * the same way: raised when it cannot write (its rows wait in memory),
+ * cleared when it writes.
  */
 #include <sys/random.h>
 
@@ -17,6 +19,7 @@
 #include "json.h"
 #include "log.h"
 #include "siphash.h"
+#include "store.h"
 
 /* The tracks' hash key, secret and new at each start: targets and names
  * are chosen by others too (a prefix, a name's addresses), and a known
@@ -125,4 +128,47 @@ daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *
 		alertcmd_run(d->alertcmd, c->alert_command, c->alert_timeout, text, len);
 		json_free(&j);
 	}
+}
+
+void
+daemon_store_alert(struct daemon *d)
+{
+	const struct conf *c = &d->cur->c;
+	bool failing = d->st != NULL && store_failing(d->st);
+	const struct store_stats *ss;
+	struct timespec now;
+	const char *text;
+	struct json j;
+	size_t len;
+
+	if (failing == d->store_alert)
+		return;
+	d->store_alert = failing;
+	ss = store_get_stats(d->st);
+	if (failing)
+		log_warnx("alert raise: store-failing: %s (probing goes on; results kept in "
+		    "memory are written when it can)", store_error(d->st));
+	else
+		log_warnx("alert clear: store-failing: %s writes again; %llu results and "
+		    "states dropped while it could not", c->database,
+		    (unsigned long long)ss->dropped);
+	if (c->alert_command == NULL)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	json_init(&j);
+	json_object_begin(&j);
+	json_kstring(&j, "event", failing ? "store-failing" : "store-recovered");
+	json_kstring(&j, "vantage", d->vantage);
+	json_kstring(&j, "database", c->database);
+	if (failing)
+		json_kstring(&j, "reason", store_error(d->st));
+	json_kuint(&j, "pending", store_pending(d->st));
+	json_kuint(&j, "failed_writes", ss->failed_writes);
+	json_kuint(&j, "dropped", ss->dropped);
+	json_key(&j, "time");
+	json_time(&j, &now);
+	json_object_end(&j);
+	text = json_text(&j, &len);
+	alert_command(c->alert_command, text, len);
+	json_free(&j);
 }

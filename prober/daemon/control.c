@@ -21,6 +21,7 @@
 #include "log.h"
 #include "statedir.h"
 #include "serve.h"
+#include "store.h"
 
 struct control {
 	int fd;
@@ -54,13 +55,19 @@ control_reply(void *arg, const char *in, size_t len, char **out, size_t *out_len
 	    "scheduler_lag_seconds %.3f\n"
 	    "results_stored %llu\n"
 	    "states_stored %llu\n"
-	    "cycles_missed %llu\n",
+	    "cycles_missed %llu\n"
+	    "store_failing %d\n"
+	    "store_failed_writes %llu\n"
+	    "store_dropped %llu\n",
 	    gen_units(d->cur), (unsigned long long)due, (unsigned long long)running,
 	    runner_inflight(d->runner), (unsigned long long)done,
 	    (unsigned long long)d->n.problems,
 	    (unsigned long long)d->n.alerts_open, (unsigned long long)st.n.rejected,
 	    d->n.lag_ns / 1e9, (unsigned long long)d->n.results,
-	    (unsigned long long)d->n.states, (unsigned long long)d->n.cycles_missed);
+	    (unsigned long long)d->n.states, (unsigned long long)d->n.cycles_missed,
+	    d->st != NULL && store_failing(d->st),
+	    (unsigned long long)(d->st != NULL ? store_get_stats(d->st)->failed_writes : 0),
+	    (unsigned long long)(d->st != NULL ? store_get_stats(d->st)->dropped : 0));
 	if (n < 0) {
 		free(buf);
 		return SERVE_CLOSE;

@@ -148,8 +148,10 @@ group_run(struct daemon *d, struct dgroup *g, uint64_t cycle)
 	if (store_run_begin(d->st, &run, &g->run_id) != 0 ||
 	    store_run_cycle(d->st, g->run_id, g->name, (int64_t)cycle) != 0) {
 		log_warnx("%s", store_error(d->st));
+		daemon_store_alert(d);
 		return -1;
 	}
+	daemon_store_alert(d);
 	g->have_run = true;
 	g->run_cycle = cycle;
 	return g->run_id;
@@ -170,10 +172,12 @@ unit_state(struct daemon *d, struct unit *u, uint64_t cycle, int64_t run_id,
 	s.paths = u->results;
 	s.time_ns = (int64_t)daemon_wall_ns();
 	s.next_due_ns = next_due == UINT64_MAX ? 0 : (int64_t)next_due;
-	if (store_state_add(d->st, run_id, &s) != 0)
-		log_warnx("%s", store_error(d->st));
-	else
+	if (store_state_add(d->st, run_id, &s) != 0) {
+		if (!store_failing(d->st))
+			log_warnx("%s", store_error(d->st));
+	} else
 		d->n.states++;
+	daemon_store_alert(d);
 	if (strcmp(state, "measured") != 0)
 		log_info("%s %s cycle %llu: %s%s%s", s.group, u->spec,
 		    (unsigned long long)cycle, state, reason ? ": " : "", reason ? reason : "");
@@ -323,9 +327,14 @@ daemon_on_result(void *arg, void *tag, struct path_result *res)
 	struct unit *u = tag;
 
 	if (store_add(d->st, u->run_id, res) != 0) {
-		log_warnx("%s", store_error(d->st));
+		/* while the store fails, its alert says so and the drops are
+		 * counted: no line per result */
+		if (!store_failing(d->st))
+			log_warnx("%s", store_error(d->st));
+		daemon_store_alert(d);
 		return 0;
 	}
+	daemon_store_alert(d);
 	u->results++;
 	d->n.results++;
 	for (int i = -1; i < res->nscales; i++) {

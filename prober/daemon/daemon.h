@@ -104,6 +104,7 @@ struct daemon {
 	struct route *rt;		/* every walk's route lookups: one
 					   netlink socket */
 	bool stopping;
+	bool store_alert;		/* the store cannot write (alerting.c) */
 	int lock_fd;
 	struct control *control;
 	struct serve *http;		/* --metrics */
@@ -141,6 +142,9 @@ void metrics_http_close(struct daemon *d);
 
 /* alerting.c: a result's verdicts through alert.h; log and command */
 void daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *res);
+/* After a write to the store: raised (log, alert-command) when it cannot
+ * write any more, cleared when it writes again. */
+void daemon_store_alert(struct daemon *d);
 
 /* privs.c: (as root; nothing otherwise) the database's directory and
  * files, and the control socket, the user's; with dbfile NULL, the

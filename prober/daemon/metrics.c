@@ -89,5 +89,14 @@ metrics_render(const struct metrics_snapshot *s, struct metrics_buf *b)
 	family(b, "scaleprobe_capture_drops_total", "counter",
 	    "Packets the capture ring dropped before scaleprobed read them.");
 	put(b, "scaleprobe_capture_drops_total %" PRIu64 "\n", s->capture_drops);
+	family(b, "scaleprobe_store_failing", "gauge",
+	    "1 while the database cannot be written (results wait in memory).");
+	put(b, "scaleprobe_store_failing %d\n", s->store_failing ? 1 : 0);
+	family(b, "scaleprobe_store_failed_writes_total", "counter",
+	    "Database transactions that failed and were rolled back to be written again.");
+	put(b, "scaleprobe_store_failed_writes_total %" PRIu64 "\n", s->store_failed_writes);
+	family(b, "scaleprobe_store_dropped_total", "counter",
+	    "Results and target states lost: the database failed with the memory bound full.");
+	put(b, "scaleprobe_store_dropped_total %" PRIu64 "\n", s->store_dropped);
 	return b->overflow ? -1 : 0;
 }

@@ -37,6 +37,9 @@ struct metrics_snapshot {
 	uint64_t packets_replayed;	/* SYN-ACKs of flows that had their RST */
 	uint64_t capture_drops;
 	uint64_t cycles_missed;		/* target runs skipped by overruns */
+	bool store_failing;		/* the store cannot write */
+	uint64_t store_failed_writes;	/* transactions rolled back by a failure */
+	uint64_t store_dropped;		/* rows lost past the memory bound */
 };
 
 /* A growing text buffer; overflow is sticky and checked once at the end. */

@@ -52,6 +52,11 @@ metrics_snapshot_of(struct daemon *d, struct metrics_snapshot *s)
 	s->packets_replayed = st.n.replayed;
 	s->capture_drops = st.capture_drops;
 	s->cycles_missed = d->n.cycles_missed;
+	if (d->st != NULL) {
+		s->store_failing = store_failing(d->st);
+		s->store_failed_writes = store_get_stats(d->st)->failed_writes;
+		s->store_dropped = store_get_stats(d->st)->dropped;
+	}
 }
 
 /* The reply: its head first, the body rendered just after the room kept

@@ -109,6 +109,13 @@ daemon_status_line(struct daemon *d, char *buf, size_t len)
 	    (unsigned long long)done, (unsigned long long)d->n.problems,
 	    (unsigned long long)d->n.alerts_open, (unsigned long long)st.n.rejected,
 	    d->n.lag_ns / 1e9);
+	if (d->st != NULL && store_failing(d->st)) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, ", STORE FAILING (%llu results kept, %llu dropped)",
+		    (unsigned long long)store_pending(d->st),
+		    (unsigned long long)store_get_stats(d->st)->dropped);
+	}
 }
 
 static void
@@ -198,21 +205,25 @@ on_watchdog(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	notify_send(d->notify, "WATCHDOG=1");
 	status_notify(d);
-	if (d->st != NULL && store_flush(d->st, false) != 0)
+	/* commits an idle batch, or tries a failing store again */
+	if (d->st != NULL && store_flush(d->st, false) != 0 && !store_failing(d->st))
 		log_warnx("%s", store_error(d->st));
+	daemon_store_alert(d);
 }
 
 /* One daemon per database: a lock on FILE.lock, held for the process's
- * life.  -1 (logged) when another holds it. */
+ * life.  -1 (logged) when another holds it; -2 when it cannot be opened
+ * for good (a read-only file or file system: no restart helps). */
 static int
 lock_db(struct daemon *d, const char *db, const char *user)
 {
 	char path[4200];
 
 	snprintf(path, sizeof(path), "%s.lock", db);
-	/* never through a link: the lock is made as root */
+	/* never through a link: the lock is made as root; what refuses it
+	 * (a link, a read-only file system, no permission) stays so */
 	if ((d->lock_fd = privs_open_lock(db, user)) == -1)
-		return -1;
+		return -2;
 	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) != 0) {
 		if (errno == EWOULDBLOCK)
 			log_warnx("%s: another scaleprobed uses this database", db);
@@ -350,9 +361,15 @@ main(int argc, char **argv)
 	umask(027);
 	/* one daemon per database before anything is touched; the control
 	 * socket bound while its directory may still need root */
-	if (privs_prepare_dir(d.cur->c.database, NULL, user) != 0 ||
-	    lock_db(&d, d.cur->c.database, user) != 0)
+	if (privs_prepare_dir(d.cur->c.database, NULL, user) != 0) {
+		/* what is at the state directory's names stays as it is */
+		rc = 2;
 		goto out;
+	}
+	if ((ch = lock_db(&d, d.cur->c.database, user)) != 0) {
+		rc = ch == -2 ? 2 : 1;
+		goto out;
+	}
 	if (d.cur->c.control != NULL && (privs_prepare_dir(NULL, d.cur->c.control, user) != 0 ||
 	    control_open(&d, d.cur->c.control) != 0))
 		goto out;
@@ -367,8 +384,15 @@ main(int argc, char **argv)
 		log_warn("route: netlink");
 		goto out;
 	}
-	if (privs_drop(user) != 0 || open_store(&d) != 0)
+	if (privs_drop(user) != 0)
 		goto out;
+	if (open_store(&d) != 0) {
+		/* a store that cannot be used as it is (corrupt, foreign,
+		 * newer, read-only): exit 2, which the unit does not restart */
+		if (store_open_refused())
+			rc = 2;
+		goto out;
+	}
 	d.notify = notify_open();
 	if (notify_enabled(d.notify)) {
 		uint64_t wd = notify_watchdog_usec(d.notify);

@@ -33,6 +33,10 @@ LAB_CHECKS += tests/e2e/listen-e2e
 # alert-command that sleeps, prints 1 GiB and lists its descriptors: killed at
 # alert-timeout, output capped, 0-2 only, clean environment and signals, reaped
 LAB_CHECKS += tests/e2e/alertcmd-e2e
+# the daemon's store fails: a full tmpfs mid-cycle (alert in log, /metrics, status,
+# alert-command; every result later under its own address, none lost), and a
+# corrupt, a foreign, a 0440 and a read-only-mounted store: one line, exit 2
+LAB_CHECKS += tests/e2e/storefail-e2e
 # scaleprobed as installed: systemd-analyze verify and security, sysusers,
 # tmpfiles, and every man page lint-clean (no network)
 LAB_CHECKS += tests/e2e/service-check

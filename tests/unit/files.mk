@@ -96,9 +96,10 @@ UNIT_TESTS += test_request
 UNIT_TESTS += test_output
 # the evidence a result carries, and its stored form
 UNIT_TESTS += test_evidence
-# the store (db/): schema, fixtures, refusals, the batched writer, retention
+# the store (db/): schema, fixtures, refusals, the batched writer, retention, and a
+# COMMIT failed by a full disk (faultvfs.c): no row lost nor under another's ids
 UNIT_TESTS += test_store
-test_store_SRCS = $(DB_SRCS) tests/unit/storegen.c
+test_store_SRCS = $(DB_SRCS) tests/unit/storegen.c tests/unit/faultvfs.c
 test_store_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 # the settings table and scaleprobe.conf's parser, printer and opt-out lists
 UNIT_TESTS += test_conf

@@ -55,7 +55,16 @@ static const char want[] =
     "scaleprobe_packets_replayed_total 13\n"
     "# HELP scaleprobe_capture_drops_total Packets the capture ring dropped before scaleprobed read them.\n"
     "# TYPE scaleprobe_capture_drops_total counter\n"
-    "scaleprobe_capture_drops_total 0\n";
+    "scaleprobe_capture_drops_total 0\n"
+    "# HELP scaleprobe_store_failing 1 while the database cannot be written (results wait in memory).\n"
+    "# TYPE scaleprobe_store_failing gauge\n"
+    "scaleprobe_store_failing 1\n"
+    "# HELP scaleprobe_store_failed_writes_total Database transactions that failed and were rolled back to be written again.\n"
+    "# TYPE scaleprobe_store_failed_writes_total counter\n"
+    "scaleprobe_store_failed_writes_total 4\n"
+    "# HELP scaleprobe_store_dropped_total Results and target states lost: the database failed with the memory bound full.\n"
+    "# TYPE scaleprobe_store_dropped_total counter\n"
+    "scaleprobe_store_dropped_total 13\n";
 
 static struct metrics_snapshot
 sample(void)
@@ -80,6 +89,9 @@ sample(void)
 	s.writer_backlog = 7;
 	s.packets_rejected = 11;
 	s.packets_replayed = 13;
+	s.store_failing = true;
+	s.store_failed_writes = 4;
+	s.store_dropped = 13;
 	return s;
 }
 

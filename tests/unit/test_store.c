@@ -7,7 +7,9 @@
  * never meets a lock error nor half a batch, nor does a writer killed
  * mid-batch leave one; a batch commits by size and by age; the history of
  * a host and the problems since T are read through their indexes;
- * retention keeps every change of state (a table of histories).
+ * retention keeps every change of state (a table of histories); a COMMIT
+ * that fails (a full disk, faultvfs.h) loses no row and stores none under
+ * another row's address, target or run.
  *
  * STORE_WRITE_FIXTURE=FILE test_store writes the fixture of this schema
  * version (the synthetic results below) to FILE and exits.
@@ -29,6 +31,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "faultvfs.h"
 #include "store.h"
 #include "storegen.h"
 
@@ -348,6 +351,9 @@ test_refuse(void **state)
 			if (strstr(err, file) == NULL || strstr(err, cases[i].why) == NULL ||
 			    strchr(err, '\n') != NULL || strlen(err) < strlen(file) + 5)
 				fail_msg("%s: '%s'", cases[i].name, err);
+			/* final: the daemon exits 2 and is not restarted */
+			if (!store_open_refused())
+				fail_msg("%s: refusal not final: '%s'", cases[i].name, err);
 			assert_int_equal(n0, n1);
 			assert_memory_equal(before, after, n0);
 			snprintf(wal, sizeof(wal), "%s-wal", file);
@@ -364,6 +370,18 @@ test_refuse(void **state)
 		assert_null(store_open(file, STORE_READ, NULL, err, sizeof(err)));
 		assert_non_null(strstr(err, "No such file"));
 		assert_int_not_equal(stat(file, &sb), 0);
+	}
+	/* a writer's directory it cannot write (root writes any mode: a
+	 * directory that is a file stands for it); a good store opens and
+	 * the flag is down again */
+	{
+		char err[STORE_ERRLEN] = "";
+
+		path_in(file, sizeof(file), "text.sqlite/x.sqlite");
+		assert_null(store_open(file, STORE_WRITE, NULL, err, sizeof(err)));
+		assert_true(store_open_refused());
+		store_close(open_ok(good, STORE_WRITE, NULL), NULL, 0);
+		assert_false(store_open_refused());
 	}
 }
 
@@ -774,6 +792,231 @@ test_states(void **state)
 	store_close(st, NULL, 0);
 }
 
+/* Results i of run vantage, as write_results without its run. */
+static void
+add_results(struct store *st, int64_t run_id, unsigned first, unsigned n)
+{
+	for (unsigned i = first; i < first + n; i++) {
+		struct storegen g;
+
+		storegen_make(&g, i, FIXTURE_TIME, i % 4 == 1);
+		if (store_add(st, run_id, &g.res) != 0)
+			fail_msg("store_add %u: %s", i, store_error(st));
+		storegen_free(&g);
+	}
+}
+
+static int64_t
+begin_run(struct store *st, const char *vantage)
+{
+	struct store_run run = { .start = { FIXTURE_TIME, 0 }, .vantage = vantage,
+	    .settings = "scales=0,7,14", .program = "test_store" };
+	int64_t id;
+
+	assert_int_equal(store_run_begin(st, &run, &id), 0);
+	return id;
+}
+
+/* Every path result's address and port are its target's (storegen's
+ * hostI.example is result I's), its scale rows name the same path, and
+ * its run is the one expected[I] names; returns the rows seen. */
+static unsigned
+check_own_address(const char *file, const char *const expected[], unsigned nexp)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	unsigned rows = 0;
+
+	assert_int_equal(sqlite3_open_v2(file, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT t.spec, p.address, p.port, r.vantage, "
+	    "(SELECT count(*) FROM scale_results s WHERE s.path_result_id = pr.id AND "
+	    "s.path_id <> pr.path_id) FROM path_results pr JOIN targets t ON t.id = "
+	    "pr.target_id JOIN paths p ON p.id = pr.path_id JOIN runs r ON r.id = pr.run_id",
+	    -1, &s, NULL), SQLITE_OK);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *spec = (const char *)sqlite3_column_text(s, 0);
+		const char *address = (const char *)sqlite3_column_text(s, 1);
+		const char *vantage = (const char *)sqlite3_column_text(s, 3);
+		char want[ADDR_STRLEN];
+		struct storegen g;
+		unsigned i;
+
+		assert_int_equal(sscanf(spec, "host%u.example", &i), 1);
+		assert_true(i < nexp);
+		storegen_make(&g, i, FIXTURE_TIME, false);
+		addr_format(&g.res.dst, want, sizeof(want));
+		if (strcmp(address, want) != 0 || sqlite3_column_int(s, 2) != g.res.port)
+			fail_msg("%s stored under [%s]:%d, not its own [%s]:%u", spec, address,
+			    sqlite3_column_int(s, 2), want, g.res.port);
+		if (strchr(expected[i], vantage[0]) == NULL)
+			fail_msg("%s stored in run %s, not in one of %s", spec, vantage,
+			    expected[i]);
+		assert_int_equal(sqlite3_column_int(s, 4), 0);
+		storegen_free(&g);
+		rows++;
+	}
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return rows;
+}
+
+/* A COMMIT fails (the disk is full) with new targets, paths and a run in
+ * its batch; the next batch names new ones, which SQLite gives the ids
+ * the rolled-back rows had, and a later one the failed batch's targets
+ * again.  Each result is stored once the disk has room, under its own
+ * address, target and run: none lost, none under another's ids. */
+static void
+test_commit_fails(void **state)
+{
+	struct store_opts o = { .batch_rows = 1000, .batch_ns = 3600000000000u };
+	static const char *const run_of[] = {
+		"A", "A", "A", "A", "A",	/* committed */
+		"BF", "BF", "BF", "BF", "BF",	/* the failed batch, again in F */
+		"C", "C", "C", "C", "C",	/* after the failure */
+		"D", "D", "D",			/* begun while failing */
+	};
+	struct store_state sd = { .group = "web", .target = "host15.example", .cycle = 7,
+	    .state = "measured", .paths = 3, .time_ns = 1 };
+	char file[128];
+	struct store *st;
+	int64_t a, b, c, d, f;
+	unsigned rows;
+
+	(void)state;
+	assert_int_equal(faultvfs_install(), 0);
+	path_in(file, sizeof(file), "full.sqlite");
+	st = open_ok(file, STORE_WRITE, &o);
+	a = begin_run(st, "A");
+	add_results(st, a, 0, 5);
+	assert_int_equal(store_flush(st, true), 0);
+	b = begin_run(st, "B");
+	add_results(st, b, 5, 5);
+	faultvfs_full = true;
+	assert_int_equal(store_flush(st, true), -1);	/* the disk is full */
+	assert_true(faultvfs_refused > 0);
+	faultvfs_full = false;
+	c = begin_run(st, "C");
+	add_results(st, c, 10, 5);
+	assert_int_equal(store_flush(st, true), 0);
+	f = begin_run(st, "F");
+	add_results(st, f, 5, 5);
+	assert_int_equal(store_flush(st, true), 0);
+	/* the disk fills again: a run, its cycle, results and a state come
+	 * while nothing can be written */
+	faultvfs_full = true;
+	d = begin_run(st, "D");
+	assert_int_equal(store_run_cycle(st, d, "web", 7), 0);
+	add_results(st, d, 15, 3);
+	assert_int_equal(store_state_add(st, d, &sd), 0);
+	assert_int_equal(store_flush(st, true), -1);
+	faultvfs_full = false;
+	assert_int_equal(store_flush(st, true), 0);
+	assert_int_equal(store_close(st, NULL, 0), 0);
+	rows = check_own_address(file, run_of, 18);
+	print_message("# %u results stored of 5 + 5 + 5 + 5 + 3 (5 twice)\n", rows);
+	assert_int_equal(rows, 5 + 5 + 5 + 5 + 3);
+	st = open_ok(file, STORE_READ, NULL);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM runs"), 5);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM target_states s JOIN "
+	    "runs r ON r.id = s.run_id WHERE r.vantage = 'D' AND r.grp = 'web' AND "
+	    "r.cycle = 7"), 1);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM evidence"),
+	    store_query_int(st, "SELECT count(*) FROM path_results p JOIN targets t ON "
+	    "t.id = p.target_id WHERE CAST(substr(t.spec, 5) AS INTEGER) % 4 = 1"));
+	store_close(st, NULL, 0);
+}
+
+/* While the store fails it says so, keeps what fits in keep_bytes and
+ * counts the rest as dropped; what it kept is stored after, each under
+ * its own address. */
+#define BOUND_RESULTS	250
+
+static void
+test_commit_fails_bound(void **state)
+{
+	struct store_opts o = { .batch_rows = 50, .batch_ns = 3600000000000u,
+	    .keep_bytes = 200000, .retry_ns = 3600000000000u };
+	static const char *run_of[BOUND_RESULTS];
+	const struct store_stats *ss;
+	char file[128];
+	struct store *st;
+	int64_t r;
+	uint64_t dropped;
+
+	(void)state;
+	for (unsigned i = 0; i < BOUND_RESULTS; i++)
+		run_of[i] = "E";
+	assert_int_equal(faultvfs_install(), 0);
+	path_in(file, sizeof(file), "bound.sqlite");
+	st = open_ok(file, STORE_WRITE, &o);
+	r = begin_run(st, "E");
+	faultvfs_full = true;
+	add_results(st, r, 0, 20);
+	assert_int_equal(store_flush(st, true), -1);
+	assert_true(store_failing(st));
+	assert_non_null(strstr(store_error(st), "kept in memory"));
+	for (unsigned i = 20; i < BOUND_RESULTS; i++) {
+		struct storegen g;
+
+		storegen_make(&g, i, FIXTURE_TIME, false);
+		(void)store_add(st, r, &g.res);		/* -1 once dropped */
+		storegen_free(&g);
+	}
+	ss = store_get_stats(st);
+	dropped = ss->dropped;
+	assert_true(dropped > 0 && dropped < BOUND_RESULTS);
+	assert_true(ss->failed_writes >= 1);
+	assert_true(store_pending(st) == BOUND_RESULTS - dropped);
+	faultvfs_full = false;
+	assert_int_equal(store_flush(st, true), 0);
+	assert_false(store_failing(st));
+	assert_int_equal(store_pending(st), 0);
+	assert_int_equal(store_close(st, NULL, 0), 0);
+	assert_int_equal(check_own_address(file, run_of, BOUND_RESULTS), BOUND_RESULTS - dropped);
+	print_message("# %llu of %u results dropped at a bound of 200,000 bytes\n",
+	    (unsigned long long)dropped, BOUND_RESULTS);
+}
+
+/* A store that keeps failing is tried again after retry_ns, then twice as
+ * long each time (every retry writes all it keeps again); the first
+ * success ends it. */
+static void
+test_retry_backoff(void **state)
+{
+	struct store_opts o = { .batch_rows = 1000, .batch_ns = 3600000000000u,
+	    .retry_ns = 100 * 1000000u };
+	char file[128];
+	struct store *st;
+	unsigned long w;
+
+	(void)state;
+	assert_int_equal(faultvfs_install(), 0);
+	path_in(file, sizeof(file), "backoff.sqlite");
+	st = open_ok(file, STORE_WRITE, &o);
+	add_results(st, begin_run(st, "G"), 0, 3);
+	faultvfs_full = true;
+	assert_int_equal(store_flush(st, true), -1);	/* retry in 100 ms */
+	w = faultvfs_refused;
+	assert_int_equal(store_flush(st, false), -1);
+	assert_true(faultvfs_refused == w);		/* not yet tried */
+	usleep(120000);
+	assert_int_equal(store_flush(st, false), -1);	/* tried: next in 200 ms */
+	assert_true(faultvfs_refused > w);
+	w = faultvfs_refused;
+	usleep(100000);
+	assert_int_equal(store_flush(st, false), -1);
+	assert_true(faultvfs_refused == w);		/* 100 of 200 ms */
+	faultvfs_full = false;
+	usleep(150000);
+	assert_int_equal(store_flush(st, false), 0);	/* tried, and written */
+	assert_false(store_failing(st));
+	assert_int_equal(store_get_stats(st)->failed_writes, 2);
+	assert_int_equal(store_close(st, NULL, 0), 0);
+	st = open_ok(file, STORE_READ, NULL);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results"), 3);
+	store_close(st, NULL, 0);
+}
+
 int
 main(void)
 {
@@ -788,6 +1031,9 @@ main(void)
 		cmocka_unit_test(test_prune),
 		cmocka_unit_test(test_prune_vacuum),
 		cmocka_unit_test(test_states),
+		cmocka_unit_test(test_commit_fails),
+		cmocka_unit_test(test_commit_fails_bound),
+		cmocka_unit_test(test_retry_backoff),
 	};
 	const char *fixture = getenv("STORE_WRITE_FIXTURE");
 

@@ -1,0 +1,17 @@
+/*
+ * faultvfs.h -- a disk that fills up on demand, for the store's tests: a
+ * SQLite VFS over the default one whose writes fail with SQLITE_FULL
+ * while faultvfs_full is set (what a full file system gives a COMMIT).
+ */
+#ifndef SCALEPROBE_FAULTVFS_H
+#define SCALEPROBE_FAULTVFS_H
+
+#include <stdbool.h>
+
+extern volatile bool faultvfs_full;
+extern volatile unsigned long faultvfs_refused;	/* writes failed so far */
+
+/* Registers the VFS as the default one; 0 or -1. */
+int faultvfs_install(void);
+
+#endif
