@@ -169,6 +169,6 @@ daemon_store_alert(struct daemon *d)
 	json_time(&j, &now);
 	json_object_end(&j);
 	text = json_text(&j, &len);
-	alert_command(c->alert_command, text, len);
+	alertcmd_run(d->alertcmd, c->alert_command, c->alert_timeout, text, len);
 	json_free(&j);
 }
