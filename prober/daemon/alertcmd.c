@@ -67,6 +67,21 @@ child(const char *program, int in, int out, int maxfd)
 	sa.sa_handler = SIG_DFL;
 	for (int s = 1; s < NSIG; s++)
 		(void)sigaction(s, &sa, NULL);
+	/* the C library keeps the signals below SIGRTMIN for its threads and
+	 * refuses them to sigaction(); an ignored one inherited from whoever
+	 * started the daemon would still pass to the program: reset by the
+	 * system call itself (the kernel's struct: handler, flags, restorer,
+	 * a 64-bit mask) */
+	for (int s = 32; s < SIGRTMIN; s++) {
+		struct {
+			void (*handler)(int);
+			unsigned long flags;
+			void (*restorer)(void);
+			uint64_t mask;
+		} ksa = { SIG_DFL, 0, NULL, 0 };
+
+		(void)syscall(SYS_rt_sigaction, s, &ksa, NULL, sizeof(ksa.mask));
+	}
 	(void)setpgid(0, 0);
 	/* above 2 first, whatever numbers the pipes got */
 	if ((in = fcntl(in, F_DUPFD, 3)) == -1 || (out = fcntl(out, F_DUPFD, 3)) == -1 ||
