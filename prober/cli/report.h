@@ -39,7 +39,10 @@ struct report_day {
 };
 
 struct report_change {
-	const struct report_row *from, *to;	/* to: the result that changed */
+	enum verdict from;			/* the state it changed from */
+	bool from_baseline;			/* that state: the last result
+						   before --since */
+	struct report_row to;			/* the result that changed */
 };
 
 struct report_hop {
@@ -50,7 +53,8 @@ struct report_hop {
 };
 
 struct report_problem {
-	const struct report_row *row;
+	struct report_row row;
+	size_t seq;				/* its place in the rows' order */
 	char gw[64], dev[16];			/* the route here; "" unknown */
 };
 
@@ -76,17 +80,31 @@ struct report_section {
  * epoch); NULL means UTC. */
 typedef long (*report_utcoff_fn)(int64_t t);
 
+struct report_fold;				/* report.c's, while rows come */
+
 struct report {
 	int64_t since_ns, until_ns;		/* INT64_MIN / INT64_MAX: open */
 	report_utcoff_fn utcoff;		/* the days' and times' zone */
 	struct report_section all;		/* every vantage together */
 	struct report_section *vantages;	/* one per vantage, when several */
 	size_t nvantages;
+	struct report_fold *fold;		/* the path being folded, and the
+						   strings the sections point into */
 };
 
-
-/* Aggregates rows (sorted as report_query leaves them) with days cut at
- * utcoff's midnight.  0, or -1 when memory runs out. */
+/* The report is folded from the rows one at a time, in report_query's
+ * order (by vantage, path, time), with days cut at utcoff's midnight:
+ * report_begin, report_add for each row (a report_row_fn: it copies what
+ * it keeps, so a row's strings need last only while it is handed over),
+ * report_end.  What it holds is bounded by the distinct paths, hops and
+ * vantages (and the changes it lists), not by the results: per path, its
+ * state and last result; per day, the counts.  0, or -1 (report_add: 1)
+ * when memory runs out; report_free after either. */
+int report_begin(struct report *rep, int64_t since_ns, int64_t until_ns,
+    report_utcoff_fn utcoff);
+int report_add(void *rep, const struct report_row *row);
+int report_end(struct report *rep);
+/* All of rows (sorted as report_query hands them) at once. */
 int report_build(const struct report_rows *rows, int64_t since_ns, int64_t until_ns,
     report_utcoff_fn utcoff, struct report *rep);
 /* The advice for a problem and a side (with the gw and dev the caller

@@ -225,19 +225,19 @@ changes(FILE *f, const struct report *rep, const char *title, const struct repor
 	fprintf(f, "<table><tr><th>when</th><th>path</th><th>vantage</th><th>from</th><th>to</th>"
 	    "<th>box</th></tr>\n");
 	for (size_t i = 0; i < n; i++) {
-		report_local_time(rep, c[i].to->time_ns, when);
+		report_local_time(rep, c[i].to.time_ns, when);
 		fprintf(f, "<tr><td>%s</td>", when);
-		path_cell(f, c[i].to);
+		path_cell(f, &c[i].to);
 		fputs("<td>", f);
-		esc(f, c[i].to->vantage);
+		esc(f, c[i].to.vantage);
 		fputs("</td><td>", f);
-		badge(f, c[i].from->verdict);
+		badge(f, c[i].from);
 		fputs("</td><td>", f);
-		badge(f, c[i].to->verdict);
+		badge(f, c[i].to.verdict);
 		fputs("</td><td>", f);
-		if (report_is_problem(c[i].to->verdict) && c[i].to->hop_address != NULL) {
-			esc(f, c[i].to->hop_address);
-			fprintf(f, " (hop %d)", c[i].to->hop_index);
+		if (report_is_problem(c[i].to.verdict) && c[i].to.hop_address != NULL) {
+			esc(f, c[i].to.hop_address);
+			fprintf(f, " (hop %d)", c[i].to.hop_index);
 		}
 		fputs("</td></tr>\n", f);
 	}
@@ -292,7 +292,7 @@ advice_html(FILE *f, const struct report *rep)
 		fprintf(f, "<p class=\"none\">No path's last result is a problem.</p>\n");
 	for (size_t i = 0; i < s->nproblems && i < REPORT_SHOWN; i++) {
 		const struct report_problem *p = &s->problems[i];
-		const struct report_row *r = p->row;
+		const struct report_row *r = &p->row;
 		char name[80];
 
 		snprintf(name, sizeof(name), r->v6 ? "[%s]:%u" : "%s:%u", r->address, r->port);

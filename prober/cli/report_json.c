@@ -1,7 +1,8 @@
 /*
  * report_json.c -- the report as one JSON object: the same sections as
  * the text, times in RFC 3339 UTC, days as UTC dates, and every problem's
- * advice per side (report_json's fields are scaleprobe(1)'s).  Pure.
+ * advice per side (report_json's fields are scaleprobe(1)'s), written out
+ * piece by piece.  Pure.
  */
 #include <stdint.h>
 #include <string.h>
@@ -50,11 +51,11 @@ jchanges(struct json *j, const char *key, const struct report_change *c, size_t 
 	json_array_begin(j);
 	for (size_t i = 0; i < n; i++) {
 		json_object_begin(j);
-		jpath(j, c[i].to);
-		json_kstring(j, "from", report_verdict_label(c[i].from->verdict));
-		json_kstring(j, "to", report_verdict_label(c[i].to->verdict));
-		jhop(j, c[i].to->hop_address, c[i].to->hop_index, c[i].to->clean_address,
-		    c[i].to->clean_index);
+		jpath(j, &c[i].to);
+		json_kstring(j, "from", report_verdict_label(c[i].from));
+		json_kstring(j, "to", report_verdict_label(c[i].to.verdict));
+		jhop(j, c[i].to.hop_address, c[i].to.hop_index, c[i].to.clean_address,
+		    c[i].to.clean_index);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -116,13 +117,24 @@ jadvice(struct json *j, const struct advice *a)
 	json_object_end(j);
 }
 
+/* What j holds so far, written to f and dropped: the document leaves in
+ * pieces (a problem's advice at a time), never whole in memory. */
+static int
+jflush(struct json *j, FILE *f)
+{
+	size_t len;
+	const char *text = json_text(j, &len);
+	int rc = fwrite(text, 1, len, f) == len ? 0 : -1;
+
+	json_clear_text(j);
+	return rc;
+}
+
 int
 report_json(const struct report *rep, FILE *f)
 {
 	struct advice a;
 	struct json j;
-	const char *text;
-	size_t len;
 	int rc = 0;
 
 	json_init(&j);
@@ -141,11 +153,12 @@ report_json(const struct report *rep, FILE *f)
 		json_string(&j, report_verdict_label(report_verdict_order[i]));
 	json_array_end(&j);
 	jsection(&j, &rep->all);
+	rc |= jflush(&j, f);
 	json_key(&j, "problems");
 	json_array_begin(&j);
 	for (size_t i = 0; i < rep->all.nproblems; i++) {
 		const struct report_problem *p = &rep->all.problems[i];
-		const struct report_row *r = p->row;
+		const struct report_row *r = &p->row;
 
 		json_object_begin(&j);
 		jpath(&j, r);
@@ -171,6 +184,7 @@ report_json(const struct report *rep, FILE *f)
 		jadvice(&j, &a);
 		json_object_end(&j);
 		json_object_end(&j);
+		rc |= jflush(&j, f);
 	}
 	json_array_end(&j);
 	json_key(&j, "vantages");
@@ -180,16 +194,12 @@ report_json(const struct report *rep, FILE *f)
 		json_kstring(&j, "vantage", rep->vantages[i].vantage);
 		jsection(&j, &rep->vantages[i]);
 		json_object_end(&j);
+		rc |= jflush(&j, f);
 	}
 	json_array_end(&j);
 	json_object_end(&j);
-	if (!json_ok(&j)) {
+	if (!json_ok(&j) || jflush(&j, f) != 0 || fputc('\n', f) == EOF || fflush(f) != 0)
 		rc = -1;
-	} else {
-		text = json_text(&j, &len);
-		if (fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF || fflush(f) != 0)
-			rc = -1;
-	}
 	json_free(&j);
 	return rc;
 }

@@ -113,15 +113,15 @@ text_changes(const struct report *rep, const char *title, const struct report_ch
 
 	fprintf(f, "%s: %zu\n", title, n);
 	for (size_t i = 0; i < n; i++) {
-		report_local_time(rep, c[i].to->time_ns, when);
-		path_name(c[i].to, p, sizeof(p));
-		fprintf(f, "  %s  %-28s %s -> %s", when, p, report_verdict_label(c[i].from->verdict),
-		    report_verdict_label(c[i].to->verdict));
+		report_local_time(rep, c[i].to.time_ns, when);
+		path_name(&c[i].to, p, sizeof(p));
+		fprintf(f, "  %s  %-28s %s -> %s", when, p, report_verdict_label(c[i].from),
+		    report_verdict_label(c[i].to.verdict));
 		if (vantage)
-			fprintf(f, "  (vantage %s)", safe(c[i].to->vantage, v, sizeof(v)));
-		if (report_is_problem(c[i].to->verdict) && c[i].to->hop_address != NULL)
-			fprintf(f, "  at %s (hop %d)", safe(c[i].to->hop_address, v, sizeof(v)),
-			    c[i].to->hop_index);
+			fprintf(f, "  (vantage %s)", safe(c[i].to.vantage, v, sizeof(v)));
+		if (report_is_problem(c[i].to.verdict) && c[i].to.hop_address != NULL)
+			fprintf(f, "  at %s (hop %d)", safe(c[i].to.hop_address, v, sizeof(v)),
+			    c[i].to.hop_index);
 		fputc('\n', f);
 	}
 }
@@ -203,7 +203,7 @@ text_advice(const struct report *rep, FILE *f)
 	    s->nproblems == 1 ? "" : "s");
 	for (size_t i = 0; i < s->nproblems && i < REPORT_SHOWN; i++) {
 		const struct report_problem *pr = &s->problems[i];
-		const struct report_row *r = pr->row;
+		const struct report_row *r = &pr->row;
 
 		report_local_time(rep, r->time_ns, when);
 		path_name(r, p, sizeof(p));

@@ -159,11 +159,11 @@ test_numbers(void **state)
 	 * .15 and west's were never seen healthy */
 	assert_int_equal(rep.all.nbroken, 2);
 	assert_int_equal(rep.all.nfixed, 1);
-	assert_int_equal(rep.all.broken[0].to->time_ns, NS(0, 10));
-	assert_int_equal(rep.all.broken[0].from->verdict, VERDICT_OK);
-	assert_true(rep.all.broken[0].from->baseline);
-	assert_int_equal(rep.all.broken[1].to->time_ns, NS(5, 9));
-	assert_int_equal(rep.all.fixed[0].to->time_ns, NS(2, 10));
+	assert_int_equal(rep.all.broken[0].to.time_ns, NS(0, 10));
+	assert_int_equal(rep.all.broken[0].from, VERDICT_OK);
+	assert_true(rep.all.broken[0].from_baseline);
+	assert_int_equal(rep.all.broken[1].to.time_ns, NS(5, 9));
+	assert_int_equal(rep.all.fixed[0].to.time_ns, NS(2, 10));
 	/* last results: .11 east rewritten (3.2), .15 stripped (3.2),
 	 * ::16 syn-dropped (not located), west .16 (4.2), west .11 (3.2) */
 	assert_int_equal(rep.all.nproblems, 5);
@@ -360,7 +360,7 @@ test_many_problems(void **state)
 	qsort(many, REPORT_SHOWN + 10, sizeof(many[0]), by_path_time);
 	assert_int_equal(report_build(&rs, INT64_MIN, INT64_MAX, NULL, &rep), 0);
 	assert_int_equal(rep.all.nproblems, REPORT_SHOWN + 10);
-	assert_int_equal(rep.all.problems[0].row->verdict, VERDICT_SYN_DROPPED);
+	assert_int_equal(rep.all.problems[0].row.verdict, VERDICT_SYN_DROPPED);
 	t = render(report_text, &rep);
 	assert_non_null(strstr(t, "and 10 more paths with a problem"));
 	assert_int_equal(count(t, "    client side:"), REPORT_SHOWN);
