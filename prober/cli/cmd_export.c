@@ -152,11 +152,14 @@ export_options(int argc, char **argv, struct export_opts *o)
 struct export_run {
 	const struct export_opts *o;
 	struct history *h;
-	struct csv csv;
-	struct json j, manifest;
+	struct csv csv;			/* one row at a time */
+	struct json j;			/* one object at a time */
+	struct json manifest;
 	int dirfd;
+	FILE *out;			/* where the rows go as they come */
 	unsigned rows;
-	bool failed;
+	bool failed;			/* said why */
+	bool write_failed;		/* writing to out failed */
 };
 
 /* Writes len bytes to name in dirfd; -1 after saying why. */
@@ -223,6 +226,32 @@ export_pcap_row(struct export_run *x, const struct history_row *r)
 	return 0;
 }
 
+/* What the document holds so far, written out and dropped: the rows
+ * leave as SQLite hands them over, never held whole. */
+static int
+export_flush(struct export_run *x)
+{
+	const char *p;
+	size_t len;
+
+	if (x->o->json) {
+		p = json_text(&x->j, &len);
+		if (fwrite(p, 1, len, x->out) != len)
+			x->write_failed = true;
+		json_clear_text(&x->j);
+	} else {
+		if (x->csv.failed) {
+			log_warnx("export: out of memory");
+			x->failed = true;
+			return -1;
+		}
+		if (x->csv.len > 0 && fwrite(x->csv.p, 1, x->csv.len, x->out) != x->csv.len)
+			x->write_failed = true;
+		csv_clear(&x->csv);
+	}
+	return x->write_failed ? -1 : 0;
+}
+
 static int
 export_row(void *arg, const struct history_row *r)
 {
@@ -233,6 +262,8 @@ export_row(void *arg, const struct history_row *r)
 		export_json_row(&x->j, r);
 	else
 		export_csv_row(&x->csv, r);
+	if (export_flush(x) != 0)
+		return 1;
 	if (x->o->pcap != NULL && export_pcap_row(x, r) != 0) {
 		x->failed = true;
 		return 1;
@@ -240,27 +271,46 @@ export_row(void *arg, const struct history_row *r)
 	return 0;
 }
 
-/* The document's bytes, for histcli_write. */
+/* The run, for histcli_write. */
 struct export_doc {
-	const char *p;
-	size_t len;
+	struct export_run *x;
 };
 
+/* The document, written to f as the store's rows come: a CSV header and
+ * its rows, or a JSON array and a line break.  0; -1 when writing to f
+ * failed; HISTCLI_SAID after saying why (the store, the evidence). */
 static int
 export_doc_write(FILE *f, const void *arg)
 {
-	const struct export_doc *d = arg;
+	struct export_run *x = ((const struct export_doc *)arg)->x;
 
-	return fwrite(d->p, 1, d->len, f) == d->len ? 0 : -1;
-}
-
-/* The document to -o FILE (written whole, then renamed) or stdout. */
-static int
-export_write(const char *out, const char *p, size_t len)
-{
-	struct export_doc d = { p, len };
-
-	return histcli_write(out, export_doc_write, &d);
+	x->out = f;
+	if (x->o->json)
+		json_array_begin(&x->j);
+	else
+		export_csv_header(&x->csv);
+	if (export_flush(x) != 0)
+		return x->failed ? HISTCLI_SAID : -1;
+	if (history_export(x->h, &x->o->q, export_row, x) != 0 || x->failed ||
+	    x->write_failed) {
+		if (x->write_failed)
+			return -1;
+		if (!x->failed)
+			log_warnx("%s", history_error(x->h));
+		x->failed = true;
+		return HISTCLI_SAID;
+	}
+	if (x->o->json) {
+		json_array_end(&x->j);
+		if (!json_ok(&x->j)) {
+			log_warnx("export: the JSON document is broken");
+			x->failed = true;
+			return HISTCLI_SAID;
+		}
+		if (export_flush(x) != 0 || fputc('\n', f) == EOF)
+			return -1;
+	}
+	return 0;
 }
 
 static int
@@ -292,6 +342,7 @@ cmd_export(int argc, char **argv)
 {
 	struct export_opts o;
 	struct export_run x;
+	struct export_doc doc;
 	struct conf c;
 	struct store *st = NULL;
 	const char *text;
@@ -320,40 +371,20 @@ cmd_export(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto done;
 	}
-	json_array_begin(&x.j);
 	json_array_begin(&x.manifest);
-	if (!o.json)
-		export_csv_header(&x.csv);
-	if ((r = history_export(x.h, &o.q, export_row, &x)) != 0 || x.failed) {
-		if (!x.failed)
-			log_warnx("%s", history_error(x.h));
+	/* to -o FILE (a temporary renamed into place when whole) or stdout */
+	doc.x = &x;
+	if (histcli_write(o.out, export_doc_write, &doc) != 0) {
 		rc = EXIT_USAGE;
 		goto done;
 	}
-	json_array_end(&x.j);
 	json_array_end(&x.manifest);
-	if (x.csv.failed || !json_ok(&x.j) || !json_ok(&x.manifest)) {
-		log_warnx("export: out of memory");
-		rc = EXIT_USAGE;
-		goto done;
-	}
-	if (o.json) {
-		char *doc;
-
-		text = json_text(&x.j, &len);
-		if ((doc = malloc(len + 1)) == NULL) {
+	if (o.pcap != NULL) {
+		if (!json_ok(&x.manifest)) {
 			log_warnx("export: out of memory");
 			rc = EXIT_USAGE;
 			goto done;
 		}
-		memcpy(doc, text, len);
-		doc[len] = '\n';
-		rc = export_write(o.out, doc, len + 1) == 0 ? EXIT_CLEAN : EXIT_USAGE;
-		free(doc);
-	} else
-		rc = export_write(o.out, x.csv.p != NULL ? x.csv.p : "", x.csv.len) == 0 ?
-		    EXIT_CLEAN : EXIT_USAGE;
-	if (rc == EXIT_CLEAN && o.pcap != NULL) {
 		text = json_text(&x.manifest, &len);
 		if (write_at(x.dirfd, o.pcap, "manifest.json", text, len) != 0)
 			rc = EXIT_USAGE;
