@@ -432,6 +432,101 @@ test_vantage_only_before(void **state)
 	report_free(&rep);
 }
 
+/* report_add keeps what it needs of a row: each row handed over in
+ * buffers overwritten right after (as report_query's are) makes the same
+ * report, byte for byte in every rendering, as the rows held whole. */
+static void
+test_streamed(void **state)
+{
+	struct report whole, streamed;
+	char vantage[64], address[64], hop[64], clean[64];
+	int (*fmts[])(const struct report *, FILE *) = { report_text, report_json, report_html };
+
+	(void)state;
+	make_rows();
+	assert_int_equal(report_build(&rows, NS(0, 0), NS(6, 0), NULL, &whole), 0);
+	assert_int_equal(report_begin(&streamed, NS(0, 0), NS(6, 0), NULL), 0);
+	for (size_t i = 0; i < rows.n; i++) {
+		struct report_row r = rows.v[i];
+
+		snprintf(vantage, sizeof(vantage), "%s", r.vantage);
+		snprintf(address, sizeof(address), "%s", r.address);
+		r.vantage = vantage;
+		r.address = address;
+		if (r.hop_address != NULL)
+			r.hop_address = strcpy(hop, r.hop_address);
+		if (r.clean_address != NULL)
+			r.clean_address = strcpy(clean, r.clean_address);
+		assert_int_equal(report_add(&streamed, &r), 0);
+		memset(vantage, 'X', sizeof(vantage) - 1);
+		memset(address, 'X', sizeof(address) - 1);
+		memset(hop, 'X', sizeof(hop) - 1);
+		memset(clean, 'X', sizeof(clean) - 1);
+		vantage[63] = address[63] = hop[63] = clean[63] = '\0';
+	}
+	assert_int_equal(report_end(&streamed), 0);
+	for (size_t k = 0; k < sizeof(fmts) / sizeof(fmts[0]); k++) {
+		char *a = render(fmts[k], &whole), *b = render(fmts[k], &streamed);
+
+		assert_string_equal(a, b);
+		assert_null(strstr(b, "XXXX"));
+		free(a);
+		free(b);
+	}
+	report_free(&whole);
+	report_free(&streamed);
+}
+
+/* What the report holds follows the paths and days, not the results:
+ * 200,000 results of 20 paths over 10 days fold into 10 days, 20 paths
+ * and the changes there are (a path flapping every 1,000th result), and
+ * the days still count each path once. */
+static void
+test_bounded(void **state)
+{
+	struct report rep;
+	char addr[20][20];
+	unsigned changes = 0;
+
+	(void)state;
+	for (int p = 0; p < 20; p++)
+		snprintf(addr[p], sizeof(addr[p]), "198.18.100.%d", p + 1);
+	assert_int_equal(report_begin(&rep, INT64_MIN, INT64_MAX, NULL), 0);
+	for (int p = 0; p < 20; p++)
+		for (int i = 0; i < 10000; i++) {
+			/* path 0 flaps: rewritten for its results 1000..1999, 3000..3999, ... */
+			enum verdict v = p == 0 && (i / 1000) % 2 == 1 ? VERDICT_REWRITTEN :
+			    i % 3 == 0 ? VERDICT_CLOSED : VERDICT_OK;
+			struct report_row r = row("east", addr[p], 80,
+			    NS(i / 1000, 0) + (int64_t)(i % 1000) * 1000000000LL, v);
+
+			assert_int_equal(report_add(&rep, &r), 0);
+		}
+	assert_int_equal(report_end(&rep), 0);
+	/* path 0: ok -> rewritten at 1000, 3000, ..., 9000; back at 2000, ... 8000 */
+	changes = (unsigned)(rep.all.nbroken + rep.all.nfixed);
+	assert_int_equal(rep.all.results, 200000);
+	assert_int_equal(rep.all.paths, 20);
+	assert_int_equal(rep.all.ndays, 10);
+	assert_int_equal(rep.all.nbroken, 5);
+	assert_int_equal(rep.all.nfixed, 4);
+	assert_int_equal(changes, 9);
+	assert_int_equal(rep.all.nproblems, 1);		/* path 0 ends rewritten */
+	assert_int_equal(rep.all.nhops, 1);
+	assert_int_equal(rep.all.hops[0].paths, 1);
+	for (size_t d = 0; d < rep.all.ndays; d++) {
+		unsigned n = 0;
+
+		for (int v = 0; v < REPORT_NVERDICTS; v++)
+			n += rep.all.days[d].count[v];
+		assert_int_equal(n, 20);
+	}
+	assert_int_equal(rep.all.days[1].count[VERDICT_REWRITTEN], 1);
+	assert_int_equal(rep.all.days[2].count[VERDICT_REWRITTEN], 0);
+	assert_int_equal(rep.nvantages, 0);
+	report_free(&rep);
+}
+
 /* The colours: one per verdict, all different. */
 static void
 test_palette(void **state)
@@ -461,6 +556,8 @@ main(void)
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_many_problems),
 		cmocka_unit_test(test_terminal),
+		cmocka_unit_test(test_streamed),
+		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_palette),
 	};
 
