@@ -2,7 +2,8 @@
  * report_query.c -- the rows "scaleprobe report" aggregates, read from a
  * store opened read-only: a path result with its scales folded into one
  * summary (the worst verdict, where the damage sits, the shift that
- * survives), and its side findings as bits.
+ * survives), and its side findings as bits; handed over one at a time as
+ * SQLite walks its indexes, in the order the report folds them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,26 +141,30 @@ col_int(sqlite3_stmt *s, int c, int null)
 
 /* The columns of a path result, one of its scales (NULLs for a result
  * without scales) and one of that scale's side findings (NULLs for none):
- * a scale comes once per finding, which folds the same.  ?1 and ?2 bound
- * the window; the baseline is each (vantage, path)'s last result before
- * ?1.  In the order the report folds them: SQLite's sort spills to
- * temporary files, so memory does not follow the window. */
+ * a scale comes once per finding, which folds the same.  One vantage (?3)
+ * at a time; ?1 and ?2 bound the window; the baseline is each path's last
+ * result before ?1.  In the order the report folds them with no sort: the
+ * paths in their (address, port) index's order, each path's results in
+ * its (path, time) index's (the rowid, pr.id, last), scales and findings
+ * in their keys' -- the joins' order is fixed (CROSS JOIN) so that
+ * SQLite walks these indexes, and memory never follows the window. */
+#define VANTAGES_SQL "SELECT DISTINCT vantage FROM runs ORDER BY vantage"
 #define ROWS_SQL \
 	"SELECT pr.id, r.vantage, p.address, p.port, p.family, pr.time_ns," \
 	"  s.scale_sent, s.verdict, s.scale_quoted, s.scale_effective," \
 	"  s.hop_index, s.hop_address, s.last_clean_index, s.last_clean_address," \
 	"  f.kind, f.detail, pr.time_ns < ?1" \
-	" FROM path_results pr JOIN runs r ON r.id = pr.run_id" \
-	" JOIN paths p ON p.id = pr.path_id" \
+	" FROM paths p CROSS JOIN path_results pr CROSS JOIN runs r" \
 	" LEFT JOIN scale_results s ON s.path_result_id = pr.id" \
 	" LEFT JOIN side_findings f ON f.path_result_id = s.path_result_id" \
 	"  AND f.scale_idx = s.idx" \
-	" WHERE (pr.time_ns >= ?1 AND pr.time_ns < ?2)" \
+	" WHERE pr.path_id = p.id AND r.id = pr.run_id AND r.vantage = ?3" \
+	"  AND ((pr.time_ns >= ?1 AND pr.time_ns < ?2)" \
 	"  OR pr.id IN (SELECT id FROM (SELECT pr2.id AS id, ROW_NUMBER() OVER (" \
-	"   PARTITION BY r2.vantage, pr2.path_id ORDER BY pr2.time_ns DESC, pr2.id DESC) AS rn" \
+	"   PARTITION BY pr2.path_id ORDER BY pr2.time_ns DESC, pr2.id DESC) AS rn" \
 	"   FROM path_results pr2 JOIN runs r2 ON r2.id = pr2.run_id" \
-	"   WHERE pr2.time_ns < ?1) WHERE rn = 1)" \
-	" ORDER BY r.vantage, p.address, p.port, pr.time_ns, pr.id, s.idx, f.idx"
+	"   WHERE pr2.time_ns < ?1 AND r2.vantage = ?3) WHERE rn = 1))" \
+	" ORDER BY p.address, p.port, pr.time_ns, pr.id, s.idx, f.idx"
 
 static int
 finding_kind(const char *name)
@@ -241,46 +246,68 @@ qrow_free(struct qrow *q)
 	free(q->clean.p);
 }
 
-/* Steps through the rows, folding each path result's and handing it to
- * fn when the next begins; 0, fn's value, or -1 (st's error, or out of
- * memory said in err). */
+/* Steps through one vantage's rows, folding each path result's and
+ * handing it to fn when the next begins; 0, fn's value, or -1 (st's
+ * error; q->oom: out of memory). */
 static int
-read_rows(struct store *st, int64_t since, int64_t until, report_row_fn fn, void *arg)
+read_vantage(struct store *st, sqlite3_stmt *s, struct qrow *q, report_row_fn fn, void *arg)
 {
-	struct qrow q;
-	sqlite3_stmt *s;
 	bool have = false;
 	int rc, r = 0;
 
-	memset(&q, 0, sizeof(q));
-	if (sqlite3_prepare_v2(st->db, ROWS_SQL, -1, &s, NULL) != SQLITE_OK)
-		return store_fail(st, "report");
-	sqlite3_bind_int64(s, 1, since);
-	sqlite3_bind_int64(s, 2, until);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (!have || q.r.id != sqlite3_column_int64(s, 0)) {
-			if (have && (r = fn(arg, &q.r)) != 0)
+		if (!have || q->r.id != sqlite3_column_int64(s, 0)) {
+			if (have && (r = fn(arg, &q->r)) != 0)
 				break;
-			row_begin(&q, s);
+			row_begin(q, s);
 			have = true;
 		}
-		fold_scale(&q, s);
-		if (q.oom)
-			break;
+		fold_scale(q, s);
+		if (q->oom)
+			return -1;
 	}
-	if (r == 0 && !q.oom && rc == SQLITE_DONE && have)
-		r = fn(arg, &q.r);
+	if (r == 0 && rc == SQLITE_DONE && have)
+		r = fn(arg, &q->r);
+	if (r != 0)
+		return r;
+	if (rc != SQLITE_DONE)
+		return store_fail(st, "report");
+	return 0;
+}
+
+/* Each vantage's rows, by vantage (bytewise, as the runs' index has
+ * them); 0, fn's value, or -1. */
+static int
+read_rows(struct store *st, int64_t since, int64_t until, report_row_fn fn, void *arg)
+{
+	sqlite3_stmt *v = NULL, *s = NULL;
+	struct qrow q;
+	int rc, r = 0;
+
+	memset(&q, 0, sizeof(q));
+	if (sqlite3_prepare_v2(st->db, VANTAGES_SQL, -1, &v, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, ROWS_SQL, -1, &s, NULL) != SQLITE_OK) {
+		r = store_fail(st, "report");
+		goto done;
+	}
+	while (r == 0 && (rc = sqlite3_step(v)) == SQLITE_ROW) {
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, 1, since);
+		sqlite3_bind_int64(s, 2, until);
+		sqlite3_bind_value(s, 3, sqlite3_column_value(v, 0));
+		r = read_vantage(st, s, &q, fn, arg);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = store_fail(st, "report");
+done:
 	sqlite3_finalize(s);
+	sqlite3_finalize(v);
 	qrow_free(&q);
 	if (q.oom) {
 		snprintf(st->err, sizeof(st->err), "%s: report: out of memory", st->file);
 		return -1;
 	}
-	if (r != 0)
-		return r;
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return store_fail(st, "report");
-	return 0;
+	return r;
 }
 
 int
@@ -293,8 +320,8 @@ report_query(const char *file, int64_t since_ns, int64_t until_ns,
 	if (st == NULL)
 		return -1;
 	/* one read transaction: the window and its baseline from one
-	 * snapshot, whatever the daemon commits meanwhile; the sort's
-	 * temporary files on disk, whatever the build's default */
+	 * snapshot, whatever the daemon commits meanwhile; the baseline's
+	 * sort in temporary files, whatever the build's default */
 	if (store_exec(st, "PRAGMA temp_store = FILE") != 0 || store_exec(st, "BEGIN") != 0) {
 		snprintf(err, errlen, "%s", store_error(st));
 		store_close(st, NULL, 0);
