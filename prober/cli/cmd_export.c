@@ -156,20 +156,23 @@ struct export_run {
 	struct json j;			/* one object at a time */
 	struct json manifest;
 	int dirfd;
+	char **names;			/* --pcap: row i's file, or NULL */
+	size_t nnames, capnames;
 	FILE *out;			/* where the rows go as they come */
 	unsigned rows;
 	bool failed;			/* said why */
 	bool write_failed;		/* writing to out failed */
 };
 
-/* Writes len bytes to name in dirfd; -1 after saying why. */
+/* Writes len bytes to name in dirfd (flags: O_TRUNC, or O_EXCL for a
+ * name of its own); -1 after saying why. */
 static int
-write_at(int dirfd, const char *dir, const char *name, const void *p, size_t len)
+write_at(int dirfd, const char *dir, const char *name, int flags, const void *p, size_t len)
 {
 	const unsigned char *b = p;
 	int fd;
 
-	if ((fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	if ((fd = openat(dirfd, name, O_WRONLY | O_CREAT | flags | O_CLOEXEC | O_NOFOLLOW,
 	    0644)) == -1) {
 		log_warn("%s/%s", dir, name);
 		return -1;
@@ -216,12 +219,29 @@ export_pcap_row(struct export_run *x, const struct history_row *r)
 		n = 0;
 	else {
 		export_pcap_name(r, x->rows, name, sizeof(name));
-		if (write_at(x->dirfd, x->o->pcap, name, b.p, b.len) != 0) {
+		if (write_at(x->dirfd, x->o->pcap, name, O_TRUNC, b.p, b.len) != 0) {
 			free(ev);
 			return -1;
 		}
 	}
 	free(ev);
+	if (x->nnames == x->capnames) {
+		size_t cap = x->capnames ? 2 * x->capnames : 64;
+		char **v = realloc(x->names, cap * sizeof(*v));
+
+		if (v == NULL) {
+			log_warnx("export: out of memory");
+			return -1;
+		}
+		x->names = v;
+		x->capnames = cap;
+	}
+	x->names[x->nnames] = NULL;
+	if (n > 0 && (x->names[x->nnames] = strdup(name)) == NULL) {
+		log_warnx("export: out of memory");
+		return -1;
+	}
+	x->nnames++;
 	export_pcap_manifest(&x->manifest, r, n > 0 ? name : NULL, n, why);
 	return 0;
 }
@@ -313,6 +333,102 @@ export_doc_write(FILE *f, const void *arg)
 	return 0;
 }
 
+/* Whether name (row number row) is the file this export wrote for that
+ * row. */
+static bool
+export_wrote(const struct export_run *x, const char *name, unsigned row)
+{
+	return row >= 1 && row <= x->nnames && x->names[row - 1] != NULL &&
+	    strcmp(x->names[row - 1], name) == 0;
+}
+
+/* The earlier export's files that the new one did not write, removed:
+ * the names the old manifest (oldfd, -1: none) lists, of export's shape
+ * (never a path or a hidden file), and only regular files (a link is
+ * not followed nor removed, nor anything else put there).  0, or -1 after
+ * saying why. */
+static int
+export_pcap_stale(struct export_run *x, int oldfd)
+{
+	struct export_manifest m;
+	struct stat sb;
+	char name[128];
+	unsigned row;
+	FILE *f;
+	int rc = 0;
+
+	if (oldfd == -1)
+		return 0;
+	if ((f = fdopen(oldfd, "r")) == NULL) {
+		log_warn("--pcap: %s/manifest.json", x->o->pcap);
+		close(oldfd);
+		return -1;
+	}
+	export_pcap_manifest_begin(&m, f);
+	/* a file that is no manifest of ours ends the list where it stops
+	 * being one: what it does not list is left alone */
+	while (export_pcap_manifest_next(&m, name, sizeof(name)) == 1) {
+		if (!export_pcap_own_name(name, &row) || export_wrote(x, name, row))
+			continue;
+		if (fstatat(x->dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+			if (errno == ENOENT)
+				continue;
+			log_warn("--pcap: %s/%s", x->o->pcap, name);
+			rc = -1;
+			continue;
+		}
+		if (S_ISREG(sb.st_mode) && unlinkat(x->dirfd, name, 0) != 0 && errno != ENOENT) {
+			log_warn("--pcap: %s/%s: an earlier export's", x->o->pcap, name);
+			rc = -1;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+/* The manifest put in place whole (a temporary of its own renamed over
+ * manifest.json), then the earlier export's files it does not list
+ * removed; 0, or -1 after saying why. */
+static int
+export_pcap_finish(struct export_run *x)
+{
+	const char *text;
+	char tmp[64];
+	size_t len;
+	int oldfd;
+
+	if (!json_ok(&x->manifest)) {
+		log_warnx("export: out of memory");
+		return -1;
+	}
+	/* the earlier manifest, opened before it is replaced: regular files
+	 * only (a FIFO planted there is not waited on) */
+	if ((oldfd = openat(x->dirfd, "manifest.json",
+	    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) != -1) {
+		struct stat sb;
+
+		if (fstat(oldfd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+			close(oldfd);
+			oldfd = -1;
+		}
+	}
+	snprintf(tmp, sizeof(tmp), ".manifest.json.%ld", (long)getpid());
+	text = json_text(&x->manifest, &len);
+	if (write_at(x->dirfd, x->o->pcap, tmp, O_EXCL, text, len) != 0) {
+		if (oldfd != -1)
+			close(oldfd);
+		return -1;
+	}
+	if (renameat(x->dirfd, tmp, x->dirfd, "manifest.json") != 0) {
+		log_warn("--pcap: %s/manifest.json", x->o->pcap);
+		unlinkat(x->dirfd, tmp, 0);
+		if (oldfd != -1)
+			close(oldfd);
+		return -1;
+	}
+	return export_pcap_stale(x, oldfd);
+}
+
 static int
 export_pcap_dir(const char *dir)
 {
@@ -345,8 +461,6 @@ cmd_export(int argc, char **argv)
 	struct export_doc doc;
 	struct conf c;
 	struct store *st = NULL;
-	const char *text;
-	size_t len;
 	int r, rc = EXIT_CLEAN;
 
 	if ((r = export_options(argc, argv, &o)) != 0) {
@@ -379,22 +493,17 @@ cmd_export(int argc, char **argv)
 		goto done;
 	}
 	json_array_end(&x.manifest);
-	if (o.pcap != NULL) {
-		if (!json_ok(&x.manifest)) {
-			log_warnx("export: out of memory");
-			rc = EXIT_USAGE;
-			goto done;
-		}
-		text = json_text(&x.manifest, &len);
-		if (write_at(x.dirfd, o.pcap, "manifest.json", text, len) != 0)
-			rc = EXIT_USAGE;
-	}
+	if (o.pcap != NULL && export_pcap_finish(&x) != 0)
+		rc = EXIT_USAGE;
 	/* an empty list is an answer, not an error: said where people look */
 	if (rc == EXIT_CLEAN && x.rows == 0)
 		fprintf(stderr, "scaleprobe: export: no results match\n");
 done:
 	if (x.dirfd != -1)
 		close(x.dirfd);
+	for (size_t i = 0; i < x.nnames; i++)
+		free(x.names[i]);
+	free(x.names);
 	csv_free(&x.csv);
 	json_free(&x.j);
 	json_free(&x.manifest);
