@@ -2,7 +2,8 @@
  * cmd_export.c -- "scaleprobe export": the list a vendor can act on, one
  * row per vantage, address, port, scale sent and verdict (the problems by
  * default), as CSV (RFC 4180) or a JSON array (export.schema.json); with
- * --pcap DIR a pcapng of each row's evidence and a manifest.json.
+ * --pcap DIR a pcapng of each row's evidence and a manifest.json; the rows
+ * and the manifest written as the store hands them over.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -154,10 +155,10 @@ struct export_run {
 	struct history *h;
 	struct csv csv;			/* one row at a time */
 	struct json j;			/* one object at a time */
-	struct json manifest;
+	struct json manifest;		/* one entry at a time, into mf */
 	int dirfd;
-	char **names;			/* --pcap: row i's file, or NULL */
-	size_t nnames, capnames;
+	FILE *mf;			/* --pcap: the new manifest's temporary */
+	char mtmp[64];			/* its name in dirfd */
 	FILE *out;			/* where the rows go as they come */
 	unsigned rows;
 	bool failed;			/* said why */
@@ -197,6 +198,23 @@ write_at(int dirfd, const char *dir, const char *name, int flags, const void *p,
 	return 0;
 }
 
+/* The manifest's entries so far, written to its temporary and dropped;
+ * -1 after saying why. */
+static int
+manifest_flush(struct export_run *x)
+{
+	const char *p;
+	size_t len;
+
+	p = json_text(&x->manifest, &len);
+	if (fwrite(p, 1, len, x->mf) != len) {
+		log_warn("--pcap: %s/manifest.json", x->o->pcap);
+		return -1;
+	}
+	json_clear_text(&x->manifest);
+	return 0;
+}
+
 /* The row's evidence as a pcapng in --pcap DIR, and its manifest entry. */
 static int
 export_pcap_row(struct export_run *x, const struct history_row *r)
@@ -225,25 +243,8 @@ export_pcap_row(struct export_run *x, const struct history_row *r)
 		}
 	}
 	free(ev);
-	if (x->nnames == x->capnames) {
-		size_t cap = x->capnames ? 2 * x->capnames : 64;
-		char **v = realloc(x->names, cap * sizeof(*v));
-
-		if (v == NULL) {
-			log_warnx("export: out of memory");
-			return -1;
-		}
-		x->names = v;
-		x->capnames = cap;
-	}
-	x->names[x->nnames] = NULL;
-	if (n > 0 && (x->names[x->nnames] = strdup(name)) == NULL) {
-		log_warnx("export: out of memory");
-		return -1;
-	}
-	x->nnames++;
 	export_pcap_manifest(&x->manifest, r, n > 0 ? name : NULL, n, why);
-	return 0;
+	return manifest_flush(x);
 }
 
 /* What the document holds so far, written out and dropped: the rows
@@ -333,42 +334,47 @@ export_doc_write(FILE *f, const void *arg)
 	return 0;
 }
 
-/* Whether name (row number row) is the file this export wrote for that
- * row. */
+/* Whether the new manifest (m over f, at row *curow with name cur; read
+ * again from the start when asked for an earlier row) lists name for row:
+ * the new export wrote it. */
 static bool
-export_wrote(const struct export_run *x, const char *name, unsigned row)
+export_wrote(struct export_manifest *m, FILE *f, char *cur, size_t len, unsigned *curow,
+    const char *name, unsigned row)
 {
-	return row >= 1 && row <= x->nnames && x->names[row - 1] != NULL &&
-	    strcmp(x->names[row - 1], name) == 0;
+	if (row < *curow) {
+		/* an earlier manifest in another order: read the new one again */
+		rewind(f);
+		export_pcap_manifest_begin(m, f);
+		*curow = 0;
+		cur[0] = '\0';
+	}
+	while (*curow < row && export_pcap_manifest_next(m, cur, len) == 1)
+		if (!export_pcap_own_name(cur, curow))
+			*curow = 0;
+	return *curow == row && strcmp(cur, name) == 0;
 }
 
 /* The earlier export's files that the new one did not write, removed:
- * the names the old manifest (oldfd, -1: none) lists, of export's shape
- * (never a path or a hidden file), and only regular files (a link is
- * not followed nor removed, nor anything else put there).  0, or -1 after
- * saying why. */
+ * the names the old manifest (oldf) lists, of export's shape (never a
+ * path or a hidden file), that the new manifest (newf) does not, and only
+ * regular files (a link is not followed nor removed, nor anything else
+ * put there).  Both read a name at a time.  0, or -1 after saying why. */
 static int
-export_pcap_stale(struct export_run *x, int oldfd)
+export_pcap_stale(struct export_run *x, FILE *oldf, FILE *newf)
 {
-	struct export_manifest m;
+	struct export_manifest om, nm;
 	struct stat sb;
-	char name[128];
-	unsigned row;
-	FILE *f;
+	char name[128], cur[128] = "";
+	unsigned row, curow = UINT_MAX;		/* not read yet */
 	int rc = 0;
 
-	if (oldfd == -1)
-		return 0;
-	if ((f = fdopen(oldfd, "r")) == NULL) {
-		log_warn("--pcap: %s/manifest.json", x->o->pcap);
-		close(oldfd);
-		return -1;
-	}
-	export_pcap_manifest_begin(&m, f);
+	export_pcap_manifest_begin(&om, oldf);
+	export_pcap_manifest_begin(&nm, newf);
 	/* a file that is no manifest of ours ends the list where it stops
 	 * being one: what it does not list is left alone */
-	while (export_pcap_manifest_next(&m, name, sizeof(name)) == 1) {
-		if (!export_pcap_own_name(name, &row) || export_wrote(x, name, row))
+	while (export_pcap_manifest_next(&om, name, sizeof(name)) == 1) {
+		if (!export_pcap_own_name(name, &row) ||
+		    export_wrote(&nm, newf, cur, sizeof(cur), &curow, name, row))
 			continue;
 		if (fstatat(x->dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
 			if (errno == ENOENT)
@@ -382,51 +388,83 @@ export_pcap_stale(struct export_run *x, int oldfd)
 			rc = -1;
 		}
 	}
-	fclose(f);
 	return rc;
 }
 
-/* The manifest put in place whole (a temporary of its own renamed over
- * manifest.json), then the earlier export's files it does not list
- * removed; 0, or -1 after saying why. */
+/* A regular file name in dirfd opened to read, or NULL (none, or not a
+ * regular file: a FIFO planted there is not waited on). */
+static FILE *
+open_regular(int dirfd, const char *name)
+{
+	struct stat sb;
+	FILE *f;
+	int fd;
+
+	if ((fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return NULL;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
+/* The new manifest's temporary, made in DIR (O_EXCL: never a link or
+ * another's file); -1 after saying why. */
+static int
+export_pcap_begin(struct export_run *x)
+{
+	int fd;
+
+	snprintf(x->mtmp, sizeof(x->mtmp), ".manifest.json.%ld", (long)getpid());
+	if ((fd = openat(x->dirfd, x->mtmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0644)) == -1) {
+		log_warn("--pcap: %s/%s", x->o->pcap, x->mtmp);
+		x->mtmp[0] = '\0';
+		return -1;
+	}
+	if ((x->mf = fdopen(fd, "w+")) == NULL) {
+		log_warn("--pcap: %s/%s", x->o->pcap, x->mtmp);
+		close(fd);
+		return -1;
+	}
+	json_array_begin(&x->manifest);
+	return 0;
+}
+
+/* The manifest completed and renamed over manifest.json (whole, as the
+ * rows were), then the earlier export's files it does not list removed;
+ * 0, or -1 after saying why. */
 static int
 export_pcap_finish(struct export_run *x)
 {
-	const char *text;
-	char tmp[64];
-	size_t len;
-	int oldfd;
+	FILE *oldf;
+	int rc;
 
+	json_array_end(&x->manifest);
 	if (!json_ok(&x->manifest)) {
-		log_warnx("export: out of memory");
+		log_warnx("--pcap: %s/manifest.json: the document is broken", x->o->pcap);
 		return -1;
 	}
-	/* the earlier manifest, opened before it is replaced: regular files
-	 * only (a FIFO planted there is not waited on) */
-	if ((oldfd = openat(x->dirfd, "manifest.json",
-	    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) != -1) {
-		struct stat sb;
-
-		if (fstat(oldfd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-			close(oldfd);
-			oldfd = -1;
-		}
-	}
-	snprintf(tmp, sizeof(tmp), ".manifest.json.%ld", (long)getpid());
-	text = json_text(&x->manifest, &len);
-	if (write_at(x->dirfd, x->o->pcap, tmp, O_EXCL, text, len) != 0) {
-		if (oldfd != -1)
-			close(oldfd);
+	if (manifest_flush(x) != 0)
 		return -1;
-	}
-	if (renameat(x->dirfd, tmp, x->dirfd, "manifest.json") != 0) {
+	if (fflush(x->mf) != 0 || ferror(x->mf)) {
 		log_warn("--pcap: %s/manifest.json", x->o->pcap);
-		unlinkat(x->dirfd, tmp, 0);
-		if (oldfd != -1)
-			close(oldfd);
 		return -1;
 	}
-	return export_pcap_stale(x, oldfd);
+	/* the earlier manifest, opened before it is replaced */
+	oldf = open_regular(x->dirfd, "manifest.json");
+	if (renameat(x->dirfd, x->mtmp, x->dirfd, "manifest.json") != 0) {
+		log_warn("--pcap: %s/manifest.json", x->o->pcap);
+		if (oldf != NULL)
+			fclose(oldf);
+		return -1;
+	}
+	x->mtmp[0] = '\0';
+	rc = oldf != NULL ? export_pcap_stale(x, oldf, x->mf) : 0;
+	if (oldf != NULL)
+		fclose(oldf);
+	return rc;
 }
 
 static int
@@ -485,25 +523,29 @@ cmd_export(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto done;
 	}
-	json_array_begin(&x.manifest);
+	if (o.pcap != NULL && export_pcap_begin(&x) != 0) {
+		rc = EXIT_USAGE;
+		goto done;
+	}
 	/* to -o FILE (a temporary renamed into place when whole) or stdout */
 	doc.x = &x;
 	if (histcli_write(o.out, export_doc_write, &doc) != 0) {
 		rc = EXIT_USAGE;
 		goto done;
 	}
-	json_array_end(&x.manifest);
 	if (o.pcap != NULL && export_pcap_finish(&x) != 0)
 		rc = EXIT_USAGE;
 	/* an empty list is an answer, not an error: said where people look */
 	if (rc == EXIT_CLEAN && x.rows == 0)
 		fprintf(stderr, "scaleprobe: export: no results match\n");
 done:
+	if (x.mf != NULL)
+		fclose(x.mf);
+	/* a manifest never put in place goes */
+	if (x.mtmp[0] != '\0')
+		unlinkat(x.dirfd, x.mtmp, 0);
 	if (x.dirfd != -1)
 		close(x.dirfd);
-	for (size_t i = 0; i < x.nnames; i++)
-		free(x.names[i]);
-	free(x.names);
 	csv_free(&x.csv);
 	json_free(&x.j);
 	json_free(&x.manifest);
