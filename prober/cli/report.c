@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report.h"
 
@@ -94,7 +95,7 @@ grow(void *vp, size_t n, size_t *cap, size_t sz)
 }
 
 struct caps {
-	size_t days, broken, fixed, hops, problems;
+	size_t days, hops, problems;
 };
 
 /* What report_add keeps between rows. */
@@ -239,26 +240,120 @@ sect_day(struct report_section *s, struct caps *c, int64_t day, enum verdict v)
 }
 
 static int
-sect_change(struct report_section *s, struct caps *c, bool broken,
-    const struct report_fold *f, const struct report_row *to)
+by_time(const void *a, const void *b)
 {
+	const struct report_change *x = a, *y = b;
+
+	if (x->to.time_ns != y->to.time_ns)
+		return x->to.time_ns < y->to.time_ns ? -1 : 1;
+	return x->to.id < y->to.id ? -1 : x->to.id > y->to.id;
+}
+
+/* The full run of l sorted and written after the others. */
+static int
+spill(struct report_changes *l)
+{
+	qsort(l->v, l->n, sizeof(*l->v), by_time);
+	if (l->spill == NULL && (l->spill = tmpfile()) == NULL)
+		return -1;
+	if (fwrite(l->v, sizeof(*l->v), l->n, l->spill) != l->n)
+		return -1;
+	l->nruns++;
+	l->n = 0;
+	return 0;
+}
+
+static int
+sect_change(struct report_section *s, bool broken, const struct report_fold *f,
+    const struct report_row *to)
+{
+	struct report_changes *l = broken ? &s->broken : &s->fixed;
 	struct report_change *ch;
 
-	if (broken)
-		ch = grow(&s->broken, s->nbroken++, &c->broken, sizeof(*ch));
-	else
-		ch = grow(&s->fixed, s->nfixed++, &c->fixed, sizeof(*ch));
-	if (ch == NULL) {
-		if (broken)
-			s->nbroken--;
-		else
-			s->nfixed--;
+	if (l->v == NULL && (l->v = malloc(REPORT_RUN * sizeof(*l->v))) == NULL)
 		return -1;
-	}
+	if (l->n == REPORT_RUN && spill(l) != 0)
+		return -1;
+	ch = &l->v[l->n++];
 	ch->from = f->state;
 	ch->from_baseline = f->state_baseline;
 	ch->to = *to;
+	if (broken)
+		s->nbroken++;
+	else
+		s->nfixed++;
 	return 0;
+}
+
+int
+report_iter_begin(struct report_iter *it, const struct report_changes *c)
+{
+	memset(it, 0, sizeof(*it));
+	it->c = c;
+	if (c->nruns == 0)
+		return 0;
+	if (fflush(c->spill) != 0 || (it->runs = calloc(c->nruns, sizeof(*it->runs))) == NULL)
+		return -1;
+	for (size_t r = 0; r < c->nruns; r++) {
+		it->runs[r].left = REPORT_RUN;
+		it->runs[r].off = (long long)(r * REPORT_RUN * sizeof(struct report_change));
+	}
+	return 0;
+}
+
+/* The next change of run r, read when its buffer is empty; NULL when the
+ * run is done (or a read failed: it->failed). */
+static const struct report_change *
+run_head(struct report_iter *it, struct report_run_cursor *rc)
+{
+	if (rc->pos == rc->len && rc->left > 0) {
+		size_t k = rc->left < REPORT_ITER_BUF ? rc->left : REPORT_ITER_BUF;
+		size_t want = k * sizeof(struct report_change);
+		ssize_t got = pread(fileno(it->c->spill), rc->buf, want, (off_t)rc->off);
+
+		if (got < 0 || (size_t)got != want) {
+			it->failed = true;
+			rc->left = 0;
+			return NULL;
+		}
+		rc->off += (long long)want;
+		rc->left -= k;
+		rc->pos = 0;
+		rc->len = k;
+	}
+	return rc->pos < rc->len ? &rc->buf[rc->pos] : NULL;
+}
+
+const struct report_change *
+report_iter_next(struct report_iter *it)
+{
+	const struct report_change *best = it->mem < it->c->n ? &it->c->v[it->mem] : NULL;
+	struct report_run_cursor *from = NULL;
+
+	if (it->failed)
+		return NULL;
+	for (size_t r = 0; r < it->c->nruns; r++) {
+		const struct report_change *h = run_head(it, &it->runs[r]);
+
+		if (h != NULL && (best == NULL || by_time(h, best) < 0)) {
+			best = h;
+			from = &it->runs[r];
+		}
+	}
+	if (it->failed || best == NULL)
+		return NULL;
+	if (from != NULL)
+		from->pos++;
+	else
+		it->mem++;
+	return best;
+}
+
+void
+report_iter_end(struct report_iter *it)
+{
+	free(it->runs);
+	memset(it, 0, sizeof(*it));
 }
 
 /* The path's last result in the window, into s: a path, its findings,
@@ -301,11 +396,19 @@ path_end(struct report *rep)
 }
 
 static void
+changes_free(struct report_changes *l)
+{
+	free(l->v);
+	if (l->spill != NULL)
+		fclose(l->spill);
+}
+
+static void
 section_free(struct report_section *s)
 {
 	free(s->days);
-	free(s->broken);
-	free(s->fixed);
+	changes_free(&s->broken);
+	changes_free(&s->fixed);
 	free(s->hops);
 	free(s->problems);
 	memset(s, 0, sizeof(*s));
@@ -393,9 +496,8 @@ fold_row(struct report *rep, const struct report_row *row)
 			bool broken = healthy(f->state) && report_is_problem(r.verdict);
 			bool fixed = report_is_problem(f->state) && healthy(r.verdict);
 
-			if ((broken || fixed) &&
-			    (sect_change(&rep->all, &f->all_caps, broken, f, &r) != 0 ||
-			    sect_change(&f->cur, &f->cur_caps, broken, f, &r) != 0))
+			if ((broken || fixed) && (sect_change(&rep->all, broken, f, &r) != 0 ||
+			    sect_change(&f->cur, broken, f, &r) != 0))
 				return -1;
 		}
 	}
@@ -430,16 +532,6 @@ by_paths(const void *a, const void *b)
 	return strcmp(x->address, y->address);
 }
 
-static int
-by_time(const void *a, const void *b)
-{
-	const struct report_change *x = a, *y = b;
-
-	if (x->to.time_ns != y->to.time_ns)
-		return x->to.time_ns < y->to.time_ns ? -1 : 1;
-	return x->to.id < y->to.id ? -1 : x->to.id > y->to.id;
-}
-
 /* the problems that break connections first, then the others, each kind
  * in the rows' order */
 static int
@@ -464,10 +556,11 @@ section_sort(struct report_section *s)
 {
 	if (s->nhops > 1)
 		qsort(s->hops, s->nhops, sizeof(*s->hops), by_paths);
-	if (s->nbroken > 1)
-		qsort(s->broken, s->nbroken, sizeof(*s->broken), by_time);
-	if (s->nfixed > 1)
-		qsort(s->fixed, s->nfixed, sizeof(*s->fixed), by_time);
+	/* the run being filled: the full ones were sorted when written */
+	if (s->broken.n > 1)
+		qsort(s->broken.v, s->broken.n, sizeof(*s->broken.v), by_time);
+	if (s->fixed.n > 1)
+		qsort(s->fixed.v, s->fixed.n, sizeof(*s->fixed.v), by_time);
 	if (s->nproblems > 1)
 		qsort(s->problems, s->nproblems, sizeof(*s->problems), by_damage);
 }

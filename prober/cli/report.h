@@ -3,7 +3,8 @@
  * aggregated into what the report says, and its three renderings (text in
  * local time, JSON in RFC 3339 UTC, one self-contained HTML file with SVG
  * charts).  Pure: the rows, the clock's offsets and the routes are handed
- * in; rendering writes to a FILE the caller opened.
+ * in; rendering writes to a FILE the caller opened (the one file of its
+ * own: a temporary for a long list of changes, below).
  *
  * What is counted (scaleprobe(1), REPORT):
  *   - a path is (vantage, address, port); its verdict in a result is the
@@ -45,6 +46,42 @@ struct report_change {
 	struct report_row to;			/* the result that changed */
 };
 
+/* One list of changes (broken or fixed) of a section, read in time order
+ * with report_iter.  The last REPORT_RUN are held; each full run before
+ * them was sorted and written to a temporary file, and reading merges the
+ * runs: a list costs a run of memory (and a few records a run to read it),
+ * whatever the number of changes. */
+#define REPORT_RUN	4096
+
+struct report_changes {
+	struct report_change *v;		/* the run being filled */
+	size_t n;
+	FILE *spill;				/* the full runs; NULL: none */
+	size_t nruns;
+};
+
+/* Reading a list: report_iter_begin (0, or -1 when memory runs out),
+ * report_iter_next until NULL (the change lasts until the next call;
+ * it->failed when NULL came of a read error), report_iter_end. */
+#define REPORT_ITER_BUF	32
+struct report_run_cursor {
+	struct report_change buf[REPORT_ITER_BUF];
+	size_t pos, len;			/* in buf */
+	size_t left;				/* after buf, in the file */
+	long long off;				/* of the next in the file */
+};
+
+struct report_iter {
+	const struct report_changes *c;
+	struct report_run_cursor *runs;		/* one per full run */
+	size_t mem;				/* the next of c->v */
+	bool failed;
+};
+
+int report_iter_begin(struct report_iter *it, const struct report_changes *c);
+const struct report_change *report_iter_next(struct report_iter *it);
+void report_iter_end(struct report_iter *it);
+
 struct report_hop {
 	const char *address;
 	const char *clean_address;		/* of the first path seen */
@@ -66,7 +103,7 @@ struct report_section {
 	const char *vantage;			/* NULL: every vantage */
 	struct report_day *days;
 	size_t ndays;
-	struct report_change *broken, *fixed;
+	struct report_changes broken, fixed;	/* in time order */
 	size_t nbroken, nfixed;
 	struct report_hop *hops;		/* most paths first */
 	size_t nhops;

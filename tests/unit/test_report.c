@@ -118,6 +118,26 @@ utc_plus_1(int64_t t)
 	return 3600;
 }
 
+/* Change i of a list, in the order reading gives them. */
+static struct report_change
+change_at(const struct report_changes *l, size_t i)
+{
+	struct report_change out;
+	const struct report_change *c;
+	struct report_iter it;
+	size_t k = 0;
+
+	memset(&out, 0, sizeof(out));
+	assert_int_equal(report_iter_begin(&it, l), 0);
+	while ((c = report_iter_next(&it)) != NULL && k++ < i)
+		;
+	assert_non_null(c);
+	out = *c;
+	assert_false(it.failed);
+	report_iter_end(&it);
+	return out;
+}
+
 static const struct report_day *
 day(const struct report_section *s, int d)
 {
@@ -159,11 +179,11 @@ test_numbers(void **state)
 	 * .15 and west's were never seen healthy */
 	assert_int_equal(rep.all.nbroken, 2);
 	assert_int_equal(rep.all.nfixed, 1);
-	assert_int_equal(rep.all.broken[0].to.time_ns, NS(0, 10));
-	assert_int_equal(rep.all.broken[0].from, VERDICT_OK);
-	assert_true(rep.all.broken[0].from_baseline);
-	assert_int_equal(rep.all.broken[1].to.time_ns, NS(5, 9));
-	assert_int_equal(rep.all.fixed[0].to.time_ns, NS(2, 10));
+	assert_int_equal(change_at(&rep.all.broken, 0).to.time_ns, NS(0, 10));
+	assert_int_equal(change_at(&rep.all.broken, 0).from, VERDICT_OK);
+	assert_true(change_at(&rep.all.broken, 0).from_baseline);
+	assert_int_equal(change_at(&rep.all.broken, 1).to.time_ns, NS(5, 9));
+	assert_int_equal(change_at(&rep.all.fixed, 0).to.time_ns, NS(2, 10));
 	/* last results: .11 east rewritten (3.2), .15 stripped (3.2),
 	 * ::16 syn-dropped (not located), west .16 (4.2), west .11 (3.2) */
 	assert_int_equal(rep.all.nproblems, 5);
@@ -527,6 +547,63 @@ test_bounded(void **state)
 	report_free(&rep);
 }
 
+/* More changes than a run holds: the full runs go to a temporary file
+ * and reading merges them, every change once, in time order (then id),
+ * whichever path and run it came from; the text lists them all. */
+static void
+test_spilled(void **state)
+{
+	enum { PATHS = 7, RESULTS = 3001 };	/* 7 x 1500 of each: runs of 4096 */
+	struct report rep;
+	char addr[PATHS][20];
+	const struct report_change *c;
+	struct report_iter it;
+	int64_t last_t = INT64_MIN, last_id = 0;
+	size_t n = 0, per_path[PATHS] = { 0 };
+	char *t;
+
+	(void)state;
+	for (int p = 0; p < PATHS; p++)
+		snprintf(addr[p], sizeof(addr[p]), "198.18.100.%d", p + 1);
+	assert_int_equal(report_begin(&rep, INT64_MIN, INT64_MAX, NULL), 0);
+	/* each path flaps every result, its times interleaved with the others' */
+	for (int p = 0; p < PATHS; p++)
+		for (int i = 0; i < RESULTS; i++) {
+			struct report_row r = row("east", addr[p], 80,
+			    NS(0, 0) + ((int64_t)i * PATHS + (PATHS - 1 - p)) * 1000000000LL,
+			    i % 2 ? VERDICT_REWRITTEN : VERDICT_OK);
+
+			assert_int_equal(report_add(&rep, &r), 0);
+		}
+	assert_int_equal(report_end(&rep), 0);
+	assert_int_equal(rep.all.nbroken, PATHS * (RESULTS / 2));
+	assert_int_equal(rep.all.nfixed, PATHS * (RESULTS / 2));
+	assert_true(rep.all.broken.nruns >= 2);
+	assert_non_null(rep.all.broken.spill);
+	assert_int_equal(report_iter_begin(&it, &rep.all.broken), 0);
+	while ((c = report_iter_next(&it)) != NULL) {
+		assert_true(c->to.time_ns > last_t ||
+		    (c->to.time_ns == last_t && c->to.id > last_id));
+		last_t = c->to.time_ns;
+		last_id = c->to.id;
+		assert_int_equal(c->from, VERDICT_OK);
+		assert_int_equal(c->to.verdict, VERDICT_REWRITTEN);
+		assert_int_equal(strncmp(c->to.address, "198.18.100.", 11), 0);
+		per_path[atoi(c->to.address + 11) - 1]++;
+		n++;
+	}
+	assert_false(it.failed);
+	report_iter_end(&it);
+	assert_int_equal(n, rep.all.nbroken);
+	for (int p = 0; p < PATHS; p++)
+		assert_int_equal(per_path[p], RESULTS / 2);
+	t = render(report_text, &rep);
+	assert_int_equal(count(t, " ok -> rewritten"), PATHS * (RESULTS / 2));
+	assert_int_equal(count(t, " rewritten -> ok"), PATHS * (RESULTS / 2));
+	free(t);
+	report_free(&rep);
+}
+
 /* The colours: one per verdict, all different. */
 static void
 test_palette(void **state)
@@ -558,6 +635,7 @@ main(void)
 		cmocka_unit_test(test_terminal),
 		cmocka_unit_test(test_streamed),
 		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_spilled),
 		cmocka_unit_test(test_palette),
 	};
 
