@@ -185,8 +185,8 @@ cmd_report(int argc, char **argv)
 		rc = 1;
 	if (rc == -1)
 		log_warnx("%s", err);
-	else if (rc != 0)
-		log_warnx("report: out of memory");
+	else if (rc != 0)	/* the changes beyond a run wait in a temporary file */
+		log_warnx("report: out of memory or of temporary space (TMPDIR)");
 	if (rc != 0) {
 		report_free(&rep);
 		return EXIT_USAGE;

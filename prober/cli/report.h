@@ -134,9 +134,10 @@ struct report {
  * report_begin, report_add for each row (a report_row_fn: it copies what
  * it keeps, so a row's strings need last only while it is handed over),
  * report_end.  What it holds is bounded by the distinct paths, hops and
- * vantages (and the changes it lists), not by the results: per path, its
- * state and last result; per day, the counts.  0, or -1 (report_add: 1)
- * when memory runs out; report_free after either. */
+ * vantages, not by the results: per path, its state and last result; per
+ * day, the counts; per list of changes, a run (the rest in a temporary
+ * file).  0, or -1 (report_add: 1) when memory or the temporary file
+ * fails; report_free after either. */
 int report_begin(struct report *rep, int64_t since_ns, int64_t until_ns,
     report_utcoff_fn utcoff);
 int report_add(void *rep, const struct report_row *row);
