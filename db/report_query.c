@@ -149,15 +149,17 @@ col_int(sqlite3_stmt *s, int c, int null)
  * in their keys' -- the joins' order is fixed (CROSS JOIN) so that
  * SQLite walks these indexes, and memory never follows the window. */
 #define VANTAGES_SQL "SELECT DISTINCT vantage FROM runs ORDER BY vantage"
-#define ROWS_SQL \
+#define COLS_SQL \
 	"SELECT pr.id, r.vantage, p.address, p.port, p.family, pr.time_ns," \
 	"  s.scale_sent, s.verdict, s.scale_quoted, s.scale_effective," \
 	"  s.hop_index, s.hop_address, s.last_clean_index, s.last_clean_address," \
-	"  f.kind, f.detail, pr.time_ns < ?1" \
-	" FROM paths p CROSS JOIN path_results pr CROSS JOIN runs r" \
+	"  f.kind, f.detail, pr.time_ns < ?1"
+#define SCALES_SQL \
 	" LEFT JOIN scale_results s ON s.path_result_id = pr.id" \
 	" LEFT JOIN side_findings f ON f.path_result_id = s.path_result_id" \
-	"  AND f.scale_idx = s.idx" \
+	"  AND f.scale_idx = s.idx"
+#define ROWS_SQL \
+	COLS_SQL " FROM paths p CROSS JOIN path_results pr CROSS JOIN runs r" SCALES_SQL \
 	" WHERE pr.path_id = p.id AND r.id = pr.run_id AND r.vantage = ?3" \
 	"  AND ((pr.time_ns >= ?1 AND pr.time_ns < ?2)" \
 	"  OR pr.id IN (SELECT id FROM (SELECT pr2.id AS id, ROW_NUMBER() OVER (" \
@@ -165,6 +167,21 @@ col_int(sqlite3_stmt *s, int c, int null)
 	"   FROM path_results pr2 JOIN runs r2 ON r2.id = pr2.run_id" \
 	"   WHERE pr2.time_ns < ?1 AND r2.vantage = ?3) WHERE rn = 1))" \
 	" ORDER BY p.address, p.port, pr.time_ns, pr.id, s.idx, f.idx"
+
+/* A walk per vantage reads every path's results each time: past this many
+ * vantages (a store's text is anyone's to write), one walk of all of them
+ * sorted by SQLite in temporary files instead -- slower for a few, never
+ * vantages x results. */
+#define WALK_VANTAGES	16
+#define SORTED_SQL \
+	COLS_SQL " FROM path_results pr JOIN runs r ON r.id = pr.run_id" \
+	" JOIN paths p ON p.id = pr.path_id" SCALES_SQL \
+	" WHERE (pr.time_ns >= ?1 AND pr.time_ns < ?2)" \
+	"  OR pr.id IN (SELECT id FROM (SELECT pr2.id AS id, ROW_NUMBER() OVER (" \
+	"   PARTITION BY r2.vantage, pr2.path_id ORDER BY pr2.time_ns DESC, pr2.id DESC) AS rn" \
+	"   FROM path_results pr2 JOIN runs r2 ON r2.id = pr2.run_id" \
+	"   WHERE pr2.time_ns < ?1) WHERE rn = 1)" \
+	" ORDER BY r.vantage, p.address, p.port, pr.time_ns, pr.id, s.idx, f.idx"
 
 static int
 finding_kind(const char *name)
@@ -276,7 +293,8 @@ read_vantage(struct store *st, sqlite3_stmt *s, struct qrow *q, report_row_fn fn
 }
 
 /* Each vantage's rows, by vantage (bytewise, as the runs' index has
- * them); 0, fn's value, or -1. */
+ * them), or all of them sorted when there are many; 0, fn's value, or
+ * -1. */
 static int
 read_rows(struct store *st, int64_t since, int64_t until, report_row_fn fn, void *arg)
 {
@@ -285,6 +303,16 @@ read_rows(struct store *st, int64_t since, int64_t until, report_row_fn fn, void
 	int rc, r = 0;
 
 	memset(&q, 0, sizeof(q));
+	if (store_query_int(st, "SELECT count(DISTINCT vantage) FROM runs") > WALK_VANTAGES) {
+		if (sqlite3_prepare_v2(st->db, SORTED_SQL, -1, &s, NULL) != SQLITE_OK) {
+			r = store_fail(st, "report");
+			goto done;
+		}
+		sqlite3_bind_int64(s, 1, since);
+		sqlite3_bind_int64(s, 2, until);
+		r = read_vantage(st, s, &q, fn, arg);
+		goto done;
+	}
 	if (sqlite3_prepare_v2(st->db, VANTAGES_SQL, -1, &v, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(st->db, ROWS_SQL, -1, &s, NULL) != SQLITE_OK) {
 		r = store_fail(st, "report");
