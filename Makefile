@@ -4,7 +4,8 @@
 #   make check      install what is missing, build, run every test; ends "N passed, N failed"
 #   make demo       install what is missing, build, probe every target of the lab
 #   make bench      scaleprobe beside zmap and masscan on an AnyIP lab, then the
-#                   full inference at growing sizes (tests/bench)
+#                   full inference at growing sizes, the history's queries and
+#                   report's and export's peak RSS on 1,000,000 results (tests/bench)
 #   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each
 #   make coverage   make check's suites on a --coverage build (build/cov), then
 #                   lines and functions reached, per folder (tools/coverage.py)
@@ -209,6 +210,7 @@ bench: deps
 bench-run: all $(addprefix $(BUILD)/plain/bench/,$(BENCH_PROGS))
 	@BUILD=$(BUILD) tests/bench/syn-bench
 	@$(BUILD)/plain/bench/history_bench $(BUILD)/history_bench.sqlite
+	@BUILD=$(BUILD) tests/bench/report-rss $(BUILD)/report_bench.sqlite
 	@BUILD=$(BUILD) tests/bench/infer-bench
 
 # --- coverage -------------------------------------------------------------

@@ -2,7 +2,8 @@
  * report_query.c -- the rows "scaleprobe report" aggregates, read from a
  * store opened read-only: a path result with its scales folded into one
  * summary (the worst verdict, where the damage sits, the shift that
- * survives), and its side findings as bits.
+ * survives), and its side findings as bits; handed over one at a time as
+ * SQLite walks its indexes, in the order the report folds them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,16 +32,18 @@ severity(enum verdict v)
 	return 0;
 }
 
+/* A copy of s in rows->strings (the vantages repeat: the last few are
+ * looked at first); NULL when memory runs out. */
 static const char *
-keep(struct report_rows *rows, const unsigned char *s)
+keep(struct report_rows *rows, const char *s)
 {
 	char *c;
 
 	if (s == NULL)
 		return NULL;
 	for (size_t i = rows->nstrings; i > 0 && i + 8 > rows->nstrings; i--)
-		if (strcmp(rows->strings[i - 1], (const char *)s) == 0)
-			return rows->strings[i - 1];	/* vantages repeat */
+		if (strcmp(rows->strings[i - 1], s) == 0)
+			return rows->strings[i - 1];
 	if (rows->nstrings == rows->capstrings) {
 		size_t cap = rows->capstrings ? rows->capstrings * 2 : 64;
 		char **v = realloc(rows->strings, cap * sizeof(*v));
@@ -50,10 +53,35 @@ keep(struct report_rows *rows, const unsigned char *s)
 		rows->strings = v;
 		rows->capstrings = cap;
 	}
-	if ((c = strdup((const char *)s)) == NULL)
+	if ((c = strdup(s)) == NULL)
 		return NULL;
 	rows->strings[rows->nstrings++] = c;
 	return c;
+}
+
+int
+report_rows_add(void *arg, const struct report_row *row)
+{
+	struct report_rows *rows = arg;
+	struct report_row r = *row;
+
+	if ((r.vantage = keep(rows, row->vantage)) == NULL ||
+	    (r.address = keep(rows, row->address)) == NULL ||
+	    (row->hop_address != NULL && (r.hop_address = keep(rows, row->hop_address)) == NULL) ||
+	    (row->clean_address != NULL &&
+	    (r.clean_address = keep(rows, row->clean_address)) == NULL))
+		return 1;
+	if (rows->n == rows->cap) {
+		size_t cap = rows->cap ? rows->cap * 2 : 256;
+		struct report_row *v = realloc(rows->v, cap * sizeof(*v));
+
+		if (v == NULL)
+			return 1;
+		rows->v = v;
+		rows->cap = cap;
+	}
+	rows->v[rows->n++] = r;
+	return 0;
 }
 
 void
@@ -66,60 +94,121 @@ report_rows_free(struct report_rows *rows)
 	memset(rows, 0, sizeof(*rows));
 }
 
+/* A string column's copy, kept while the row is folded (the column's own
+ * text lasts only until the next step). */
+struct qstr {
+	char *p;
+	size_t cap;
+};
+
+/* s (NULL: none) into b; its copy, or NULL (for s NULL or no memory:
+ * *oom tells). */
+static const char *
+qstr_set(struct qstr *b, const unsigned char *s, bool *oom)
+{
+	size_t len;
+
+	if (s == NULL)
+		return NULL;
+	len = strlen((const char *)s);
+	if (len + 1 > b->cap) {
+		size_t cap = len + 1 < 64 ? 64 : len + 1;
+		char *p = realloc(b->p, cap);
+
+		if (p == NULL) {
+			*oom = true;
+			return NULL;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p, s, len + 1);
+	return b->p;
+}
+
+/* The row being folded and the copies of its strings. */
+struct qrow {
+	struct report_row r;
+	struct qstr vantage, address, hop, clean;
+	bool oom;
+};
+
 static int
 col_int(sqlite3_stmt *s, int c, int null)
 {
 	return sqlite3_column_type(s, c) == SQLITE_NULL ? null : sqlite3_column_int(s, c);
 }
 
-/* The columns of a path result and one of its scales (a result without
- * scales has NULLs there); ?1 and ?2 bound the time, ?3 the baseline. */
-#define ROWS_SQL \
+/* The columns of a path result, one of its scales (NULLs for a result
+ * without scales) and one of that scale's side findings (NULLs for none):
+ * a scale comes once per finding, which folds the same.  One vantage (?3)
+ * at a time; ?1 and ?2 bound the window; the baseline is each path's last
+ * result before ?1.  In the order the report folds them with no sort: the
+ * paths in their (address, port) index's order, each path's results in
+ * its (path, time) index's (the rowid, pr.id, last), scales and findings
+ * in their keys' -- the joins' order is fixed (CROSS JOIN) so that
+ * SQLite walks these indexes, and memory never follows the window. */
+#define VANTAGES_SQL "SELECT DISTINCT vantage FROM runs ORDER BY vantage"
+#define COLS_SQL \
 	"SELECT pr.id, r.vantage, p.address, p.port, p.family, pr.time_ns," \
 	"  s.scale_sent, s.verdict, s.scale_quoted, s.scale_effective," \
-	"  s.hop_index, s.hop_address, s.last_clean_index, s.last_clean_address" \
-	" FROM path_results pr JOIN runs r ON r.id = pr.run_id" \
-	" JOIN paths p ON p.id = pr.path_id" \
-	" LEFT JOIN scale_results s ON s.path_result_id = pr.id"
-#define WINDOW_WHERE " WHERE pr.time_ns >= ?1 AND pr.time_ns < ?2"
-/* each (vantage, path)'s last result before the window */
-#define BASE_WHERE \
-	" WHERE pr.id IN (SELECT id FROM (SELECT pr2.id AS id, ROW_NUMBER() OVER (" \
+	"  s.hop_index, s.hop_address, s.last_clean_index, s.last_clean_address," \
+	"  f.kind, f.detail, pr.time_ns < ?1"
+#define SCALES_SQL \
+	" LEFT JOIN scale_results s ON s.path_result_id = pr.id" \
+	" LEFT JOIN side_findings f ON f.path_result_id = s.path_result_id" \
+	"  AND f.scale_idx = s.idx"
+#define ROWS_SQL \
+	COLS_SQL " FROM paths p CROSS JOIN path_results pr CROSS JOIN runs r" SCALES_SQL \
+	" WHERE pr.path_id = p.id AND r.id = pr.run_id AND r.vantage = ?3" \
+	"  AND ((pr.time_ns >= ?1 AND pr.time_ns < ?2)" \
+	"  OR pr.id IN (SELECT id FROM (SELECT pr2.id AS id, ROW_NUMBER() OVER (" \
+	"   PARTITION BY pr2.path_id ORDER BY pr2.time_ns DESC, pr2.id DESC) AS rn" \
+	"   FROM path_results pr2 JOIN runs r2 ON r2.id = pr2.run_id" \
+	"   WHERE pr2.time_ns < ?1 AND r2.vantage = ?3) WHERE rn = 1))" \
+	" ORDER BY p.address, p.port, pr.time_ns, pr.id, s.idx, f.idx"
+
+/* A walk per vantage reads every path's results each time: past this many
+ * vantages (a store's text is anyone's to write), one walk of all of them
+ * sorted by SQLite in temporary files instead -- slower for a few, never
+ * vantages x results. */
+#define WALK_VANTAGES	16
+#define SORTED_SQL \
+	COLS_SQL " FROM path_results pr JOIN runs r ON r.id = pr.run_id" \
+	" JOIN paths p ON p.id = pr.path_id" SCALES_SQL \
+	" WHERE (pr.time_ns >= ?1 AND pr.time_ns < ?2)" \
+	"  OR pr.id IN (SELECT id FROM (SELECT pr2.id AS id, ROW_NUMBER() OVER (" \
 	"   PARTITION BY r2.vantage, pr2.path_id ORDER BY pr2.time_ns DESC, pr2.id DESC) AS rn" \
 	"   FROM path_results pr2 JOIN runs r2 ON r2.id = pr2.run_id" \
-	"   WHERE pr2.time_ns < ?1) WHERE rn = 1)"
-#define ORDER " ORDER BY pr.id, s.idx"
-
-#define FIND_SQL(where) \
-	"SELECT f.path_result_id, f.kind, f.detail FROM side_findings f" \
-	" JOIN path_results pr ON pr.id = f.path_result_id JOIN runs r ON r.id = pr.run_id" \
-	where " ORDER BY f.path_result_id"
+	"   WHERE pr2.time_ns < ?1) WHERE rn = 1)" \
+	" ORDER BY r.vantage, p.address, p.port, pr.time_ns, pr.id, s.idx, f.idx"
 
 static int
-add_row(struct report_rows *rows, struct report_row *r)
+finding_kind(const char *name)
 {
-	if (rows->n == rows->cap) {
-		size_t cap = rows->cap ? rows->cap * 2 : 256;
-		struct report_row *v = realloc(rows->v, cap * sizeof(*v));
-
-		if (v == NULL)
-			return -1;
-		rows->v = v;
-		rows->cap = cap;
-	}
-	rows->v[rows->n++] = *r;
-	return 0;
+	for (int k = FINDING_MSS_CLAMPED; k <= FINDING_SYN_PROXY; k++)
+		if (strcmp(name, result_finding_name((enum finding_kind)k)) == 0)
+			return k;
+	return FINDING_OPTIONS_CHANGED;
 }
 
-/* Folds one scale into its path result's row. */
-static int
-fold_scale(struct report_rows *rows, struct report_row *r, sqlite3_stmt *s)
+/* Folds one scale, and one of its findings, into its path result's row. */
+static void
+fold_scale(struct qrow *q, sqlite3_stmt *s)
 {
+	struct report_row *r = &q->r;
 	enum verdict v;
 	int sent, applied;
 
 	if (sqlite3_column_type(s, 6) == SQLITE_NULL)
-		return 0;
+		return;
+	if (sqlite3_column_type(s, 14) != SQLITE_NULL) {
+		int k = finding_kind((const char *)sqlite3_column_text(s, 14));
+
+		r->findings |= 1u << k;
+		if (k == FINDING_MSS_CLAMPED && sqlite3_column_type(s, 15) != SQLITE_NULL)
+			r->mss = atoi((const char *)sqlite3_column_text(s, 15));
+	}
 	v = verdict_from_name((const char *)sqlite3_column_text(s, 7));
 	sent = sqlite3_column_int(s, 6);
 	applied = col_int(s, 9, -1);
@@ -132,167 +221,143 @@ fold_scale(struct report_rows *rows, struct report_row *r, sqlite3_stmt *s)
 	if (v == VERDICT_REWRITTEN && applied > sent)
 		r->findings |= REPORT_RAISED_BIT;
 	if (severity(v) <= severity(r->verdict))
-		return 0;
+		return;
 	r->verdict = v;
 	r->scale_sent = sent;
 	r->scale_applied = applied;
 	r->hop_index = col_int(s, 10, -1);
 	r->clean_index = col_int(s, 12, -1);
-	r->hop_address = r->clean_address = NULL;
-	if ((sqlite3_column_type(s, 11) != SQLITE_NULL &&
-	    (r->hop_address = keep(rows, sqlite3_column_text(s, 11))) == NULL) ||
-	    (sqlite3_column_type(s, 13) != SQLITE_NULL &&
-	    (r->clean_address = keep(rows, sqlite3_column_text(s, 13))) == NULL))
-		return -1;
-	return 0;
+	r->hop_address = qstr_set(&q->hop, sqlite3_column_text(s, 11), &q->oom);
+	r->clean_address = qstr_set(&q->clean, sqlite3_column_text(s, 13), &q->oom);
 }
 
-static int
-read_rows(struct store *st, struct report_rows *rows, const char *sql, int64_t since,
-    int64_t until, bool baseline)
+/* A new path result's row from the statement's current row. */
+static void
+row_begin(struct qrow *q, sqlite3_stmt *s)
 {
-	sqlite3_stmt *s;
-	struct report_row cur;
+	struct report_row *r = &q->r;
+	const unsigned char *family = sqlite3_column_text(s, 4);
+
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(s, 0);
+	r->vantage = qstr_set(&q->vantage, sqlite3_column_text(s, 1), &q->oom);
+	r->address = qstr_set(&q->address, sqlite3_column_text(s, 2), &q->oom);
+	if (r->vantage == NULL || r->address == NULL)
+		q->oom = true;
+	r->port = (unsigned)sqlite3_column_int(s, 3);
+	r->v6 = family != NULL && strcmp((const char *)family, "ipv6") == 0;
+	r->time_ns = sqlite3_column_int64(s, 5);
+	r->baseline = sqlite3_column_int(s, 16) != 0;
+	r->verdict = VERDICT_NONE;
+	r->scale_sent = r->scale_applied = r->ok_scale = -1;
+	r->hop_index = r->clean_index = -1;
+	r->mss = -1;
+}
+
+static void
+qrow_free(struct qrow *q)
+{
+	free(q->vantage.p);
+	free(q->address.p);
+	free(q->hop.p);
+	free(q->clean.p);
+}
+
+/* Steps through one vantage's rows, folding each path result's and
+ * handing it to fn when the next begins; 0, fn's value, or -1 (st's
+ * error; q->oom: out of memory). */
+static int
+read_vantage(struct store *st, sqlite3_stmt *s, struct qrow *q, report_row_fn fn, void *arg)
+{
 	bool have = false;
-	int rc;
+	int rc, r = 0;
 
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		return store_fail(st, "report");
-	sqlite3_bind_int64(s, 1, since);
-	if (!baseline)
-		sqlite3_bind_int64(s, 2, until);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(s, 0);
-
-		if (!have || cur.id != id) {
-			if (have && add_row(rows, &cur) != 0)
-				goto oom;
-			memset(&cur, 0, sizeof(cur));
-			cur.id = id;
-			cur.vantage = keep(rows, sqlite3_column_text(s, 1));
-			cur.address = keep(rows, sqlite3_column_text(s, 2));
-			if (cur.vantage == NULL || cur.address == NULL)
-				goto oom;
-			cur.port = (unsigned)sqlite3_column_int(s, 3);
-			cur.v6 = strcmp((const char *)sqlite3_column_text(s, 4), "ipv6") == 0;
-			cur.time_ns = sqlite3_column_int64(s, 5);
-			cur.baseline = baseline;
-			cur.verdict = VERDICT_NONE;
-			cur.scale_sent = cur.scale_applied = cur.ok_scale = -1;
-			cur.hop_index = cur.clean_index = -1;
-			cur.mss = -1;
+		if (!have || q->r.id != sqlite3_column_int64(s, 0)) {
+			if (have && (r = fn(arg, &q->r)) != 0)
+				break;
+			row_begin(q, s);
 			have = true;
 		}
-		if (fold_scale(rows, &cur, s) != 0)
-			goto oom;
+		fold_scale(q, s);
+		if (q->oom)
+			return -1;
 	}
-	if (rc != SQLITE_DONE) {
-		sqlite3_finalize(s);
-		return store_fail(st, "report");
-	}
-	if (have && add_row(rows, &cur) != 0)
-		goto oom;
-	sqlite3_finalize(s);
-	return 0;
-oom:
-	sqlite3_finalize(s);
-	snprintf(st->err, sizeof(st->err), "%s: report: out of memory", st->file);
-	return -1;
-}
-
-static int
-by_id(const void *a, const void *b)
-{
-	const struct report_row *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static int
-finding_kind(const char *name)
-{
-	for (int k = FINDING_MSS_CLAMPED; k <= FINDING_SYN_PROXY; k++)
-		if (strcmp(name, result_finding_name((enum finding_kind)k)) == 0)
-			return k;
-	return FINDING_OPTIONS_CHANGED;
-}
-
-static int
-read_findings(struct store *st, struct report_rows *rows, const char *sql, int64_t since,
-    int64_t until, bool baseline)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-		return store_fail(st, "report");
-	sqlite3_bind_int64(s, 1, since);
-	if (!baseline)
-		sqlite3_bind_int64(s, 2, until);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct report_row key = { .id = sqlite3_column_int64(s, 0) };
-		struct report_row *r = bsearch(&key, rows->v, rows->n, sizeof(*r), by_id);
-		const char *kind = (const char *)sqlite3_column_text(s, 1);
-		int k;
-
-		if (r == NULL || kind == NULL)
-			continue;
-		k = finding_kind(kind);
-		r->findings |= 1u << k;
-		if (k == FINDING_MSS_CLAMPED && sqlite3_column_type(s, 2) != SQLITE_NULL)
-			r->mss = atoi((const char *)sqlite3_column_text(s, 2));
-	}
-	sqlite3_finalize(s);
+	if (r == 0 && rc == SQLITE_DONE && have)
+		r = fn(arg, &q->r);
+	if (r != 0)
+		return r;
 	if (rc != SQLITE_DONE)
 		return store_fail(st, "report");
 	return 0;
 }
 
+/* Each vantage's rows, by vantage (bytewise, as the runs' index has
+ * them), or all of them sorted when there are many; 0, fn's value, or
+ * -1. */
 static int
-by_path_time(const void *a, const void *b)
+read_rows(struct store *st, int64_t since, int64_t until, report_row_fn fn, void *arg)
 {
-	const struct report_row *x = a, *y = b;
-	int c;
+	sqlite3_stmt *v = NULL, *s = NULL;
+	struct qrow q;
+	int rc, r = 0;
 
-	if ((c = strcmp(x->vantage, y->vantage)) != 0)
-		return c;
-	if ((c = strcmp(x->address, y->address)) != 0)
-		return c;
-	if (x->port != y->port)
-		return x->port < y->port ? -1 : 1;
-	if (x->time_ns != y->time_ns)
-		return x->time_ns < y->time_ns ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
+	memset(&q, 0, sizeof(q));
+	if (store_query_int(st, "SELECT count(DISTINCT vantage) FROM runs") > WALK_VANTAGES) {
+		if (sqlite3_prepare_v2(st->db, SORTED_SQL, -1, &s, NULL) != SQLITE_OK) {
+			r = store_fail(st, "report");
+			goto done;
+		}
+		sqlite3_bind_int64(s, 1, since);
+		sqlite3_bind_int64(s, 2, until);
+		r = read_vantage(st, s, &q, fn, arg);
+		goto done;
+	}
+	if (sqlite3_prepare_v2(st->db, VANTAGES_SQL, -1, &v, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, ROWS_SQL, -1, &s, NULL) != SQLITE_OK) {
+		r = store_fail(st, "report");
+		goto done;
+	}
+	while (r == 0 && (rc = sqlite3_step(v)) == SQLITE_ROW) {
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, 1, since);
+		sqlite3_bind_int64(s, 2, until);
+		sqlite3_bind_value(s, 3, sqlite3_column_value(v, 0));
+		r = read_vantage(st, s, &q, fn, arg);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = store_fail(st, "report");
+done:
+	sqlite3_finalize(s);
+	sqlite3_finalize(v);
+	qrow_free(&q);
+	if (q.oom) {
+		snprintf(st->err, sizeof(st->err), "%s: report: out of memory", st->file);
+		return -1;
+	}
+	return r;
 }
 
 int
 report_query(const char *file, int64_t since_ns, int64_t until_ns,
-    struct report_rows *out, char *err, size_t errlen)
+    report_row_fn fn, void *arg, char *err, size_t errlen)
 {
 	struct store *st = store_open(file, STORE_READ, NULL, err, errlen);
 	int rc = -1;
 
-	memset(out, 0, sizeof(*out));
 	if (st == NULL)
 		return -1;
 	/* one read transaction: the window and its baseline from one
-	 * snapshot, whatever the daemon commits meanwhile */
-	if (store_exec(st, "BEGIN") != 0)
-		goto done;
-	if (read_rows(st, out, ROWS_SQL BASE_WHERE ORDER, since_ns, until_ns, true) != 0 ||
-	    read_rows(st, out, ROWS_SQL WINDOW_WHERE ORDER, since_ns, until_ns, false) != 0)
-		goto done;
-	qsort(out->v, out->n, sizeof(*out->v), by_id);
-	if (read_findings(st, out, FIND_SQL(BASE_WHERE), since_ns, until_ns, true) != 0 ||
-	    read_findings(st, out, FIND_SQL(WINDOW_WHERE), since_ns, until_ns, false) != 0)
-		goto done;
-	qsort(out->v, out->n, sizeof(*out->v), by_path_time);
-	rc = 0;
-done:
-	if (rc != 0) {
+	 * snapshot, whatever the daemon commits meanwhile; the baseline's
+	 * sort in temporary files, whatever the build's default */
+	if (store_exec(st, "PRAGMA temp_store = FILE") != 0 || store_exec(st, "BEGIN") != 0) {
 		snprintf(err, errlen, "%s", store_error(st));
-		report_rows_free(out);
+		store_close(st, NULL, 0);
+		return -1;
 	}
+	rc = read_rows(st, since_ns, until_ns, fn, arg);
+	if (rc == -1)
+		snprintf(err, errlen, "%s", store_error(st));
 	store_exec(st, "COMMIT");
 	store_close(st, NULL, 0);
 	return rc;

@@ -5,6 +5,10 @@
  * findings), for the results in a time window and, as the baseline a
  * change is measured against, each path's last result before it.  Reads
  * only (works while the daemon writes); the aggregation is report.h's.
+ * The rows are handed over one at a time as SQLite steps through them
+ * (a store of a million results is never held in memory: the sort is
+ * SQLite's, spilled to temporary files); struct report_rows holds them
+ * all, for the tests and small stores.
  */
 #ifndef SCALEPROBE_REPORT_QUERY_H
 #define SCALEPROBE_REPORT_QUERY_H
@@ -21,7 +25,8 @@
 
 struct report_row {
 	int64_t id;			/* path_results.id */
-	const char *vantage;		/* owned by the set */
+	const char *vantage;		/* the strings: report_query's, valid
+					   while the row is handed over */
 	const char *address;
 	unsigned port;
 	bool v6;
@@ -40,19 +45,29 @@ struct report_row {
 	int mss;			/* the clamped MSS; -1 none */
 };
 
+/* Takes one row; 0 to go on, else the value report_query returns. */
+typedef int (*report_row_fn)(void *arg, const struct report_row *row);
+
+/* Hands fn, one at a time, the results of the store at file with
+ * since_ns <= time < until_ns and each (vantage, path)'s last result
+ * before since_ns, by vantage, address, port (bytewise), time and id.
+ * One read transaction: the window and its baseline from one snapshot.
+ * 0; fn's non-zero value; or -1 with one line in err (the store's
+ * refusal names the file). */
+int report_query(const char *file, int64_t since_ns, int64_t until_ns,
+    report_row_fn fn, void *arg, char *err, size_t errlen);
+
+/* Rows held in memory, each with its own strings. */
 struct report_rows {
-	struct report_row *v;		/* by vantage, path, time */
+	struct report_row *v;
 	size_t n, cap;
 	char **strings;			/* what the rows point into */
 	size_t nstrings, capstrings;
 };
 
-/* Fills out from the store at file: the results with since_ns <= time <
- * until_ns and each (vantage, path)'s last result before since_ns.
- * 0, or -1 with one line in err (the store's refusal names the file). */
-int report_query(const char *file, int64_t since_ns, int64_t until_ns,
-    struct report_rows *out, char *err, size_t errlen);
-
+/* A report_row_fn (arg: a zeroed struct report_rows): appends a copy of
+ * the row; 1 when memory runs out. */
+int report_rows_add(void *rows, const struct report_row *row);
 void report_rows_free(struct report_rows *rows);
 
 #endif

@@ -27,9 +27,11 @@ static const char *const type_names[] = {
 	[SETT_UINT] = "number", [SETT_SECONDS] = "seconds", [SETT_DURATION] = "duration",
 	[SETT_BOOL] = "yes|no", [SETT_CHOICE] = "choice", [SETT_STRING] = "string",
 	[SETT_PATH] = "file", [SETT_CONTACT] = "url", [SETT_SCALES] = "list",
-	[SETT_ADDR] = "address", [SETT_PREFIXES] = "cidr-list", [SETT_PAYLOAD] = "port-map",
-	[SETT_TARGETS] = "targets", [SETT_SECTION] = "section", [SETT_ACTION] = "action",
+	[SETT_PORTS] = "port-list", [SETT_ADDR] = "address", [SETT_PREFIXES] = "cidr-list",
+	[SETT_PAYLOAD] = "port-map", [SETT_TARGETS] = "targets", [SETT_SECTION] = "section",
+	[SETT_ACTION] = "action",
 };
+
 
 /* One line a setting: "key flag type default" ('-' for none); a
  * negating flag and a short option follow the flag, comma-separated. */
@@ -49,7 +51,7 @@ config_settings(void)
 			snprintf(flags + strlen(flags), sizeof(flags) - strlen(flags),
 			    "%s-%c", flags[0] ? "," : "", s->shortopt);
 		printf("%s %s %s %s\n", s->key ? s->key : "-", flags[0] ? flags : "-",
-		    type_names[s->type], s->def ? s->def : "-");
+		    type_names[s->type] != NULL ? type_names[s->type] : "-", s->def ? s->def : "-");
 	}
 	return fflush(stdout) == 0 ? EXIT_CLEAN : EXIT_USAGE;
 }

@@ -2,7 +2,8 @@
  * cmd_export.c -- "scaleprobe export": the list a vendor can act on, one
  * row per vantage, address, port, scale sent and verdict (the problems by
  * default), as CSV (RFC 4180) or a JSON array (export.schema.json); with
- * --pcap DIR a pcapng of each row's evidence and a manifest.json.
+ * --pcap DIR a pcapng of each row's evidence and a manifest.json; the rows
+ * and the manifest written as the store hands them over.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -152,21 +153,27 @@ export_options(int argc, char **argv, struct export_opts *o)
 struct export_run {
 	const struct export_opts *o;
 	struct history *h;
-	struct csv csv;
-	struct json j, manifest;
+	struct csv csv;			/* one row at a time */
+	struct json j;			/* one object at a time */
+	struct json manifest;		/* one entry at a time, into mf */
 	int dirfd;
+	FILE *mf;			/* --pcap: the new manifest's temporary */
+	char mtmp[64];			/* its name in dirfd */
+	FILE *out;			/* where the rows go as they come */
 	unsigned rows;
-	bool failed;
+	bool failed;			/* said why */
+	bool write_failed;		/* writing to out failed */
 };
 
-/* Writes len bytes to name in dirfd; -1 after saying why. */
+/* Writes len bytes to name in dirfd (flags: O_TRUNC, or O_EXCL for a
+ * name of its own); -1 after saying why. */
 static int
-write_at(int dirfd, const char *dir, const char *name, const void *p, size_t len)
+write_at(int dirfd, const char *dir, const char *name, int flags, const void *p, size_t len)
 {
 	const unsigned char *b = p;
 	int fd;
 
-	if ((fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	if ((fd = openat(dirfd, name, O_WRONLY | O_CREAT | flags | O_CLOEXEC | O_NOFOLLOW,
 	    0644)) == -1) {
 		log_warn("%s/%s", dir, name);
 		return -1;
@@ -188,6 +195,23 @@ write_at(int dirfd, const char *dir, const char *name, const void *p, size_t len
 		log_warn("%s/%s", dir, name);
 		return -1;
 	}
+	return 0;
+}
+
+/* The manifest's entries so far, written to its temporary and dropped;
+ * -1 after saying why. */
+static int
+manifest_flush(struct export_run *x)
+{
+	const char *p;
+	size_t len;
+
+	p = json_text(&x->manifest, &len);
+	if (fwrite(p, 1, len, x->mf) != len) {
+		log_warn("--pcap: %s/manifest.json", x->o->pcap);
+		return -1;
+	}
+	json_clear_text(&x->manifest);
 	return 0;
 }
 
@@ -213,14 +237,40 @@ export_pcap_row(struct export_run *x, const struct history_row *r)
 		n = 0;
 	else {
 		export_pcap_name(r, x->rows, name, sizeof(name));
-		if (write_at(x->dirfd, x->o->pcap, name, b.p, b.len) != 0) {
+		if (write_at(x->dirfd, x->o->pcap, name, O_TRUNC, b.p, b.len) != 0) {
 			free(ev);
 			return -1;
 		}
 	}
 	free(ev);
 	export_pcap_manifest(&x->manifest, r, n > 0 ? name : NULL, n, why);
-	return 0;
+	return manifest_flush(x);
+}
+
+/* What the document holds so far, written out and dropped: the rows
+ * leave as SQLite hands them over, never held whole. */
+static int
+export_flush(struct export_run *x)
+{
+	const char *p;
+	size_t len;
+
+	if (x->o->json) {
+		p = json_text(&x->j, &len);
+		if (fwrite(p, 1, len, x->out) != len)
+			x->write_failed = true;
+		json_clear_text(&x->j);
+	} else {
+		if (x->csv.failed) {
+			log_warnx("export: out of memory");
+			x->failed = true;
+			return -1;
+		}
+		if (x->csv.len > 0 && fwrite(x->csv.p, 1, x->csv.len, x->out) != x->csv.len)
+			x->write_failed = true;
+		csv_clear(&x->csv);
+	}
+	return x->write_failed ? -1 : 0;
 }
 
 static int
@@ -233,6 +283,8 @@ export_row(void *arg, const struct history_row *r)
 		export_json_row(&x->j, r);
 	else
 		export_csv_row(&x->csv, r);
+	if (export_flush(x) != 0)
+		return 1;
 	if (x->o->pcap != NULL && export_pcap_row(x, r) != 0) {
 		x->failed = true;
 		return 1;
@@ -240,27 +292,179 @@ export_row(void *arg, const struct history_row *r)
 	return 0;
 }
 
-/* The document's bytes, for histcli_write. */
+/* The run, for histcli_write. */
 struct export_doc {
-	const char *p;
-	size_t len;
+	struct export_run *x;
 };
 
+/* The document, written to f as the store's rows come: a CSV header and
+ * its rows, or a JSON array and a line break.  0; -1 when writing to f
+ * failed; HISTCLI_SAID after saying why (the store, the evidence). */
 static int
 export_doc_write(FILE *f, const void *arg)
 {
-	const struct export_doc *d = arg;
+	struct export_run *x = ((const struct export_doc *)arg)->x;
 
-	return fwrite(d->p, 1, d->len, f) == d->len ? 0 : -1;
+	x->out = f;
+	if (x->o->json)
+		json_array_begin(&x->j);
+	else
+		export_csv_header(&x->csv);
+	if (export_flush(x) != 0)
+		return x->failed ? HISTCLI_SAID : -1;
+	if (history_export(x->h, &x->o->q, export_row, x) != 0 || x->failed ||
+	    x->write_failed) {
+		if (x->write_failed)
+			return -1;
+		if (!x->failed)
+			log_warnx("%s", history_error(x->h));
+		x->failed = true;
+		return HISTCLI_SAID;
+	}
+	if (x->o->json) {
+		json_array_end(&x->j);
+		if (!json_ok(&x->j)) {
+			log_warnx("export: the JSON document is broken");
+			x->failed = true;
+			return HISTCLI_SAID;
+		}
+		if (export_flush(x) != 0 || fputc('\n', f) == EOF)
+			return -1;
+	}
+	return 0;
 }
 
-/* The document to -o FILE (written whole, then renamed) or stdout. */
-static int
-export_write(const char *out, const char *p, size_t len)
+/* Whether the new manifest (m over f, at row *curow with name cur; read
+ * again from the start when asked for an earlier row) lists name for row:
+ * the new export wrote it. */
+static bool
+export_wrote(struct export_manifest *m, FILE *f, char *cur, size_t len, unsigned *curow,
+    const char *name, unsigned row)
 {
-	struct export_doc d = { p, len };
+	if (row < *curow) {
+		/* an earlier manifest in another order: read the new one again */
+		rewind(f);
+		export_pcap_manifest_begin(m, f);
+		*curow = 0;
+		cur[0] = '\0';
+	}
+	while (*curow < row && export_pcap_manifest_next(m, cur, len) == 1)
+		if (!export_pcap_own_name(cur, curow))
+			*curow = 0;
+	return *curow == row && strcmp(cur, name) == 0;
+}
 
-	return histcli_write(out, export_doc_write, &d);
+/* The earlier export's files that the new one did not write, removed:
+ * the names the old manifest (oldf) lists, of export's shape (never a
+ * path or a hidden file), that the new manifest (newf) does not, and only
+ * regular files (a link is not followed nor removed, nor anything else
+ * put there).  Both read a name at a time.  0, or -1 after saying why. */
+static int
+export_pcap_stale(struct export_run *x, FILE *oldf, FILE *newf)
+{
+	struct export_manifest om, nm;
+	struct stat sb;
+	char name[128], cur[128] = "";
+	unsigned row, curow = UINT_MAX;		/* not read yet */
+	int rc = 0;
+
+	export_pcap_manifest_begin(&om, oldf);
+	export_pcap_manifest_begin(&nm, newf);
+	/* a file that is no manifest of ours ends the list where it stops
+	 * being one: what it does not list is left alone */
+	while (export_pcap_manifest_next(&om, name, sizeof(name)) == 1) {
+		if (!export_pcap_own_name(name, &row) ||
+		    export_wrote(&nm, newf, cur, sizeof(cur), &curow, name, row))
+			continue;
+		if (fstatat(x->dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+			if (errno == ENOENT)
+				continue;
+			log_warn("--pcap: %s/%s", x->o->pcap, name);
+			rc = -1;
+			continue;
+		}
+		if (S_ISREG(sb.st_mode) && unlinkat(x->dirfd, name, 0) != 0 && errno != ENOENT) {
+			log_warn("--pcap: %s/%s: an earlier export's", x->o->pcap, name);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+/* A regular file name in dirfd opened to read, or NULL (none, or not a
+ * regular file: a FIFO planted there is not waited on). */
+static FILE *
+open_regular(int dirfd, const char *name)
+{
+	struct stat sb;
+	FILE *f;
+	int fd;
+
+	if ((fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return NULL;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
+/* The new manifest's temporary, made in DIR (O_EXCL: never a link or
+ * another's file); -1 after saying why. */
+static int
+export_pcap_begin(struct export_run *x)
+{
+	int fd;
+
+	snprintf(x->mtmp, sizeof(x->mtmp), ".manifest.json.%ld", (long)getpid());
+	if ((fd = openat(x->dirfd, x->mtmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0644)) == -1) {
+		log_warn("--pcap: %s/%s", x->o->pcap, x->mtmp);
+		x->mtmp[0] = '\0';
+		return -1;
+	}
+	if ((x->mf = fdopen(fd, "w+")) == NULL) {
+		log_warn("--pcap: %s/%s", x->o->pcap, x->mtmp);
+		close(fd);
+		return -1;
+	}
+	json_array_begin(&x->manifest);
+	return 0;
+}
+
+/* The manifest completed and renamed over manifest.json (whole, as the
+ * rows were), then the earlier export's files it does not list removed;
+ * 0, or -1 after saying why. */
+static int
+export_pcap_finish(struct export_run *x)
+{
+	FILE *oldf;
+	int rc;
+
+	json_array_end(&x->manifest);
+	if (!json_ok(&x->manifest)) {
+		log_warnx("--pcap: %s/manifest.json: the document is broken", x->o->pcap);
+		return -1;
+	}
+	if (manifest_flush(x) != 0)
+		return -1;
+	if (fflush(x->mf) != 0 || ferror(x->mf)) {
+		log_warn("--pcap: %s/manifest.json", x->o->pcap);
+		return -1;
+	}
+	/* the earlier manifest, opened before it is replaced */
+	oldf = open_regular(x->dirfd, "manifest.json");
+	if (renameat(x->dirfd, x->mtmp, x->dirfd, "manifest.json") != 0) {
+		log_warn("--pcap: %s/manifest.json", x->o->pcap);
+		if (oldf != NULL)
+			fclose(oldf);
+		return -1;
+	}
+	x->mtmp[0] = '\0';
+	rc = oldf != NULL ? export_pcap_stale(x, oldf, x->mf) : 0;
+	if (oldf != NULL)
+		fclose(oldf);
+	return rc;
 }
 
 static int
@@ -292,10 +496,9 @@ cmd_export(int argc, char **argv)
 {
 	struct export_opts o;
 	struct export_run x;
+	struct export_doc doc;
 	struct conf c;
 	struct store *st = NULL;
-	const char *text;
-	size_t len;
 	int r, rc = EXIT_CLEAN;
 
 	if ((r = export_options(argc, argv, &o)) != 0) {
@@ -320,48 +523,27 @@ cmd_export(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto done;
 	}
-	json_array_begin(&x.j);
-	json_array_begin(&x.manifest);
-	if (!o.json)
-		export_csv_header(&x.csv);
-	if ((r = history_export(x.h, &o.q, export_row, &x)) != 0 || x.failed) {
-		if (!x.failed)
-			log_warnx("%s", history_error(x.h));
+	if (o.pcap != NULL && export_pcap_begin(&x) != 0) {
 		rc = EXIT_USAGE;
 		goto done;
 	}
-	json_array_end(&x.j);
-	json_array_end(&x.manifest);
-	if (x.csv.failed || !json_ok(&x.j) || !json_ok(&x.manifest)) {
-		log_warnx("export: out of memory");
+	/* to -o FILE (a temporary renamed into place when whole) or stdout */
+	doc.x = &x;
+	if (histcli_write(o.out, export_doc_write, &doc) != 0) {
 		rc = EXIT_USAGE;
 		goto done;
 	}
-	if (o.json) {
-		char *doc;
-
-		text = json_text(&x.j, &len);
-		if ((doc = malloc(len + 1)) == NULL) {
-			log_warnx("export: out of memory");
-			rc = EXIT_USAGE;
-			goto done;
-		}
-		memcpy(doc, text, len);
-		doc[len] = '\n';
-		rc = export_write(o.out, doc, len + 1) == 0 ? EXIT_CLEAN : EXIT_USAGE;
-		free(doc);
-	} else
-		rc = export_write(o.out, x.csv.p != NULL ? x.csv.p : "", x.csv.len) == 0 ?
-		    EXIT_CLEAN : EXIT_USAGE;
-	if (rc == EXIT_CLEAN && o.pcap != NULL) {
-		text = json_text(&x.manifest, &len);
-		if (write_at(x.dirfd, o.pcap, "manifest.json", text, len) != 0)
-			rc = EXIT_USAGE;
-	}
+	if (o.pcap != NULL && export_pcap_finish(&x) != 0)
+		rc = EXIT_USAGE;
 	/* an empty list is an answer, not an error: said where people look */
 	if (rc == EXIT_CLEAN && x.rows == 0)
 		fprintf(stderr, "scaleprobe: export: no results match\n");
 done:
+	if (x.mf != NULL)
+		fclose(x.mf);
+	/* a manifest never put in place goes */
+	if (x.mtmp[0] != '\0')
+		unlinkat(x.dirfd, x.mtmp, 0);
 	if (x.dirfd != -1)
 		close(x.dirfd);
 	csv_free(&x.csv);

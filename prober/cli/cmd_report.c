@@ -65,7 +65,7 @@ report_routes(struct report_section *s)
 		char err[256], ifname[ROUTE_IFNAMSIZ];
 		struct addr dst, gw;
 
-		if (addr_parse(p->row->address, &dst) != 0 ||
+		if (addr_parse(p->row.address, &dst) != 0 ||
 		    route_nexthop_on(rt, &dst, &gw, ifname, err, sizeof(err)) != 0)
 			continue;	/* the command keeps GW and DEV */
 		snprintf(p->dev, sizeof(p->dev), "%s", ifname);
@@ -116,7 +116,6 @@ cmd_report(int argc, char **argv)
 	const char *since_s = NULL, *until_s = NULL;
 	enum report_format fmt = FMT_TEXT;
 	int64_t since = INT64_MIN, until = INT64_MAX;
-	struct report_rows rows;
 	struct report rep;
 	struct report_doc doc;
 	char err[512];
@@ -173,15 +172,23 @@ cmd_report(int argc, char **argv)
 		conf_free(&c);
 		return EXIT_USAGE;
 	}
-	rc = report_query(db, since, until, &rows, err, sizeof(err));
-	conf_free(&c);
-	if (rc != 0) {
-		log_warnx("%s", err);
+	/* the rows folded as SQLite steps through them: memory follows the
+	 * paths, not the results of the window */
+	if (report_begin(&rep, since, until, fmt == FMT_JSON ? NULL : local_utcoff) != 0) {
+		log_warnx("report: out of memory");
+		conf_free(&c);
 		return EXIT_USAGE;
 	}
-	if (report_build(&rows, since, until, fmt == FMT_JSON ? NULL : local_utcoff, &rep) != 0) {
-		log_warnx("report: out of memory");
-		report_rows_free(&rows);
+	rc = report_query(db, since, until, report_add, &rep, err, sizeof(err));
+	conf_free(&c);
+	if (rc == 0 && report_end(&rep) != 0)
+		rc = 1;
+	if (rc == -1)
+		log_warnx("%s", err);
+	else if (rc != 0)	/* the changes beyond a run wait in a temporary file */
+		log_warnx("report: out of memory or of temporary space (TMPDIR)");
+	if (rc != 0) {
+		report_free(&rep);
 		return EXIT_USAGE;
 	}
 	report_routes(&rep.all);
@@ -191,7 +198,6 @@ cmd_report(int argc, char **argv)
 	doc.fmt = fmt;
 	rc = histcli_write(out_path, report_doc_write, &doc);
 	report_free(&rep);
-	report_rows_free(&rows);
 	return rc == 0 ? EXIT_CLEAN : EXIT_USAGE;
 }
 

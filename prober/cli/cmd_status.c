@@ -26,9 +26,12 @@
 static void
 status_usage(FILE *f)
 {
-	fprintf(f, "usage: scaleprobe status [-c config | socket]\n"
-	    "  socket: the daemon's control socket; default the control setting of the\n"
-	    "  configuration (default %s)\n", CONF_DEFAULT_PATH);
+	fprintf(f, "usage: scaleprobe status [-c FILE | SOCKET]\n"
+	    "  SOCKET              the daemon's control socket (default: the control\n"
+	    "                      setting of the configuration)\n"
+	    "  -c, --config FILE   take the control setting from FILE\n"
+	    "                      (default %s)\n"
+	    "  -h, --help          this text\n", CONF_DEFAULT_PATH);
 }
 
 static int
@@ -86,7 +89,13 @@ cmd_status(int argc, char **argv)
 	struct conf c;
 	int ch, rc;
 
-	while ((ch = getopt(argc, argv, "+c:h")) != -1)
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((ch = getopt_long(argc, argv, "+c:h", longopts, NULL)) != -1)
 		switch (ch) {
 		case 'c':
 			conf_path = optarg;

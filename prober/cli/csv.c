@@ -89,6 +89,12 @@ csv_end_row(struct csv *c)
 }
 
 void
+csv_clear(struct csv *c)
+{
+	c->len = 0;
+}
+
+void
 csv_free(struct csv *c)
 {
 	free(c->p);

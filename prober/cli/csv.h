@@ -34,6 +34,9 @@ void csv_field(struct csv *c, const char *s);
 void csv_number(struct csv *c, const char *s);
 /* Ends the row with CRLF. */
 void csv_end_row(struct csv *c);
+/* Drops the rows so far, keeping the buffer: a long file written out a
+ * row at a time. */
+void csv_clear(struct csv *c);
 void csv_free(struct csv *c);
 
 #endif

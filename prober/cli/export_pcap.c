@@ -170,3 +170,146 @@ export_pcap_name(const struct history_row *r, unsigned i, char *buf, size_t len)
 	a[o] = '\0';
 	snprintf(buf, len, "%04u-%s-%d-s%d.pcapng", i, a, r->port, r->scale_sent);
 }
+
+/* n decimal digits (at most max) at *p, after an optional '-' when
+ * sign; *p moved past them.  Whether there were 1..max. */
+static bool
+digits(const char **p, size_t max, bool sign, unsigned *v)
+{
+	const char *s = *p;
+	size_t n = 0;
+
+	*v = 0;
+	if (sign && *s == '-')
+		s++;
+	for (; *s >= '0' && *s <= '9' && n < max; s++, n++)
+		*v = *v * 10 + (unsigned)(*s - '0');
+	if (n == 0 || (*s >= '0' && *s <= '9'))
+		return false;
+	*p = s;
+	return true;
+}
+
+bool
+export_pcap_own_name(const char *name, unsigned *row)
+{
+	const char *p = name;
+	unsigned v;
+	size_t n = 0;
+
+	if (!digits(&p, 9, false, row) || p - name < 4 || *p++ != '-')
+		return false;
+	for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F') ||
+	    *p == '.' || *p == '_'; p++)
+		n++;
+	if (n == 0 || n > 63 || *p++ != '-' || !digits(&p, 5, true, &v) ||
+	    *p++ != '-' || *p++ != 's' || !digits(&p, 3, true, &v))
+		return false;
+	return strcmp(p, ".pcapng") == 0;
+}
+
+/* A JSON string's text after its opening quote, into buf (len bytes; ""
+ * when longer, or when it holds an escape: no name of ours has one).
+ * 0, or -1 at the end of f. */
+static int
+read_string(FILE *f, char *buf, size_t len)
+{
+	size_t n = 0;
+	bool bad = false;
+	int c;
+
+	while ((c = getc(f)) != EOF && c != '"') {
+		if (c == '\\') {
+			bad = true;
+			if (getc(f) == EOF)
+				return -1;
+			continue;
+		}
+		if (n + 1 < len)
+			buf[n++] = (char)c;
+		else
+			bad = true;
+	}
+	if (c == EOF)
+		return -1;
+	if (len > 0)
+		buf[bad ? 0 : n] = '\0';
+	return 0;
+}
+
+static int
+next_byte(FILE *f)
+{
+	int c;
+
+	while ((c = getc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+		;
+	return c;
+}
+
+void
+export_pcap_manifest_begin(struct export_manifest *m, FILE *f)
+{
+	memset(m, 0, sizeof(*m));
+	m->f = f;
+}
+
+int
+export_pcap_manifest_next(struct export_manifest *m, char *name, size_t len)
+{
+	char key[16];
+	int c;
+
+	if (len == 0 || m->bad)
+		return -1;
+	while (!m->done && (c = next_byte(m->f)) != EOF) {
+		switch (c) {
+		case '[':
+		case '{':
+			if ((m->depth == 0) != (c == '[' && !m->started) || m->depth >= 64)
+				goto bad;
+			m->started = true;
+			m->want_key = ++m->depth == 2 && c == '{';
+			break;
+		case ']':
+		case '}':
+			if (m->depth == 0)
+				goto bad;
+			m->done = --m->depth == 0;
+			m->want_key = false;
+			break;
+		case ',':
+			m->want_key = m->depth == 2;
+			break;
+		case '"':
+			if (m->depth == 0 || read_string(m->f, key, sizeof(key)) != 0)
+				goto bad;
+			if (!(m->depth == 2 && m->want_key))
+				break;
+			/* a key of one of the array's objects */
+			m->want_key = false;
+			if (next_byte(m->f) != ':')
+				goto bad;
+			if (strcmp(key, "file") != 0)
+				break;
+			if ((c = next_byte(m->f)) == '"') {
+				if (read_string(m->f, name, len) != 0)
+					goto bad;
+				return 1;
+			}
+			if (c == EOF)
+				goto bad;
+			ungetc(c, m->f);
+			break;
+		default:
+			if (m->depth == 0)
+				goto bad;
+			break;
+		}
+	}
+	if (m->done)
+		return 0;
+bad:
+	m->bad = true;
+	return -1;
+}

@@ -127,14 +127,16 @@ histcli_write_fd(int fd, const char *name, int (*render)(FILE *f, const void *ar
     const void *arg)
 {
 	FILE *f;
+	int rc;
 
 	if ((f = fdopen(fd, "w")) == NULL) {
 		log_warn("%s", name);
 		close(fd);
 		return -1;
 	}
-	if (render(f, arg) != 0 || ferror(f)) {
-		log_warn("%s", name);
+	if ((rc = render(f, arg)) != 0 || ferror(f)) {
+		if (rc != HISTCLI_SAID)
+			log_warn("%s", name);
 		fclose(f);
 		return -1;
 	}
@@ -177,7 +179,11 @@ histcli_write(const char *out, int (*render)(FILE *f, const void *arg), const vo
 	int fd;
 
 	if (out == NULL || strcmp(out, "-") == 0 || strcmp(out, "/dev/stdout") == 0) {
-		if (render(stdout, arg) != 0 || fflush(stdout) != 0 || ferror(stdout)) {
+		int rc = render(stdout, arg);
+
+		if (rc == HISTCLI_SAID)
+			return -1;
+		if (rc != 0 || fflush(stdout) != 0 || ferror(stdout)) {
 			log_warn("standard output");
 			return -1;
 		}
@@ -213,13 +219,15 @@ histcli_write(const char *out, int (*render)(FILE *f, const void *arg), const vo
 	/* mkostemp makes it 0600: what a plain create would, instead */
 	mask = umask(0);
 	umask(mask);
+	/* the errors name out, the file the user asked for: the temporary is
+	 * this function's business */
 	if (fchmod(fd, 0666 & ~mask) != 0) {
-		log_warn("%s", tmp);
+		log_warn("%s", out);
 		close(fd);
 		unlink(tmp);
 		return -1;
 	}
-	if (histcli_write_fd(fd, tmp, render, arg) != 0) {
+	if (histcli_write_fd(fd, out, render, arg) != 0) {
 		unlink(tmp);
 		return -1;
 	}

@@ -42,8 +42,10 @@ int histcli_run_begin(const struct conf *c, const char *db, const char *vantage,
  * place (a reader, a web server, never sees half a file); a FIFO or a
  * device is written as it is, never replaced (a FIFO no one reads is an
  * error at once, not a wait); a symbolic link or a directory is refused.
- * render returns 0, or -1 when a write failed.  0, or -1 said in one
- * line. */
+ * render returns 0; -1 when a write failed (then said here, naming out);
+ * or HISTCLI_SAID when it failed and said why itself.  Every error names
+ * out, never the temporary.  0, or -1 said in one line. */
+#define HISTCLI_SAID	(-2)
 int histcli_write(const char *out, int (*render)(FILE *f, const void *arg),
     const void *arg);
 

@@ -2,10 +2,12 @@
  * report.c -- the report's numbers from the store's rows: paths per
  * verdict per day, the changes of state, the hops that damage most paths,
  * the side findings, the problems and their advice; per vantage when
- * there are several.  Pure (report.h says what is counted).
+ * there are several, folded from the rows one at a time in bounded memory.
+ * Pure (report.h says what is counted).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report.h"
 
@@ -93,8 +95,90 @@ grow(void *vp, size_t n, size_t *cap, size_t sz)
 }
 
 struct caps {
-	size_t days, broken, fixed, hops, problems;
+	size_t days, hops, problems;
 };
+
+/* What report_add keeps between rows. */
+struct report_fold {
+	/* every string a kept row points to, once (open addressing): its
+	 * size follows the distinct paths, hops and vantages */
+	char **slot;
+	size_t nslots, used;
+	struct caps all_caps, cur_caps;
+	struct report_section cur;	/* the vantage being read */
+	bool cur_window;		/* it has a result in the window */
+	size_t capvantages;
+	/* the path being read: its name, its state (the last result that
+	 * measured something), its last result in the window and the day
+	 * that result stands for */
+	bool open;
+	const char *vantage, *address;
+	unsigned port;
+	bool have_state, state_baseline;
+	enum verdict state;
+	bool have_last;
+	struct report_row last;
+	bool day_open;
+	int64_t day;
+	enum verdict day_verdict;
+	bool failed;
+};
+
+static uint64_t
+str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int
+pool_grow(struct report_fold *f)
+{
+	size_t n = f->nslots ? f->nslots * 2 : 1024;
+	char **slot = calloc(n, sizeof(*slot));
+
+	if (slot == NULL)
+		return -1;
+	for (size_t i = 0; i < f->nslots; i++) {
+		size_t k;
+
+		if (f->slot[i] == NULL)
+			continue;
+		for (k = str_hash(f->slot[i]) & (n - 1); slot[k] != NULL; k = (k + 1) & (n - 1))
+			;
+		slot[k] = f->slot[i];
+	}
+	free(f->slot);
+	f->slot = slot;
+	f->nslots = n;
+	return 0;
+}
+
+/* The pool's copy of s (NULL for NULL); *oom on failure. */
+static const char *
+pool_str(struct report_fold *f, const char *s, bool *oom)
+{
+	size_t k;
+
+	if (s == NULL)
+		return NULL;
+	if (2 * (f->used + 1) > f->nslots && pool_grow(f) != 0) {
+		*oom = true;
+		return NULL;
+	}
+	for (k = str_hash(s) & (f->nslots - 1); f->slot[k] != NULL; k = (k + 1) & (f->nslots - 1))
+		if (strcmp(f->slot[k], s) == 0)
+			return f->slot[k];
+	if ((f->slot[k] = strdup(s)) == NULL) {
+		*oom = true;
+		return NULL;
+	}
+	f->used++;
+	return f->slot[k];
+}
 
 static struct report_day *
 day_slot(struct report_section *s, struct caps *c, int64_t day)
@@ -128,7 +212,7 @@ add_hop(struct report_section *s, struct caps *c, const struct report_row *r)
 	struct report_hop *h;
 
 	for (size_t i = 0; i < s->nhops; i++)
-		if (strcmp(s->hops[i].address, r->hop_address) == 0) {
+		if (s->hops[i].address == r->hop_address) {	/* pooled */
 			s->hops[i].paths++;
 			return 0;
 		}
@@ -143,71 +227,297 @@ add_hop(struct report_section *s, struct caps *c, const struct report_row *r)
 	return 0;
 }
 
-static bool
-same_path(const struct report_row *a, const struct report_row *b)
+/* The path's day (its last result that day) counted in s. */
+static int
+sect_day(struct report_section *s, struct caps *c, int64_t day, enum verdict v)
 {
-	return strcmp(a->vantage, b->vantage) == 0 && strcmp(a->address, b->address) == 0 &&
-	    a->port == b->port;
+	struct report_day *d = day_slot(s, c, day);
+
+	if (d == NULL)
+		return -1;
+	d->count[v]++;
+	return 0;
 }
 
-/* One path's rows, rows[0..n), in time order, into s. */
 static int
-add_path(struct report_section *s, struct caps *c, const struct report_row *rows, size_t n,
-    report_utcoff_fn utcoff)
+by_time(const void *a, const void *b)
 {
-	const struct report_row *state = NULL, *last = NULL;
+	const struct report_change *x = a, *y = b;
+
+	if (x->to.time_ns != y->to.time_ns)
+		return x->to.time_ns < y->to.time_ns ? -1 : 1;
+	return x->to.id < y->to.id ? -1 : x->to.id > y->to.id;
+}
+
+/* The full run of l sorted and written after the others. */
+static int
+spill(struct report_changes *l)
+{
+	qsort(l->v, l->n, sizeof(*l->v), by_time);
+	if (l->spill == NULL && (l->spill = tmpfile()) == NULL)
+		return -1;
+	if (fwrite(l->v, sizeof(*l->v), l->n, l->spill) != l->n)
+		return -1;
+	l->nruns++;
+	l->n = 0;
+	return 0;
+}
+
+static int
+sect_change(struct report_section *s, bool broken, const struct report_fold *f,
+    const struct report_row *to)
+{
+	struct report_changes *l = broken ? &s->broken : &s->fixed;
 	struct report_change *ch;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct report_row *r = &rows[i];
+	if (l->v == NULL && (l->v = malloc(REPORT_RUN * sizeof(*l->v))) == NULL)
+		return -1;
+	if (l->n == REPORT_RUN && spill(l) != 0)
+		return -1;
+	ch = &l->v[l->n++];
+	ch->from = f->state;
+	ch->from_baseline = f->state_baseline;
+	ch->to = *to;
+	if (broken)
+		s->nbroken++;
+	else
+		s->nfixed++;
+	return 0;
+}
 
-		if (!r->baseline) {
-			int64_t day = day_of(r->time_ns, utcoff);
-
-			s->results++;
-			last = r;
-			/* the day's last result stands for the day */
-			if (i + 1 == n || day_of(rows[i + 1].time_ns, utcoff) != day) {
-				struct report_day *d = day_slot(s, c, day);
-
-				if (d == NULL)
-					return -1;
-				d->count[r->verdict]++;
-			}
-			if (state != NULL && healthy(state->verdict) && report_is_problem(r->verdict)) {
-				if ((ch = grow(&s->broken, s->nbroken, &c->broken, sizeof(*ch))) == NULL)
-					return -1;
-				s->nbroken++;
-				ch->from = state;
-				ch->to = r;
-			}
-			if (state != NULL && report_is_problem(state->verdict) && healthy(r->verdict)) {
-				if ((ch = grow(&s->fixed, s->nfixed, &c->fixed, sizeof(*ch))) == NULL)
-					return -1;
-				s->nfixed++;
-				ch->from = state;
-				ch->to = r;
-			}
-		}
-		if (healthy(r->verdict) || report_is_problem(r->verdict))
-			state = r;
-	}
-	if (last == NULL)
+int
+report_iter_begin(struct report_iter *it, const struct report_changes *c)
+{
+	memset(it, 0, sizeof(*it));
+	it->c = c;
+	if (c->nruns == 0)
 		return 0;
+	if (fflush(c->spill) != 0 || (it->runs = calloc(c->nruns, sizeof(*it->runs))) == NULL)
+		return -1;
+	for (size_t r = 0; r < c->nruns; r++) {
+		it->runs[r].left = REPORT_RUN;
+		it->runs[r].off = (long long)(r * REPORT_RUN * sizeof(struct report_change));
+	}
+	return 0;
+}
+
+/* The next change of run r, read when its buffer is empty; NULL when the
+ * run is done (or a read failed: it->failed). */
+static const struct report_change *
+run_head(struct report_iter *it, struct report_run_cursor *rc)
+{
+	if (rc->pos == rc->len && rc->left > 0) {
+		size_t k = rc->left < REPORT_ITER_BUF ? rc->left : REPORT_ITER_BUF;
+		size_t want = k * sizeof(struct report_change);
+		ssize_t got = pread(fileno(it->c->spill), rc->buf, want, (off_t)rc->off);
+
+		if (got < 0 || (size_t)got != want) {
+			it->failed = true;
+			rc->left = 0;
+			return NULL;
+		}
+		rc->off += (long long)want;
+		rc->left -= k;
+		rc->pos = 0;
+		rc->len = k;
+	}
+	return rc->pos < rc->len ? &rc->buf[rc->pos] : NULL;
+}
+
+const struct report_change *
+report_iter_next(struct report_iter *it)
+{
+	const struct report_change *best = it->mem < it->c->n ? &it->c->v[it->mem] : NULL;
+	struct report_run_cursor *from = NULL;
+
+	if (it->failed)
+		return NULL;
+	for (size_t r = 0; r < it->c->nruns; r++) {
+		const struct report_change *h = run_head(it, &it->runs[r]);
+
+		if (h != NULL && (best == NULL || by_time(h, best) < 0)) {
+			best = h;
+			from = &it->runs[r];
+		}
+	}
+	if (it->failed || best == NULL)
+		return NULL;
+	if (from != NULL)
+		from->pos++;
+	else
+		it->mem++;
+	return best;
+}
+
+void
+report_iter_end(struct report_iter *it)
+{
+	free(it->runs);
+	memset(it, 0, sizeof(*it));
+}
+
+/* The path's last result in the window, into s: a path, its findings,
+ * and when a problem, its box and the problem itself. */
+static int
+sect_path(struct report_section *s, struct caps *c, const struct report_row *last)
+{
+	struct report_problem *p;
+
 	s->paths++;
 	for (unsigned b = 0; b < REPORT_NFINDINGS; b++)
 		if (last->findings & (1u << b))
 			s->findings[b]++;
-	if (report_is_problem(last->verdict)) {
-		struct report_problem *p;
+	if (!report_is_problem(last->verdict))
+		return 0;
+	if (last->hop_address != NULL && add_hop(s, c, last) != 0)
+		return -1;
+	if ((p = grow(&s->problems, s->nproblems, &c->problems, sizeof(*p))) == NULL)
+		return -1;
+	memset(p, 0, sizeof(*p));
+	p->row = *last;
+	p->seq = s->nproblems++;
+	return 0;
+}
 
-		if (last->hop_address != NULL && add_hop(s, c, last) != 0)
+/* The open path's end: its last day and its last result counted. */
+static int
+path_end(struct report *rep)
+{
+	struct report_fold *f = rep->fold;
+
+	if (f->day_open && (sect_day(&rep->all, &f->all_caps, f->day, f->day_verdict) != 0 ||
+	    sect_day(&f->cur, &f->cur_caps, f->day, f->day_verdict) != 0))
+		return -1;
+	if (f->have_last && (sect_path(&rep->all, &f->all_caps, &f->last) != 0 ||
+	    sect_path(&f->cur, &f->cur_caps, &f->last) != 0))
+		return -1;
+	f->open = f->have_state = f->have_last = f->day_open = false;
+	return 0;
+}
+
+static void
+changes_free(struct report_changes *l)
+{
+	free(l->v);
+	if (l->spill != NULL)
+		fclose(l->spill);
+}
+
+static void
+section_free(struct report_section *s)
+{
+	free(s->days);
+	changes_free(&s->broken);
+	changes_free(&s->fixed);
+	free(s->hops);
+	free(s->problems);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The vantage read so far made a section of its own when it has a result
+ * in the window (a vantage known only from its baseline, before --since,
+ * would be a section of nothing). */
+static int
+vantage_end(struct report *rep)
+{
+	struct report_fold *f = rep->fold;
+	struct report_section *v;
+
+	if (!f->cur_window)
+		section_free(&f->cur);
+	else {
+		if ((v = grow(&rep->vantages, rep->nvantages, &f->capvantages,
+		    sizeof(*v))) == NULL)
 			return -1;
-		if ((p = grow(&s->problems, s->nproblems, &c->problems, sizeof(*p))) == NULL)
+		*v = f->cur;
+		rep->nvantages++;
+	}
+	memset(&f->cur, 0, sizeof(f->cur));
+	memset(&f->cur_caps, 0, sizeof(f->cur_caps));
+	f->cur_window = false;
+	return 0;
+}
+
+int
+report_begin(struct report *rep, int64_t since_ns, int64_t until_ns, report_utcoff_fn utcoff)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->since_ns = since_ns;
+	rep->until_ns = until_ns;
+	rep->utcoff = utcoff;
+	if ((rep->fold = calloc(1, sizeof(*rep->fold))) == NULL)
+		return -1;
+	return 0;
+}
+
+/* One row into the open path (a new one when it names another). */
+static int
+fold_row(struct report *rep, const struct report_row *row)
+{
+	struct report_fold *f = rep->fold;
+	struct report_row r = *row;
+	bool oom = false;
+
+	r.vantage = pool_str(f, row->vantage, &oom);
+	r.address = pool_str(f, row->address, &oom);
+	r.hop_address = pool_str(f, row->hop_address, &oom);
+	r.clean_address = pool_str(f, row->clean_address, &oom);
+	if (oom || r.vantage == NULL || r.address == NULL)
+		return -1;
+	/* pooled: the same name is the same pointer */
+	if (!f->open || r.vantage != f->vantage || r.address != f->address || r.port != f->port) {
+		if (f->open && path_end(rep) != 0)
 			return -1;
-		s->nproblems++;
-		memset(p, 0, sizeof(*p));
-		p->row = last;
+		if (f->vantage != NULL && r.vantage != f->vantage && vantage_end(rep) != 0)
+			return -1;
+		f->cur.vantage = r.vantage;
+		f->open = true;
+		f->vantage = r.vantage;
+		f->address = r.address;
+		f->port = r.port;
+	}
+	if (!r.baseline) {
+		int64_t day = day_of(r.time_ns, rep->utcoff);
+
+		rep->all.results++;
+		f->cur.results++;
+		f->cur_window = true;
+		/* the day's last result stands for the day */
+		if (f->day_open && day != f->day &&
+		    (sect_day(&rep->all, &f->all_caps, f->day, f->day_verdict) != 0 ||
+		    sect_day(&f->cur, &f->cur_caps, f->day, f->day_verdict) != 0))
+			return -1;
+		f->day_open = true;
+		f->day = day;
+		f->day_verdict = r.verdict;
+		f->last = r;
+		f->have_last = true;
+		if (f->have_state) {
+			bool broken = healthy(f->state) && report_is_problem(r.verdict);
+			bool fixed = report_is_problem(f->state) && healthy(r.verdict);
+
+			if ((broken || fixed) && (sect_change(&rep->all, broken, f, &r) != 0 ||
+			    sect_change(&f->cur, broken, f, &r) != 0))
+				return -1;
+		}
+	}
+	/* what measured nothing leaves the state as it was */
+	if (healthy(r.verdict) || report_is_problem(r.verdict)) {
+		f->have_state = true;
+		f->state = r.verdict;
+		f->state_baseline = r.baseline;
+	}
+	return 0;
+}
+
+int
+report_add(void *arg, const struct report_row *row)
+{
+	struct report *rep = arg;
+
+	if (rep->fold->failed || fold_row(rep, row) != 0) {
+		rep->fold->failed = true;
+		return 1;
 	}
 	return 0;
 }
@@ -222,16 +532,6 @@ by_paths(const void *a, const void *b)
 	return strcmp(x->address, y->address);
 }
 
-static int
-by_time(const void *a, const void *b)
-{
-	const struct report_change *x = a, *y = b;
-
-	if (x->to->time_ns != y->to->time_ns)
-		return x->to->time_ns < y->to->time_ns ? -1 : 1;
-	return x->to->id < y->to->id ? -1 : x->to->id > y->to->id;
-}
-
 /* the problems that break connections first, then the others, each kind
  * in the rows' order */
 static int
@@ -244,104 +544,81 @@ static int
 by_damage(const void *a, const void *b)
 {
 	const struct report_problem *x = a, *y = b;
-	int rx = problem_rank(x->row->verdict), ry = problem_rank(y->row->verdict);
+	int rx = problem_rank(x->row.verdict), ry = problem_rank(y->row.verdict);
 
 	if (rx != ry)
 		return rx < ry ? -1 : 1;
-	return x->row < y->row ? -1 : x->row > y->row;
-}
-
-static int
-section(struct report_section *s, const struct report_row *rows, size_t n,
-    report_utcoff_fn utcoff)
-{
-	struct caps c = { 0, 0, 0, 0, 0 };
-
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
-
-		while (j < n && same_path(&rows[i], &rows[j]))
-			j++;
-		if (add_path(s, &c, rows + i, j - i, utcoff) != 0)
-			return -1;
-		i = j;
-	}
-	if (s->nhops > 1)
-		qsort(s->hops, s->nhops, sizeof(*s->hops), by_paths);
-	if (s->nbroken > 1)
-		qsort(s->broken, s->nbroken, sizeof(*s->broken), by_time);
-	if (s->nfixed > 1)
-		qsort(s->fixed, s->nfixed, sizeof(*s->fixed), by_time);
-	if (s->nproblems > 1)
-		qsort(s->problems, s->nproblems, sizeof(*s->problems), by_damage);
-	return 0;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static void
-section_free(struct report_section *s)
+section_sort(struct report_section *s)
 {
-	free(s->days);
-	free(s->broken);
-	free(s->fixed);
-	free(s->hops);
-	free(s->problems);
-	memset(s, 0, sizeof(*s));
+	if (s->nhops > 1)
+		qsort(s->hops, s->nhops, sizeof(*s->hops), by_paths);
+	/* the run being filled: the full ones were sorted when written */
+	if (s->broken.n > 1)
+		qsort(s->broken.v, s->broken.n, sizeof(*s->broken.v), by_time);
+	if (s->fixed.n > 1)
+		qsort(s->fixed.v, s->fixed.n, sizeof(*s->fixed.v), by_time);
+	if (s->nproblems > 1)
+		qsort(s->problems, s->nproblems, sizeof(*s->problems), by_damage);
+}
+
+int
+report_end(struct report *rep)
+{
+	struct report_fold *f = rep->fold;
+
+	if (f->failed || (f->open && path_end(rep) != 0) ||
+	    (f->vantage != NULL && vantage_end(rep) != 0)) {
+		f->failed = true;
+		return -1;
+	}
+	/* one vantage: the whole is its section */
+	if (rep->nvantages < 2) {
+		for (size_t i = 0; i < rep->nvantages; i++)
+			section_free(&rep->vantages[i]);
+		free(rep->vantages);
+		rep->vantages = NULL;
+		rep->nvantages = 0;
+	}
+	section_sort(&rep->all);
+	for (size_t i = 0; i < rep->nvantages; i++)
+		section_sort(&rep->vantages[i]);
+	return 0;
 }
 
 void
 report_free(struct report *rep)
 {
+	struct report_fold *f = rep->fold;
+
 	section_free(&rep->all);
 	for (size_t i = 0; i < rep->nvantages; i++)
 		section_free(&rep->vantages[i]);
 	free(rep->vantages);
+	if (f != NULL) {
+		section_free(&f->cur);
+		for (size_t i = 0; i < f->nslots; i++)
+			free(f->slot[i]);
+		free(f->slot);
+		free(f);
+	}
 	memset(rep, 0, sizeof(*rep));
-}
-
-/* The run of rows from i with rows->v[i]'s vantage ends before *end;
- * whether it holds a result in the window. */
-static bool
-vantage_run(const struct report_rows *rows, size_t i, size_t *end)
-{
-	bool in_window = !rows->v[i].baseline;
-	size_t j = i + 1;
-
-	while (j < rows->n && strcmp(rows->v[j].vantage, rows->v[i].vantage) == 0)
-		in_window |= !rows->v[j++].baseline;
-	*end = j;
-	return in_window;
 }
 
 int
 report_build(const struct report_rows *rows, int64_t since_ns, int64_t until_ns,
     report_utcoff_fn utcoff, struct report *rep)
 {
-	size_t nv = 0;
-
-	memset(rep, 0, sizeof(*rep));
-	rep->since_ns = since_ns;
-	rep->until_ns = until_ns;
-	rep->utcoff = utcoff;
-	if (section(&rep->all, rows->v, rows->n, utcoff) != 0)
+	if (report_begin(rep, since_ns, until_ns, utcoff) != 0)
 		goto fail;
-	/* rows come by vantage first: one section per run of them that has
-	 * a result in the window (a vantage known only from its baseline,
-	 * before --since, would be a section of nothing) */
-	for (size_t i = 0, j; i < rows->n; i = j)
-		if (vantage_run(rows, i, &j))
-			nv++;
-	if (nv < 2)
-		return 0;
-	if ((rep->vantages = calloc(nv, sizeof(*rep->vantages))) == NULL)
-		goto fail;
-	rep->nvantages = nv;
-	for (size_t i = 0, j, k = 0; i < rows->n; i = j) {
-		if (!vantage_run(rows, i, &j))
-			continue;
-		rep->vantages[k].vantage = rows->v[i].vantage;
-		if (section(&rep->vantages[k++], rows->v + i, j - i, utcoff) != 0)
+	for (size_t i = 0; i < rows->n; i++)
+		if (report_add(rep, &rows->v[i]) != 0)
 			goto fail;
-	}
+	if (report_end(rep) != 0)
+		goto fail;
 	return 0;
 fail:
 	report_free(rep);
@@ -351,7 +628,7 @@ fail:
 void
 report_problem_advice(const struct report_problem *p, enum advice_side side, struct advice *out)
 {
-	const struct report_row *r = p->row;
+	const struct report_row *r = &p->row;
 	struct advice_in in = {
 		.verdict = r->verdict,
 		.raised = (r->findings & REPORT_RAISED_BIT) != 0 && r->scale_applied > r->scale_sent,

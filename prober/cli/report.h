@@ -3,7 +3,8 @@
  * aggregated into what the report says, and its three renderings (text in
  * local time, JSON in RFC 3339 UTC, one self-contained HTML file with SVG
  * charts).  Pure: the rows, the clock's offsets and the routes are handed
- * in; rendering writes to a FILE the caller opened.
+ * in; rendering writes to a FILE the caller opened (the one file of its
+ * own: a temporary for a long list of changes, below).
  *
  * What is counted (scaleprobe(1), REPORT):
  *   - a path is (vantage, address, port); its verdict in a result is the
@@ -39,8 +40,47 @@ struct report_day {
 };
 
 struct report_change {
-	const struct report_row *from, *to;	/* to: the result that changed */
+	enum verdict from;			/* the state it changed from */
+	bool from_baseline;			/* that state: the last result
+						   before --since */
+	struct report_row to;			/* the result that changed */
 };
+
+/* One list of changes (broken or fixed) of a section, read in time order
+ * with report_iter.  The last REPORT_RUN are held; each full run before
+ * them was sorted and written to a temporary file, and reading merges the
+ * runs: a list costs a run of memory (and a few records a run to read it),
+ * whatever the number of changes. */
+#define REPORT_RUN	4096
+
+struct report_changes {
+	struct report_change *v;		/* the run being filled */
+	size_t n;
+	FILE *spill;				/* the full runs; NULL: none */
+	size_t nruns;
+};
+
+/* Reading a list: report_iter_begin (0, or -1 when memory runs out),
+ * report_iter_next until NULL (the change lasts until the next call;
+ * it->failed when NULL came of a read error), report_iter_end. */
+#define REPORT_ITER_BUF	32
+struct report_run_cursor {
+	struct report_change buf[REPORT_ITER_BUF];
+	size_t pos, len;			/* in buf */
+	size_t left;				/* after buf, in the file */
+	long long off;				/* of the next in the file */
+};
+
+struct report_iter {
+	const struct report_changes *c;
+	struct report_run_cursor *runs;		/* one per full run */
+	size_t mem;				/* the next of c->v */
+	bool failed;
+};
+
+int report_iter_begin(struct report_iter *it, const struct report_changes *c);
+const struct report_change *report_iter_next(struct report_iter *it);
+void report_iter_end(struct report_iter *it);
 
 struct report_hop {
 	const char *address;
@@ -50,7 +90,8 @@ struct report_hop {
 };
 
 struct report_problem {
-	const struct report_row *row;
+	struct report_row row;
+	size_t seq;				/* its place in the rows' order */
 	char gw[64], dev[16];			/* the route here; "" unknown */
 };
 
@@ -62,7 +103,7 @@ struct report_section {
 	const char *vantage;			/* NULL: every vantage */
 	struct report_day *days;
 	size_t ndays;
-	struct report_change *broken, *fixed;
+	struct report_changes broken, fixed;	/* in time order */
 	size_t nbroken, nfixed;
 	struct report_hop *hops;		/* most paths first */
 	size_t nhops;
@@ -76,17 +117,32 @@ struct report_section {
  * epoch); NULL means UTC. */
 typedef long (*report_utcoff_fn)(int64_t t);
 
+struct report_fold;				/* report.c's, while rows come */
+
 struct report {
 	int64_t since_ns, until_ns;		/* INT64_MIN / INT64_MAX: open */
 	report_utcoff_fn utcoff;		/* the days' and times' zone */
 	struct report_section all;		/* every vantage together */
 	struct report_section *vantages;	/* one per vantage, when several */
 	size_t nvantages;
+	struct report_fold *fold;		/* the path being folded, and the
+						   strings the sections point into */
 };
 
-
-/* Aggregates rows (sorted as report_query leaves them) with days cut at
- * utcoff's midnight.  0, or -1 when memory runs out. */
+/* The report is folded from the rows one at a time, in report_query's
+ * order (by vantage, path, time), with days cut at utcoff's midnight:
+ * report_begin, report_add for each row (a report_row_fn: it copies what
+ * it keeps, so a row's strings need last only while it is handed over),
+ * report_end.  What it holds is bounded by the distinct paths, hops and
+ * vantages, not by the results: per path, its state and last result; per
+ * day, the counts; per list of changes, a run (the rest in a temporary
+ * file).  0, or -1 (report_add: 1) when memory or the temporary file
+ * fails; report_free after either. */
+int report_begin(struct report *rep, int64_t since_ns, int64_t until_ns,
+    report_utcoff_fn utcoff);
+int report_add(void *rep, const struct report_row *row);
+int report_end(struct report *rep);
+/* All of rows (sorted as report_query hands them) at once. */
 int report_build(const struct report_rows *rows, int64_t since_ns, int64_t until_ns,
     report_utcoff_fn utcoff, struct report *rep);
 /* The advice for a problem and a side (with the gw and dev the caller

@@ -213,44 +213,55 @@ path_cell(FILE *f, const struct report_row *r)
 	fputs("</code></td>", f);
 }
 
-static void
-changes(FILE *f, const struct report *rep, const char *title, const struct report_change *c,
+/* -1 when the list could not be read */
+static int
+changes(FILE *f, const struct report *rep, const char *title, const struct report_changes *l,
     size_t n)
 {
 	char when[24];
+	const struct report_change *c;
+	struct report_iter it;
+	bool failed;
 
 	fprintf(f, "<h3>%s: %zu</h3>\n", title, n);
 	if (n == 0)
-		return;
+		return 0;
 	fprintf(f, "<table><tr><th>when</th><th>path</th><th>vantage</th><th>from</th><th>to</th>"
 	    "<th>box</th></tr>\n");
-	for (size_t i = 0; i < n; i++) {
-		report_local_time(rep, c[i].to->time_ns, when);
+	if (report_iter_begin(&it, l) != 0)
+		return -1;
+	while ((c = report_iter_next(&it)) != NULL) {
+		report_local_time(rep, c->to.time_ns, when);
 		fprintf(f, "<tr><td>%s</td>", when);
-		path_cell(f, c[i].to);
+		path_cell(f, &c->to);
 		fputs("<td>", f);
-		esc(f, c[i].to->vantage);
+		esc(f, c->to.vantage);
 		fputs("</td><td>", f);
-		badge(f, c[i].from->verdict);
+		badge(f, c->from);
 		fputs("</td><td>", f);
-		badge(f, c[i].to->verdict);
+		badge(f, c->to.verdict);
 		fputs("</td><td>", f);
-		if (report_is_problem(c[i].to->verdict) && c[i].to->hop_address != NULL) {
-			esc(f, c[i].to->hop_address);
-			fprintf(f, " (hop %d)", c[i].to->hop_index);
+		if (report_is_problem(c->to.verdict) && c->to.hop_address != NULL) {
+			esc(f, c->to.hop_address);
+			fprintf(f, " (hop %d)", c->to.hop_index);
 		}
 		fputs("</td></tr>\n", f);
 	}
+	failed = it.failed;
+	report_iter_end(&it);
 	fputs("</table>\n", f);
+	return failed ? -1 : 0;
 }
 
-static void
+/* -1 when a list of changes could not be read */
+static int
 section_tables(FILE *f, const struct report *rep, const struct report_section *s)
 {
 	bool any = false;
+	int rc = 0;
 
-	changes(f, rep, "Newly broken", s->broken, s->nbroken);
-	changes(f, rep, "Newly fixed", s->fixed, s->nfixed);
+	rc |= changes(f, rep, "Newly broken", &s->broken, s->nbroken);
+	rc |= changes(f, rep, "Newly fixed", &s->fixed, s->nfixed);
 	fprintf(f, "<h3>Hops named as the place of damage</h3>\n");
 	if (s->nhops == 0) {
 		fprintf(f, "<p class=\"none\">none</p>\n");
@@ -279,6 +290,7 @@ section_tables(FILE *f, const struct report *rep, const struct report_section *s
 	if (!any)
 		fputs("<tr><td class=\"none\">none</td><td></td></tr>\n", f);
 	fputs("</table>\n", f);
+	return rc;
 }
 
 static void
@@ -292,7 +304,7 @@ advice_html(FILE *f, const struct report *rep)
 		fprintf(f, "<p class=\"none\">No path's last result is a problem.</p>\n");
 	for (size_t i = 0; i < s->nproblems && i < REPORT_SHOWN; i++) {
 		const struct report_problem *p = &s->problems[i];
-		const struct report_row *r = p->row;
+		const struct report_row *r = &p->row;
 		char name[80];
 
 		snprintf(name, sizeof(name), r->v6 ? "[%s]:%u" : "%s:%u", r->address, r->port);
@@ -336,6 +348,7 @@ report_html(const struct report *rep, FILE *f)
 	char a[24], b[24];
 	unsigned problems = 0;
 	int64_t first, last;
+	int rc = 0;
 
 	for (size_t i = 0; i < rep->all.nproblems; i++)
 		problems++;
@@ -376,14 +389,14 @@ report_html(const struct report *rep, FILE *f)
 		chart(f, &rep->vantages[i], false, rep->vantages[i].vantage, first, last);
 	}
 	fprintf(f, "<h2>Changes, boxes and findings</h2>\n");
-	section_tables(f, rep, &rep->all);
+	rc |= section_tables(f, rep, &rep->all);
 	advice_html(f, rep);
 	for (size_t i = 0; i < rep->nvantages; i++) {
 		fputs("<h2>Vantage ", f);
 		esc(f, rep->vantages[i].vantage);
 		fputs("</h2>\n", f);
-		section_tables(f, rep, &rep->vantages[i]);
+		rc |= section_tables(f, rep, &rep->vantages[i]);
 	}
 	fprintf(f, "</main></body></html>\n");
-	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+	return rc == 0 && fflush(f) == 0 && !ferror(f) ? 0 : -1;
 }

@@ -1,7 +1,8 @@
 /*
  * report_json.c -- the report as one JSON object: the same sections as
  * the text, times in RFC 3339 UTC, days as UTC dates, and every problem's
- * advice per side (report_json's fields are scaleprobe(1)'s).  Pure.
+ * advice per side (report_json's fields are scaleprobe(1)'s), written out
+ * piece by piece.  Pure.
  */
 #include <stdint.h>
 #include <string.h>
@@ -43,26 +44,43 @@ jhop(struct json *j, const char *addr, int idx, const char *clean, int cidx)
 	json_object_end(j);
 }
 
-static void
-jchanges(struct json *j, const char *key, const struct report_change *c, size_t n)
+static int jflush(struct json *j, FILE *f);
+
+/* -1 when the list could not be read or written; each change leaves as
+ * it is made */
+static int
+jchanges(struct json *j, FILE *f, const char *key, const struct report_changes *l)
 {
+	const struct report_change *c;
+	struct report_iter it;
+	int rc = 0;
+
 	json_key(j, key);
 	json_array_begin(j);
-	for (size_t i = 0; i < n; i++) {
+	if (report_iter_begin(&it, l) != 0)
+		return -1;
+	while ((c = report_iter_next(&it)) != NULL) {
 		json_object_begin(j);
-		jpath(j, c[i].to);
-		json_kstring(j, "from", report_verdict_label(c[i].from->verdict));
-		json_kstring(j, "to", report_verdict_label(c[i].to->verdict));
-		jhop(j, c[i].to->hop_address, c[i].to->hop_index, c[i].to->clean_address,
-		    c[i].to->clean_index);
+		jpath(j, &c->to);
+		json_kstring(j, "from", report_verdict_label(c->from));
+		json_kstring(j, "to", report_verdict_label(c->to.verdict));
+		jhop(j, c->to.hop_address, c->to.hop_index, c->to.clean_address,
+		    c->to.clean_index);
 		json_object_end(j);
+		rc |= jflush(j, f);
 	}
+	if (it.failed)
+		rc = -1;
+	report_iter_end(&it);
 	json_array_end(j);
+	return rc;
 }
 
-static void
-jsection(struct json *j, const struct report_section *s)
+static int
+jsection(struct json *j, FILE *f, const struct report_section *s)
 {
+	int rc = 0;
+
 	char d[11];
 
 	json_kuint(j, "paths", s->paths);
@@ -82,8 +100,8 @@ jsection(struct json *j, const struct report_section *s)
 		json_object_end(j);
 	}
 	json_array_end(j);
-	jchanges(j, "newly_broken", s->broken, s->nbroken);
-	jchanges(j, "newly_fixed", s->fixed, s->nfixed);
+	rc |= jchanges(j, f, "newly_broken", &s->broken);
+	rc |= jchanges(j, f, "newly_fixed", &s->fixed);
 	json_key(j, "hops");
 	json_array_begin(j);
 	for (size_t i = 0; i < s->nhops; i++) {
@@ -104,6 +122,7 @@ jsection(struct json *j, const struct report_section *s)
 		if (report_finding_label(b) != NULL)
 			json_kuint(j, report_finding_label(b), s->findings[b]);
 	json_object_end(j);
+	return rc;
 }
 
 static void
@@ -116,13 +135,24 @@ jadvice(struct json *j, const struct advice *a)
 	json_object_end(j);
 }
 
+/* What j holds so far, written to f and dropped: the document leaves in
+ * pieces (a problem's advice at a time), never whole in memory. */
+static int
+jflush(struct json *j, FILE *f)
+{
+	size_t len;
+	const char *text = json_text(j, &len);
+	int rc = fwrite(text, 1, len, f) == len ? 0 : -1;
+
+	json_clear_text(j);
+	return rc;
+}
+
 int
 report_json(const struct report *rep, FILE *f)
 {
 	struct advice a;
 	struct json j;
-	const char *text;
-	size_t len;
 	int rc = 0;
 
 	json_init(&j);
@@ -140,12 +170,13 @@ report_json(const struct report *rep, FILE *f)
 	for (int i = 0; i < REPORT_NVERDICTS; i++)
 		json_string(&j, report_verdict_label(report_verdict_order[i]));
 	json_array_end(&j);
-	jsection(&j, &rep->all);
+	rc |= jsection(&j, f, &rep->all);
+	rc |= jflush(&j, f);
 	json_key(&j, "problems");
 	json_array_begin(&j);
 	for (size_t i = 0; i < rep->all.nproblems; i++) {
 		const struct report_problem *p = &rep->all.problems[i];
-		const struct report_row *r = p->row;
+		const struct report_row *r = &p->row;
 
 		json_object_begin(&j);
 		jpath(&j, r);
@@ -171,6 +202,7 @@ report_json(const struct report *rep, FILE *f)
 		jadvice(&j, &a);
 		json_object_end(&j);
 		json_object_end(&j);
+		rc |= jflush(&j, f);
 	}
 	json_array_end(&j);
 	json_key(&j, "vantages");
@@ -178,18 +210,14 @@ report_json(const struct report *rep, FILE *f)
 	for (size_t i = 0; i < rep->nvantages; i++) {
 		json_object_begin(&j);
 		json_kstring(&j, "vantage", rep->vantages[i].vantage);
-		jsection(&j, &rep->vantages[i]);
+		rc |= jsection(&j, f, &rep->vantages[i]);
 		json_object_end(&j);
+		rc |= jflush(&j, f);
 	}
 	json_array_end(&j);
 	json_object_end(&j);
-	if (!json_ok(&j)) {
+	if (!json_ok(&j) || jflush(&j, f) != 0 || fputc('\n', f) == EOF || fflush(f) != 0)
 		rc = -1;
-	} else {
-		text = json_text(&j, &len);
-		if (fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF || fflush(f) != 0)
-			rc = -1;
-	}
 	json_free(&j);
 	return rc;
 }

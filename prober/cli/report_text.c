@@ -105,37 +105,47 @@ text_days(const struct report_section *s, FILE *f)
 	}
 }
 
-static void
-text_changes(const struct report *rep, const char *title, const struct report_change *c,
+/* -1 when the list could not be read */
+static int
+text_changes(const struct report *rep, const char *title, const struct report_changes *l,
     size_t n, bool vantage, FILE *f)
 {
 	char when[24], p[64], v[256];
+	const struct report_change *c;
+	struct report_iter it;
+	bool failed;
 
 	fprintf(f, "%s: %zu\n", title, n);
-	for (size_t i = 0; i < n; i++) {
-		report_local_time(rep, c[i].to->time_ns, when);
-		path_name(c[i].to, p, sizeof(p));
-		fprintf(f, "  %s  %-28s %s -> %s", when, p, report_verdict_label(c[i].from->verdict),
-		    report_verdict_label(c[i].to->verdict));
+	if (report_iter_begin(&it, l) != 0)
+		return -1;
+	while ((c = report_iter_next(&it)) != NULL) {
+		report_local_time(rep, c->to.time_ns, when);
+		path_name(&c->to, p, sizeof(p));
+		fprintf(f, "  %s  %-28s %s -> %s", when, p, report_verdict_label(c->from),
+		    report_verdict_label(c->to.verdict));
 		if (vantage)
-			fprintf(f, "  (vantage %s)", safe(c[i].to->vantage, v, sizeof(v)));
-		if (report_is_problem(c[i].to->verdict) && c[i].to->hop_address != NULL)
-			fprintf(f, "  at %s (hop %d)", safe(c[i].to->hop_address, v, sizeof(v)),
-			    c[i].to->hop_index);
+			fprintf(f, "  (vantage %s)", safe(c->to.vantage, v, sizeof(v)));
+		if (report_is_problem(c->to.verdict) && c->to.hop_address != NULL)
+			fprintf(f, "  at %s (hop %d)", safe(c->to.hop_address, v, sizeof(v)),
+			    c->to.hop_index);
 		fputc('\n', f);
 	}
+	failed = it.failed;
+	report_iter_end(&it);
+	return failed ? -1 : 0;
 }
 
-static void
+static int
 text_section(const struct report *rep, const struct report_section *s, bool vantage, FILE *f)
 {
 	bool any = false;
+	int rc = 0;
 
 	fprintf(f, "%u paths, %u results\n\n", s->paths, s->results);
 	text_days(s, f);
 	fputc('\n', f);
-	text_changes(rep, "Newly broken", s->broken, s->nbroken, vantage, f);
-	text_changes(rep, "Newly fixed", s->fixed, s->nfixed, vantage, f);
+	rc |= text_changes(rep, "Newly broken", &s->broken, s->nbroken, vantage, f);
+	rc |= text_changes(rep, "Newly fixed", &s->fixed, s->nfixed, vantage, f);
 	fprintf(f, "\nHops named as the place of damage (paths each damages, last results)\n");
 	for (size_t i = 0; i < s->nhops; i++) {
 		const struct report_hop *h = &s->hops[i];
@@ -157,6 +167,7 @@ text_section(const struct report *rep, const struct report_section *s, bool vant
 		}
 	if (!any)
 		fprintf(f, "  none\n");
+	return rc;
 }
 
 /* text as lines of at most WRAP columns, the first after lead, the others
@@ -203,7 +214,7 @@ text_advice(const struct report *rep, FILE *f)
 	    s->nproblems == 1 ? "" : "s");
 	for (size_t i = 0; i < s->nproblems && i < REPORT_SHOWN; i++) {
 		const struct report_problem *pr = &s->problems[i];
-		const struct report_row *r = pr->row;
+		const struct report_row *r = &pr->row;
 
 		report_local_time(rep, r->time_ns, when);
 		path_name(r, p, sizeof(p));
@@ -236,6 +247,7 @@ int
 report_text(const struct report *rep, FILE *f)
 {
 	char a[24], b[24], v[256];
+	int rc = 0;
 
 	if (rep->since_ns != INT64_MIN)
 		report_local_time(rep, rep->since_ns, a);
@@ -250,11 +262,11 @@ report_text(const struct report *rep, FILE *f)
 			fprintf(f, "  %s\n", safe(rep->vantages[i].vantage, v, sizeof(v)));
 		fprintf(f, "\n== every vantage\n");
 	}
-	text_section(rep, &rep->all, rep->nvantages > 1, f);
+	rc |= text_section(rep, &rep->all, rep->nvantages > 1, f);
 	for (size_t i = 0; i < rep->nvantages; i++) {
 		fprintf(f, "\n== vantage %s\n", safe(rep->vantages[i].vantage, v, sizeof(v)));
-		text_section(rep, &rep->vantages[i], false, f);
+		rc |= text_section(rep, &rep->vantages[i], false, f);
 	}
 	text_advice(rep, f);
-	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+	return rc == 0 && fflush(f) == 0 && !ferror(f) ? 0 : -1;
 }

@@ -40,6 +40,13 @@ json_reset(struct json *j)
 	j->buf[0] = '\0';
 }
 
+void
+json_clear_text(struct json *j)
+{
+	j->len = 0;
+	j->buf[0] = '\0';
+}
+
 static void
 json_put(struct json *j, const char *s, size_t n)
 {

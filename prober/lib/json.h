@@ -46,6 +46,10 @@ void json_init(struct json *j);
 void json_free(struct json *j);
 /* Empties the document, keeping the buffer. */
 void json_reset(struct json *j);
+/* Drops the text so far but keeps the writer's place in the document: a
+ * long document is written out piece by piece (json_text, then this), in
+ * the memory of one piece. */
+void json_clear_text(struct json *j);
 
 void json_object_begin(struct json *j);
 void json_object_end(struct json *j);

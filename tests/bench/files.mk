@@ -9,7 +9,8 @@ listener_SRCS = tests/bench/listener.c
 BENCH_PROGS += store_bench
 store_bench_SRCS = tests/bench/store_bench.c tests/unit/storegen.c $(DB_SRCS) $(PURE_SRCS)
 store_bench_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null) -lm
-# show HOST's query on 65,536 hosts x 15 results (issue 17), for the note:
+# show HOST's query on 65,536 hosts x 15 results (issue 17), for the note;
+# also the generator of tests/bench/report-rss's store of 1,000,000 results:
 #   build/plain/bench/history_bench FILE [HOSTS RESULTS QUERIES LIMIT_US]
 BENCH_PROGS += history_bench
 history_bench_SRCS = tests/bench/history_bench.c tests/unit/storegen.c $(DB_SRCS) $(PURE_SRCS)

@@ -520,6 +520,78 @@ test_export_pcap(void **state)
 	store_close(st, NULL, 0);
 }
 
+/* What tells an earlier export's files: a name of export_pcap_name's
+ * shape (never a path, a hidden file or another's), and an earlier
+ * manifest's "file" members read one at a time, whatever else it holds. */
+static void
+test_pcap_stale(void **state)
+{
+	static const struct {
+		const char *name;
+		bool own;
+		unsigned row;
+	} names[] = {
+		{ "0003-198.19.0.1-80-s7.pcapng", true, 3 },
+		{ "12345-fd00_5ca1_100__16-443-s14.pcapng", true, 12345 },
+		{ "0001-198.18.0.1--1-s-1.pcapng", true, 1 },
+		{ "003-198.19.0.1-80-s7.pcapng", false, 0 },		/* 4 digits at least */
+		{ "0003-198.19.0.1-80-s7.pcapng.bak", false, 0 },
+		{ "0003-../etc-80-s7.pcapng", false, 0 },
+		{ "0003-a/b-80-s7.pcapng", false, 0 },
+		{ ".0003-198.19.0.1-80-s7.pcapng", false, 0 },
+		{ "0003--80-s7.pcapng", false, 0 },
+		{ "0003-198.19.0.1-80-7.pcapng", false, 0 },
+		{ "0003-198.19.0.1-123456-s7.pcapng", false, 0 },
+		{ "notes.txt", false, 0 },
+		{ "manifest.json", false, 0 },
+		{ "", false, 0 },
+	};
+	/* nested "file" keys, a "file" inside a string, null files, an
+	 * escaped name: only the array's objects' plain strings */
+	static const char manifest[] =
+	    "[{\"file\":\"0001-a-80-s7.pcapng\",\"packets\":7,\"target\":\"x\\\"file\\\":\\\"0009-b-1-s0.pcapng\","
+	    "\"option_diff\":{\"file\":\"0008-c-1-s0.pcapng\"}},\n"
+	    " {\"file\": null, \"why\": \"no evidence\"},\n"
+	    " {\"packets\":1, \"file\" : \"0003-d-443-s14.pcapng\"},"
+	    " {\"file\":\"0004-e\\u0041-1-s0.pcapng\"}]\n";
+	struct export_manifest m;
+	char name[64];
+	unsigned row;
+	FILE *f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		row = 0;
+		assert_int_equal(export_pcap_own_name(names[i].name, &row), names[i].own);
+		if (names[i].own)
+			assert_int_equal(row, names[i].row);
+	}
+	assert_non_null(f = fmemopen((void *)manifest, sizeof(manifest) - 1, "r"));
+	export_pcap_manifest_begin(&m, f);
+	assert_int_equal(export_pcap_manifest_next(&m, name, sizeof(name)), 1);
+	assert_string_equal(name, "0001-a-80-s7.pcapng");
+	assert_int_equal(export_pcap_manifest_next(&m, name, sizeof(name)), 1);
+	assert_string_equal(name, "0003-d-443-s14.pcapng");
+	assert_int_equal(export_pcap_manifest_next(&m, name, sizeof(name)), 1);
+	assert_string_equal(name, "");		/* escaped: none of ours */
+	assert_int_equal(export_pcap_manifest_next(&m, name, sizeof(name)), 0);
+	assert_int_equal(export_pcap_manifest_next(&m, name, sizeof(name)), 0);
+	fclose(f);
+	/* not a manifest: an object, text, a cut array */
+	static const char *const bad[] = { "{\"file\":\"0001-a-1-s0.pcapng\"}", "hello",
+	    "[{\"file\":\"0001-a-1-s0.pcapng\"}, {\"file\":\"00", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r;
+
+		assert_non_null(f = fmemopen((void *)bad[i], strlen(bad[i]) + 1, "r"));
+		export_pcap_manifest_begin(&m, f);
+		while ((r = export_pcap_manifest_next(&m, name, sizeof(name))) == 1)
+			;
+		assert_int_equal(r, -1);
+		fclose(f);
+	}
+}
+
 /* A store edited by hand: nothing read is trusted. */
 static void
 test_hand_edited(void **state)
@@ -615,6 +687,7 @@ main(void)
 		cmocka_unit_test(test_show_plan),
 		cmocka_unit_test(test_export_store),
 		cmocka_unit_test(test_export_pcap),
+		cmocka_unit_test(test_pcap_stale),
 		cmocka_unit_test(test_hand_edited),
 	};
 

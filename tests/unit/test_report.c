@@ -118,6 +118,26 @@ utc_plus_1(int64_t t)
 	return 3600;
 }
 
+/* Change i of a list, in the order reading gives them. */
+static struct report_change
+change_at(const struct report_changes *l, size_t i)
+{
+	struct report_change out;
+	const struct report_change *c;
+	struct report_iter it;
+	size_t k = 0;
+
+	memset(&out, 0, sizeof(out));
+	assert_int_equal(report_iter_begin(&it, l), 0);
+	while ((c = report_iter_next(&it)) != NULL && k++ < i)
+		;
+	assert_non_null(c);
+	out = *c;
+	assert_false(it.failed);
+	report_iter_end(&it);
+	return out;
+}
+
 static const struct report_day *
 day(const struct report_section *s, int d)
 {
@@ -159,11 +179,11 @@ test_numbers(void **state)
 	 * .15 and west's were never seen healthy */
 	assert_int_equal(rep.all.nbroken, 2);
 	assert_int_equal(rep.all.nfixed, 1);
-	assert_int_equal(rep.all.broken[0].to->time_ns, NS(0, 10));
-	assert_int_equal(rep.all.broken[0].from->verdict, VERDICT_OK);
-	assert_true(rep.all.broken[0].from->baseline);
-	assert_int_equal(rep.all.broken[1].to->time_ns, NS(5, 9));
-	assert_int_equal(rep.all.fixed[0].to->time_ns, NS(2, 10));
+	assert_int_equal(change_at(&rep.all.broken, 0).to.time_ns, NS(0, 10));
+	assert_int_equal(change_at(&rep.all.broken, 0).from, VERDICT_OK);
+	assert_true(change_at(&rep.all.broken, 0).from_baseline);
+	assert_int_equal(change_at(&rep.all.broken, 1).to.time_ns, NS(5, 9));
+	assert_int_equal(change_at(&rep.all.fixed, 0).to.time_ns, NS(2, 10));
 	/* last results: .11 east rewritten (3.2), .15 stripped (3.2),
 	 * ::16 syn-dropped (not located), west .16 (4.2), west .11 (3.2) */
 	assert_int_equal(rep.all.nproblems, 5);
@@ -360,7 +380,7 @@ test_many_problems(void **state)
 	qsort(many, REPORT_SHOWN + 10, sizeof(many[0]), by_path_time);
 	assert_int_equal(report_build(&rs, INT64_MIN, INT64_MAX, NULL, &rep), 0);
 	assert_int_equal(rep.all.nproblems, REPORT_SHOWN + 10);
-	assert_int_equal(rep.all.problems[0].row->verdict, VERDICT_SYN_DROPPED);
+	assert_int_equal(rep.all.problems[0].row.verdict, VERDICT_SYN_DROPPED);
 	t = render(report_text, &rep);
 	assert_non_null(strstr(t, "and 10 more paths with a problem"));
 	assert_int_equal(count(t, "    client side:"), REPORT_SHOWN);
@@ -432,6 +452,166 @@ test_vantage_only_before(void **state)
 	report_free(&rep);
 }
 
+/* report_add keeps what it needs of a row: each row handed over in
+ * buffers overwritten right after (as report_query's are) makes the same
+ * report, byte for byte in every rendering, as the rows held whole. */
+static void
+test_streamed(void **state)
+{
+	struct report whole, streamed;
+	char vantage[64], address[64], hop[64], clean[64];
+	int (*fmts[])(const struct report *, FILE *) = { report_text, report_json, report_html };
+
+	(void)state;
+	make_rows();
+	assert_int_equal(report_build(&rows, NS(0, 0), NS(6, 0), NULL, &whole), 0);
+	assert_int_equal(report_begin(&streamed, NS(0, 0), NS(6, 0), NULL), 0);
+	for (size_t i = 0; i < rows.n; i++) {
+		struct report_row r = rows.v[i];
+
+		snprintf(vantage, sizeof(vantage), "%s", r.vantage);
+		snprintf(address, sizeof(address), "%s", r.address);
+		r.vantage = vantage;
+		r.address = address;
+		if (r.hop_address != NULL)
+			r.hop_address = strcpy(hop, r.hop_address);
+		if (r.clean_address != NULL)
+			r.clean_address = strcpy(clean, r.clean_address);
+		assert_int_equal(report_add(&streamed, &r), 0);
+		memset(vantage, 'X', sizeof(vantage) - 1);
+		memset(address, 'X', sizeof(address) - 1);
+		memset(hop, 'X', sizeof(hop) - 1);
+		memset(clean, 'X', sizeof(clean) - 1);
+		vantage[63] = address[63] = hop[63] = clean[63] = '\0';
+	}
+	assert_int_equal(report_end(&streamed), 0);
+	for (size_t k = 0; k < sizeof(fmts) / sizeof(fmts[0]); k++) {
+		char *a = render(fmts[k], &whole), *b = render(fmts[k], &streamed);
+
+		assert_string_equal(a, b);
+		assert_null(strstr(b, "XXXX"));
+		free(a);
+		free(b);
+	}
+	report_free(&whole);
+	report_free(&streamed);
+}
+
+/* What the report holds follows the paths and days, not the results:
+ * 200,000 results of 20 paths over 10 days fold into 10 days, 20 paths
+ * and the changes there are (a path flapping every 1,000th result), and
+ * the days still count each path once. */
+static void
+test_bounded(void **state)
+{
+	struct report rep;
+	char addr[20][20];
+	unsigned changes = 0;
+
+	(void)state;
+	for (int p = 0; p < 20; p++)
+		snprintf(addr[p], sizeof(addr[p]), "198.18.100.%d", p + 1);
+	assert_int_equal(report_begin(&rep, INT64_MIN, INT64_MAX, NULL), 0);
+	for (int p = 0; p < 20; p++)
+		for (int i = 0; i < 10000; i++) {
+			/* path 0 flaps: rewritten for its results 1000..1999, 3000..3999, ... */
+			enum verdict v = p == 0 && (i / 1000) % 2 == 1 ? VERDICT_REWRITTEN :
+			    i % 3 == 0 ? VERDICT_CLOSED : VERDICT_OK;
+			struct report_row r = row("east", addr[p], 80,
+			    NS(i / 1000, 0) + (int64_t)(i % 1000) * 1000000000LL, v);
+
+			assert_int_equal(report_add(&rep, &r), 0);
+		}
+	assert_int_equal(report_end(&rep), 0);
+	/* path 0: ok -> rewritten at 1000, 3000, ..., 9000; back at 2000, ... 8000 */
+	changes = (unsigned)(rep.all.nbroken + rep.all.nfixed);
+	assert_int_equal(rep.all.results, 200000);
+	assert_int_equal(rep.all.paths, 20);
+	assert_int_equal(rep.all.ndays, 10);
+	assert_int_equal(rep.all.nbroken, 5);
+	assert_int_equal(rep.all.nfixed, 4);
+	assert_int_equal(changes, 9);
+	assert_int_equal(rep.all.nproblems, 1);		/* path 0 ends rewritten */
+	assert_int_equal(rep.all.nhops, 1);
+	assert_int_equal(rep.all.hops[0].paths, 1);
+	for (size_t d = 0; d < rep.all.ndays; d++) {
+		unsigned n = 0;
+
+		for (int v = 0; v < REPORT_NVERDICTS; v++)
+			n += rep.all.days[d].count[v];
+		assert_int_equal(n, 20);
+	}
+	assert_int_equal(rep.all.days[1].count[VERDICT_REWRITTEN], 1);
+	assert_int_equal(rep.all.days[2].count[VERDICT_REWRITTEN], 0);
+	assert_int_equal(rep.nvantages, 0);
+	report_free(&rep);
+}
+
+/* More changes than a run holds: the full runs go to a temporary file
+ * and reading merges them, every change once, in time order (then id),
+ * whichever path and run it came from; the text lists them all. */
+static void
+test_spilled(void **state)
+{
+	enum { PATHS = 7, RESULTS = 3001 };	/* 7 x 1500 of each: runs of 4096 */
+	struct report rep;
+	char addr[PATHS][20];
+	const struct report_change *c;
+	struct report_iter it;
+	int64_t last_t = INT64_MIN, last_id = 0;
+	size_t n = 0, per_path[PATHS] = { 0 };
+	char *t;
+
+	(void)state;
+	for (int p = 0; p < PATHS; p++)
+		snprintf(addr[p], sizeof(addr[p]), "198.18.100.%d", p + 1);
+	assert_int_equal(report_begin(&rep, INT64_MIN, INT64_MAX, NULL), 0);
+	/* each path flaps every result, its times interleaved with the others' */
+	for (int p = 0; p < PATHS; p++)
+		for (int i = 0; i < RESULTS; i++) {
+			struct report_row r = row("east", addr[p], 80,
+			    NS(0, 0) + ((int64_t)i * PATHS + (PATHS - 1 - p)) * 1000000000LL,
+			    i % 2 ? VERDICT_REWRITTEN : VERDICT_OK);
+
+			assert_int_equal(report_add(&rep, &r), 0);
+		}
+	assert_int_equal(report_end(&rep), 0);
+	assert_int_equal(rep.all.nbroken, PATHS * (RESULTS / 2));
+	assert_int_equal(rep.all.nfixed, PATHS * (RESULTS / 2));
+	assert_true(rep.all.broken.nruns >= 2);
+	assert_non_null(rep.all.broken.spill);
+	assert_int_equal(report_iter_begin(&it, &rep.all.broken), 0);
+	while ((c = report_iter_next(&it)) != NULL) {
+		assert_true(c->to.time_ns > last_t ||
+		    (c->to.time_ns == last_t && c->to.id > last_id));
+		last_t = c->to.time_ns;
+		last_id = c->to.id;
+		assert_int_equal(c->from, VERDICT_OK);
+		assert_int_equal(c->to.verdict, VERDICT_REWRITTEN);
+		assert_int_equal(strncmp(c->to.address, "198.18.100.", 11), 0);
+		per_path[atoi(c->to.address + 11) - 1]++;
+		n++;
+	}
+	assert_false(it.failed);
+	report_iter_end(&it);
+	assert_int_equal(n, rep.all.nbroken);
+	for (int p = 0; p < PATHS; p++)
+		assert_int_equal(per_path[p], RESULTS / 2);
+	/* the text's lines, one at a time (a search of the whole text per
+	 * match would take ASan seconds) */
+	t = render(report_text, &rep);
+	n = 0;
+	for (char *line = t, *nl; line != NULL; line = nl != NULL ? nl + 1 : NULL) {
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl = '\0';
+		n += strstr(line, " ok -> rewritten") != NULL;
+		n += strstr(line, " rewritten -> ok") != NULL;
+	}
+	assert_int_equal(n, 2 * PATHS * (RESULTS / 2));
+	free(t);
+	report_free(&rep);
+}
+
 /* The colours: one per verdict, all different. */
 static void
 test_palette(void **state)
@@ -461,6 +641,9 @@ main(void)
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_many_problems),
 		cmocka_unit_test(test_terminal),
+		cmocka_unit_test(test_streamed),
+		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_spilled),
 		cmocka_unit_test(test_palette),
 	};
 

@@ -98,6 +98,7 @@ test_rows(void **state)
 	struct report rep;
 
 	(void)state;
+	memset(&rows, 0, sizeof(rows));
 	assert_non_null(st);
 	run(st, "a", T0, 8, false);
 	run(st, "a", T0 + 2 * DAY, 8, true);
@@ -105,7 +106,8 @@ test_rows(void **state)
 	assert_int_equal(store_flush(st, true), 0);
 
 	/* the window from day 1: runs 2 and 3, run 1 the baseline */
-	assert_int_equal(report_query(file, (T0 + DAY) * NS, INT64_MAX, &rows, err, sizeof(err)), 0);
+	assert_int_equal(report_query(file, (T0 + DAY) * NS, INT64_MAX, report_rows_add, &rows, err,
+	    sizeof(err)), 0);
 	assert_int_equal(rows.n, 8 + 8 + 4);
 	r = find(&rows, "a", 1, true);
 	assert_int_equal(r->verdict, VERDICT_REWRITTEN);
@@ -150,12 +152,13 @@ test_rows(void **state)
 	report_rows_free(&rows);
 
 	/* until is exclusive: run 3 starts at day 3 */
-	assert_int_equal(report_query(file, (T0 + DAY) * NS, (T0 + 3 * DAY) * NS, &rows, err,
-	    sizeof(err)), 0);
+	assert_int_equal(report_query(file, (T0 + DAY) * NS, (T0 + 3 * DAY) * NS,
+	    report_rows_add, &rows, err, sizeof(err)), 0);
 	assert_int_equal(rows.n, 8 + 8);
 	report_rows_free(&rows);
 	/* no baseline without --since */
-	assert_int_equal(report_query(file, INT64_MIN, INT64_MAX, &rows, err, sizeof(err)), 0);
+	assert_int_equal(report_query(file, INT64_MIN, INT64_MAX, report_rows_add, &rows, err,
+	    sizeof(err)), 0);
 	assert_int_equal(rows.n, 20);
 	for (size_t k = 0; k < rows.n; k++)
 		assert_false(rows.v[k].baseline);
@@ -163,11 +166,13 @@ test_rows(void **state)
 
 	/* beside a writer whose batch is open: what is committed, nothing else */
 	run(st, "c", T0 + 4 * DAY, 2, false);
-	assert_int_equal(report_query(file, INT64_MIN, INT64_MAX, &rows, err, sizeof(err)), 0);
+	assert_int_equal(report_query(file, INT64_MIN, INT64_MAX, report_rows_add, &rows, err,
+	    sizeof(err)), 0);
 	assert_int_equal(rows.n, 20);
 	report_rows_free(&rows);
 	assert_int_equal(store_close(st, err, sizeof(err)), 0);
-	assert_int_equal(report_query(file, INT64_MIN, INT64_MAX, &rows, err, sizeof(err)), 0);
+	assert_int_equal(report_query(file, INT64_MIN, INT64_MAX, report_rows_add, &rows, err,
+	    sizeof(err)), 0);
 	assert_int_equal(rows.n, 22);
 	report_rows_free(&rows);
 }
@@ -179,8 +184,10 @@ test_refused(void **state)
 	struct report_rows rows;
 
 	(void)state;
+	memset(&rows, 0, sizeof(rows));
 	snprintf(missing, sizeof(missing), "%s/none.sqlite", dir);
-	assert_int_equal(report_query(missing, INT64_MIN, INT64_MAX, &rows, err, sizeof(err)), -1);
+	assert_int_equal(report_query(missing, INT64_MIN, INT64_MAX, report_rows_add, &rows, err,
+	    sizeof(err)), -1);
 	assert_non_null(strstr(err, missing));
 	assert_null(strchr(err, '\n'));
 	assert_int_equal(access(missing, F_OK), -1);	/* not created */
