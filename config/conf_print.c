@@ -45,17 +45,18 @@ conf_print(const struct conf *c)
 void
 conf_shaping(const struct conf *c, char *buf, size_t len)
 {
-	static const char *const trace[] = { "never", "auto", "always" };
+	const struct probe_settings *ps = &c->probe;
 	size_t n = 0, payload = 0;
 
 	/* the payload for every port (--payload), as before the map */
-	if (c->npayloads > 0 && c->payloads[0].port == 0)
-		payload = c->payloads[0].len;
+	if (ps->npayloads > 0 && ps->payloads[0].port == 0)
+		payload = ps->payloads[0].len;
 	n += (size_t)snprintf(buf + n, len - n, "scales=");
-	for (int i = 0; i < c->nscales && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%d", i ? "," : "", c->scales[i]);
+	for (int i = 0; i < ps->nscales && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%d", i ? "," : "", ps->scales[i]);
 	if (n < len)
 		snprintf(buf + n, len - n, " rate=%u timeout=%g retries=%u trace=%s "
-		    "window-test=%s payload=%zu", c->rate, c->timeout, c->retries,
-		    trace[c->trace], c->window_test ? "on" : "off", payload);
+		    "window-test=%s payload=%zu", ps->rate, ps->timeout, ps->retries,
+		    settings[SET_TRACE].choices[ps->trace], ps->window_test ? "on" : "off",
+		    payload);
 }
