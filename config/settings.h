@@ -113,6 +113,8 @@ struct setting {
 	unsigned where;		/* SETW_* */
 	bool repeat;		/* may be given more than once */
 	bool restart;		/* the daemon needs a restart to change it */
+	bool shaping;		/* shapes results: in each run's settings text
+				   (conf_shaping), in the table's order */
 	size_t off;		/* its field in struct conf (never 0) */
 	size_t goff, gline;	/* inside a group: its field and line in
 				   struct conf_group; 0: none */

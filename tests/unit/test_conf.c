@@ -524,6 +524,36 @@ test_changed(void **state)
 	conf_free(&b);
 }
 
+/* The runs' settings text, from the table's shaping column: word for
+ * word what the store has kept since before the column (runs compare). */
+static void
+test_shaping(void **state)
+{
+	char buf[512], *err;
+	struct conf c;
+	int rc;
+
+	(void)state;
+	err = parse(&c, "", &rc);
+	free(err);
+	conf_shaping(&c, buf, sizeof(buf));
+	assert_string_equal(buf, "scales=0,7,14 rate=100 timeout=2 retries=2 trace=auto "
+	    "window-test=on payload=0");
+	conf_free(&c);
+	err = parse(&c, "scales 3\nrate 5000\ntimeout 0.1\nretries 0\ntrace always\n"
+	    "window-test no\npayload 8080 /q\npayload /p\ncontact mailto:a@b\n"
+	    "max-inflight 9\n", &rc);
+	assert_string_equal(err, "");
+	free(err);
+	c.probe.payloads[0].len = 5;		/* port 0 sorts first */
+	conf_shaping(&c, buf, sizeof(buf));
+	assert_string_equal(buf, "scales=3 rate=5000 timeout=0.1 retries=0 trace=always "
+	    "window-test=off payload=5");
+	conf_shaping(&c, buf, 12);
+	assert_string_equal(buf, "scales=3 ra");
+	conf_free(&c);
+}
+
 /* Payloads compare by their bytes: one file name, other content (the
  * file was rewritten between two reloads) is a change. */
 static void
@@ -766,6 +796,7 @@ main(void)
 		cmocka_unit_test(test_offsets),
 		cmocka_unit_test(test_changed),
 		cmocka_unit_test(test_changed_payload),
+		cmocka_unit_test(test_shaping),
 		cmocka_unit_test(test_optout),
 		cmocka_unit_test(test_blocklist),
 		cmocka_unit_test(test_read_text),
