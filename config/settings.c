@@ -219,8 +219,11 @@ group_free(struct conf_group *g)
 void
 conf_free(struct conf *c)
 {
+	/* the strings stored through the table (contact: with the probing
+	 * settings); -c and a group's files have no field here */
 	for (size_t i = 0; i < SET_COUNT; i++)
-		if (settings[i].type == SETT_STRING || settings[i].type == SETT_PATH)
+		if ((settings[i].type == SETT_STRING || settings[i].type == SETT_PATH) &&
+		    settings[i].off != 0)
 			free(*(char **)(void *)((char *)c + settings[i].off));
 	probe_settings_free(&c->probe);
 	for (size_t i = 0; i < c->nallow; i++)
