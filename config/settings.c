@@ -106,6 +106,10 @@ const struct setting settings[SET_COUNT] = {
 	  .lo = 1, .hi = 1 << 20, .arg = "N",
 	  .help = "paths in flight at once, @R (default from\n"
 	  "the rate and the timeout)" },
+	{ .id = SET_SYN_TTL, .key = "syn-ttl", .flag = "syn-ttl", .type = SETT_UINT,
+	  .shaping = true, .where = SETW_TOP | SETW_CLI, .off = OFF(probe.syn_ttl),
+	  .lo = 1, .hi = 255, .noun = "a TTL", .def = "64", .arg = "TTL",
+	  .help = "TTL (hop limit) of the measurement SYNs, @R (default @D)" },
 	/* the store and its lock are opened once, the lock as root */
 	{ .id = SET_DATABASE, .key = "database", .flag = "db", .type = SETT_PATH,
 	  .where = SETW_TOP | SETW_CLI, .restart = true, .off = OFF(database),

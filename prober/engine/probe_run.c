@@ -26,7 +26,6 @@
 #include "request.h"
 #include "send.h"
 
-#define PROBE_TTL		64
 #define PROBE_TRACE_MAX_TTL	30
 #define PROBE_TRACE_GAP_NS	5000000u	/* 5 ms between TTL levels */
 #define PROBE_MAX_TRACES	256	/* ~40 KiB each while it runs */
@@ -636,7 +635,7 @@ run_engine_new(struct runner *r)
 	ec.retries = (int)ps->retries;
 	ec.port_lo = guard_port_lo(r->guard);
 	ec.max_inflight = runner_max_inflight(ps);
-	ec.ttl = PROBE_TTL;
+	ec.ttl = (uint8_t)ps->syn_ttl;
 	ec.trace = ps->trace;
 	ec.trace_max_ttl = PROBE_TRACE_MAX_TTL;
 	ec.trace_gap_ns = PROBE_TRACE_GAP_NS;

@@ -46,6 +46,9 @@ struct probe_settings {
 	double timeout;			/* seconds to wait after each SYN */
 	uint32_t retries;		/* resends of a silent SYN */
 	uint32_t max_inflight;		/* paths at once; 0: from rate, timeout */
+	uint32_t syn_ttl;		/* TTL / hop limit of the handshake's SYNs
+					   (and their RSTs, the window test's
+					   segments) */
 	enum probe_trace trace;
 	bool window_test;
 	struct probe_payload *payloads;	/* sorted by port */

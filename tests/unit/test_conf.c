@@ -466,6 +466,7 @@ test_changed(void **state)
 	} cases[] = {
 		{ SET_RATE, "rate 5\n", "rate 6\n" },				/* UINT */
 		{ SET_MAX_INFLIGHT, "", "max-inflight 8\n" },			/* UINT, unset */
+		{ SET_SYN_TTL, "syn-ttl 64\n", "syn-ttl 63\n" },
 		{ SET_TIMEOUT, "timeout 1.5\n", "timeout 1.25\n" },		/* SECONDS */
 		{ SET_ALERT_TIMEOUT, "alert-timeout 30s\n", "alert-timeout 31s\n" },
 		{ SET_INTERVAL, "interval 1h\n", "interval 61m\n" },		/* DURATION */
@@ -538,17 +539,17 @@ test_shaping(void **state)
 	free(err);
 	conf_shaping(&c, buf, sizeof(buf));
 	assert_string_equal(buf, "scales=0,7,14 rate=100 timeout=2 retries=2 trace=auto "
-	    "window-test=on payload=0");
+	    "window-test=on payload=0 syn-ttl=64");
 	conf_free(&c);
 	err = parse(&c, "scales 3\nrate 5000\ntimeout 0.1\nretries 0\ntrace always\n"
 	    "window-test no\npayload 8080 /q\npayload /p\ncontact mailto:a@b\n"
-	    "max-inflight 9\n", &rc);
+	    "max-inflight 9\nsyn-ttl 7\n", &rc);
 	assert_string_equal(err, "");
 	free(err);
 	c.probe.payloads[0].len = 5;		/* port 0 sorts first */
 	conf_shaping(&c, buf, sizeof(buf));
 	assert_string_equal(buf, "scales=3 rate=5000 timeout=0.1 retries=0 trace=always "
-	    "window-test=off payload=5");
+	    "window-test=off payload=5 syn-ttl=7");
 	conf_shaping(&c, buf, 12);
 	assert_string_equal(buf, "scales=3 ra");
 	conf_free(&c);
