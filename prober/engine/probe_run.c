@@ -4,7 +4,8 @@
  * in the order given; and probe_run(), the CLI's one batch on a loop of
  * its own where SIGINT/SIGTERM end it cleanly (so the guard's nftables
  * table is always removed).  The guard's table and the raw sockets are
- * opened with the runner, captures as interfaces appear.
+ * opened with the runner, captures as interfaces appear; new probing
+ * settings make a new engine once the batches before them are done.
  */
 #include <sys/random.h>
 

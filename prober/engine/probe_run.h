@@ -4,8 +4,10 @@
  * opens each interface's capture when a path first goes through it, and
  * is handed batches of paths (paths.h walks) while it runs; each path is
  * judged (infer.h) and handed to a callback, each batch's end told once.
- * The daemon keeps one runner for its life; the CLI's probe_run() is one
- * runner with one batch on a loop of its own.
+ * The daemon keeps one runner for its life, and a reload hands it new
+ * probing settings for the batches that follow (an engine per settings,
+ * on the same privileged handles); the CLI's probe_run() is one runner
+ * with one batch on a loop of its own.
  */
 #ifndef SCALEPROBE_PROBE_RUN_H
 #define SCALEPROBE_PROBE_RUN_H
