@@ -211,6 +211,59 @@ set_string(char **dst, const char *v)
 	*dst = xstrdup(v);
 }
 
+/* A list of ports into to[], its length into *n. */
+static int
+set_ports(const struct setting *s, int *n, uint16_t *to, const char *v, char *why,
+    size_t whylen)
+{
+	int ports[CONF_MAX_PORTS];
+
+	if (set_list(s, v, ports, CONF_MAX_PORTS, n, why, whylen) != 0)
+		return -1;
+	for (int i = 0; i < *n; i++)
+		to[i] = (uint16_t)ports[i];
+	return 0;
+}
+
+/* A source address: one per family, the last one given. */
+static int
+set_source(struct conf *c, const char *v, char *why, size_t whylen)
+{
+	struct addr a;
+
+	if (addr_parse(v, &a) != 0) {
+		snprintf(why, whylen, "'%s' is not an IPv4 or IPv6 address", v);
+		return -1;
+	}
+	if (a.family == ADDR_V4) {
+		c->source4 = a;
+		c->have_source4 = true;
+	} else {
+		c->source6 = a;
+		c->have_source6 = true;
+	}
+	return 0;
+}
+
+/* A group's target file, added to its list (not one value). */
+static int
+add_file(const struct setting *s, struct conf_group *g, const char *v, unsigned line,
+    char *why, size_t whylen)
+{
+	if (v[0] == '\0') {
+		snprintf(why, whylen, "expected %s, not an empty string", s->arg);
+		return -1;
+	}
+	if (g == NULL) {
+		snprintf(why, whylen, "expected inside a group");
+		return -1;
+	}
+	g->files = xreallocarray(g->files, g->nfiles + 1, sizeof(*g->files));
+	g->files[g->nfiles].path = xstrdup(v);
+	g->files[g->nfiles++].line = line;
+	return 0;
+}
+
 /* Where s's value lives: the group's field inside a group, else the
  * configuration's; NULL for a setting without one (-c, -h). */
 static void *
@@ -330,36 +383,14 @@ setting_set(struct conf *c, struct conf_group *g, const struct setting *s,
 		    whylen) != 0)
 			return -1;
 		break;
-	case SETT_PORTS: {
-		int ports[CONF_MAX_PORTS], n;
-		uint16_t *to = f;
-
-		if (set_list(s, v, ports, CONF_MAX_PORTS, &n, why, whylen) != 0)
+	case SETT_PORTS:
+		if (set_ports(s, g != NULL ? &g->nports : &c->nports, f, v, why, whylen) != 0)
 			return -1;
-		for (int i = 0; i < n; i++)
-			to[i] = (uint16_t)ports[i];
-		if (g != NULL)
-			g->nports = n;
-		else
-			c->nports = n;
 		break;
-	}
-	case SETT_ADDR: {
-		struct addr a;
-
-		if (addr_parse(v, &a) != 0) {
-			snprintf(why, whylen, "'%s' is not an IPv4 or IPv6 address", v);
+	case SETT_ADDR:
+		if (set_source(c, v, why, whylen) != 0)
 			return -1;
-		}
-		if (a.family == ADDR_V4) {
-			c->source4 = a;
-			c->have_source4 = true;
-		} else {
-			c->source6 = a;
-			c->have_source6 = true;
-		}
 		break;
-	}
 	case SETT_PREFIXES:
 		for (size_t i = 0; i < nvals; i++)
 			if (add_prefix(s->id == SET_ALLOW ? &c->allow : &c->block,
@@ -389,18 +420,8 @@ setting_set(struct conf *c, struct conf_group *g, const struct setting *s,
 		break;
 	default:
 		if (s->id == SET_FILE) {
-			/* a group's list of files, not one value */
-			if (v[0] == '\0') {
-				snprintf(why, whylen, "expected %s, not an empty string", s->arg);
+			if (add_file(s, g, v, line, why, whylen) != 0)
 				return -1;
-			}
-			if (g == NULL) {
-				snprintf(why, whylen, "expected inside a group");
-				return -1;
-			}
-			g->files = xreallocarray(g->files, g->nfiles + 1, sizeof(*g->files));
-			g->files[g->nfiles].path = xstrdup(v);
-			g->files[g->nfiles++].line = line;
 		} else if (f != NULL && set_stored(s, f, v, why, whylen) != 0)
 			return -1;
 		else if (f == NULL && s->type == SETT_PATH && v[0] == '\0') {
