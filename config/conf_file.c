@@ -140,12 +140,12 @@ conf_load_payloads(struct conf *c, const char *fname, struct conf_errors *e)
 	char err[600], *buf;
 	size_t len, first = e->n;
 
-	for (size_t i = 0; i < c->npayloads; i++) {
-		struct conf_payload *p = &c->payloads[i];
+	for (size_t i = 0; i < c->probe.npayloads; i++) {
+		struct probe_payload *p = &c->probe.payloads[i];
 
 		if (p->bytes != NULL)
 			continue;
-		if (conf_read_text(p->path, CONF_PAYLOAD_MAX, true, &buf, &len, err,
+		if (conf_read_text(p->path, PROBE_PAYLOAD_MAX, true, &buf, &len, err,
 		    sizeof(err)) != 0) {
 			if (p->line == 0)
 				conf_errors_add(e, "--payload", 0, "%s", err);

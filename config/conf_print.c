@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "conf.h"
 
@@ -42,20 +43,59 @@ conf_print(const struct conf *c)
 	return strbuf_take(&b);
 }
 
+/* The settings that shape results (the table's shaping column), as
+ * "key=value" words: numbers as the file writes them, the window test
+ * "on" or "off", the payload by the length of every port's one. */
 void
 conf_shaping(const struct conf *c, char *buf, size_t len)
 {
-	static const char *const trace[] = { "never", "auto", "always" };
-	size_t n = 0, payload = 0;
+	const struct probe_settings *ps = &c->probe;
+	struct strbuf b = { 0 };
+	const char *sep = "";
 
-	/* the payload for every port (--payload), as before the map */
-	if (c->npayloads > 0 && c->payloads[0].port == 0)
-		payload = c->payloads[0].len;
-	n += (size_t)snprintf(buf + n, len - n, "scales=");
-	for (int i = 0; i < c->nscales && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%d", i ? "," : "", c->scales[i]);
-	if (n < len)
-		snprintf(buf + n, len - n, " rate=%u timeout=%g retries=%u trace=%s "
-		    "window-test=%s payload=%zu", c->rate, c->timeout, c->retries,
-		    trace[c->trace], c->window_test ? "on" : "off", payload);
+	for (size_t i = 0; i < SET_COUNT; i++) {
+		const struct setting *s = &settings[i];
+		const void *f = (const char *)c + s->off;
+		uint32_t u;
+		double d;
+		bool yes;
+		int n;
+
+		if (!s->shaping)
+			continue;
+		strbuf_printf(&b, "%s%s=", sep, s->key);
+		sep = " ";
+		switch (s->type) {
+		case SETT_SCALES:
+			for (n = 0; n < ps->nscales; n++)
+				strbuf_printf(&b, "%s%d", n ? "," : "", ps->scales[n]);
+			break;
+		case SETT_UINT:
+		case SETT_DURATION:
+			memcpy(&u, f, sizeof(u));
+			strbuf_printf(&b, "%u", u);
+			break;
+		case SETT_SECONDS:
+			memcpy(&d, f, sizeof(d));
+			strbuf_printf(&b, "%g", d);
+			break;
+		case SETT_CHOICE:
+			memcpy(&n, f, sizeof(n));
+			strbuf_printf(&b, "%s", s->choices[n]);
+			break;
+		case SETT_BOOL:
+			memcpy(&yes, f, sizeof(yes));
+			strbuf_printf(&b, "%s", yes ? "on" : "off");
+			break;
+		case SETT_PAYLOAD:
+			/* the payload for every port (--payload), as before the map */
+			strbuf_printf(&b, "%zu", ps->npayloads > 0 && ps->payloads[0].port == 0 ?
+			    ps->payloads[0].len : 0);
+			break;
+		default:
+			break;
+		}
+	}
+	snprintf(buf, len, "%s", strbuf_str(&b));
+	strbuf_free(&b);
 }

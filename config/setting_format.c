@@ -64,111 +64,157 @@ key_word(struct strbuf *b, const char *indent, const char *key, const char *v)
 	strbuf_printf(b, "\n");
 }
 
+/* Where s's value lives in c (top level); NULL for none. */
+static const void *
+field(const struct setting *s, const struct conf *c)
+{
+	return s->off != 0 ? (const char *)c + s->off : NULL;
+}
+
 void
 setting_format(struct strbuf *b, const struct conf *c, const struct setting *s,
     const char *indent)
 {
-	char t[64];
+	const void *f = field(s, c);
+	const struct probe_settings *ps = &c->probe;
 	const char *k = s->key;
+	char t[64];
+	uint32_t u;
+	double d;
+	bool yes;
+	int i;
 
-	switch (s->id) {
-	case SET_DATABASE:
-		key_word(b, indent, k, c->database);
+	if (f == NULL || k == NULL)
+		return;
+	switch (s->type) {
+	case SETT_UINT:
+		memcpy(&u, f, sizeof(u));
+		if (u != 0 || s->def != NULL)	/* 0 without a default: unset */
+			strbuf_printf(b, "%s%s %u\n", indent, k, u);
 		break;
-	case SET_VANTAGE:
-	case SET_INTERFACE:
-	case SET_CONTACT:
-	case SET_OPTOUT: {
-		const char *v = s->id == SET_VANTAGE ? c->vantage : s->id == SET_INTERFACE ?
-		    c->interface : s->id == SET_CONTACT ? c->contact : c->optout;
-		if (v != NULL)
-			key_word(b, indent, k, v);
+	case SETT_SECONDS:
+		memcpy(&d, f, sizeof(d));
+		strbuf_printf(b, "%s%s %.17g\n", indent, k, d);
 		break;
-	}
-	case SET_SOURCE:
+	case SETT_DURATION:
+		memcpy(&u, f, sizeof(u));
+		conf_format_duration(t, sizeof(t), u);
+		strbuf_printf(b, "%s%s %s\n", indent, k, t);
+		break;
+	case SETT_BOOL:
+		memcpy(&yes, f, sizeof(yes));
+		strbuf_printf(b, "%s%s %s\n", indent, k, yes ? "yes" : "no");
+		break;
+	case SETT_CHOICE:
+		memcpy(&i, f, sizeof(i));
+		strbuf_printf(b, "%s%s %s\n", indent, k, s->choices[i]);
+		break;
+	case SETT_STRING:
+	case SETT_PATH:
+	case SETT_CONTACT:
+		if (*(char *const *)f != NULL)
+			key_word(b, indent, k, *(char *const *)f);
+		break;
+	case SETT_SCALES:
+		strbuf_printf(b, "%s%s ", indent, k);
+		for (i = 0; i < ps->nscales; i++)
+			strbuf_printf(b, "%s%d", i ? "," : "", ps->scales[i]);
+		strbuf_printf(b, "\n");
+		break;
+	case SETT_PORTS:
+		conf_format_ports(b, indent, c->ports, c->nports);
+		break;
+	case SETT_ADDR:
 		if (c->have_source4)
 			key_word(b, indent, k, addr_format(&c->source4, t, sizeof(t)));
 		if (c->have_source6)
 			key_word(b, indent, k, addr_format(&c->source6, t, sizeof(t)));
 		break;
-	case SET_RATE:
-		strbuf_printf(b, "%s%s %u\n", indent, k, c->rate);
-		break;
-	case SET_SCALES:
-		strbuf_printf(b, "%s%s ", indent, k);
-		for (int i = 0; i < c->nscales; i++)
-			strbuf_printf(b, "%s%d", i ? "," : "", c->scales[i]);
-		strbuf_printf(b, "\n");
-		break;
-	case SET_PORTS:
-		conf_format_ports(b, indent, c->ports, c->nports);
-		break;
-	case SET_TIMEOUT:
-		strbuf_printf(b, "%s%s %.17g\n", indent, k, c->timeout);
-		break;
-	case SET_RETRIES:
-		strbuf_printf(b, "%s%s %u\n", indent, k, c->retries);
-		break;
-	case SET_MAX_INFLIGHT:
-		if (c->max_inflight != 0)
-			strbuf_printf(b, "%s%s %u\n", indent, k, c->max_inflight);
-		break;
-	case SET_TRACE:
-		strbuf_printf(b, "%s%s %s\n", indent, k, s->choices[c->trace]);
-		break;
-	case SET_WINDOW_TEST:
-		strbuf_printf(b, "%s%s %s\n", indent, k, c->window_test ? "yes" : "no");
-		break;
-	case SET_ALLOW_LARGE:
-		strbuf_printf(b, "%s%s %s\n", indent, k, c->allow_large ? "yes" : "no");
-		break;
-	case SET_PAYLOAD:
-		for (size_t i = 0; i < c->npayloads; i++) {
-			if (c->payloads[i].port == 0)
+	case SETT_PAYLOAD:
+		for (size_t n = 0; n < ps->npayloads; n++) {
+			if (ps->payloads[n].port == 0)
 				strbuf_printf(b, "%s%s * ", indent, k);
 			else
-				strbuf_printf(b, "%s%s %u ", indent, k, c->payloads[i].port);
-			conf_quote_word(b, c->payloads[i].path);
+				strbuf_printf(b, "%s%s %u ", indent, k, ps->payloads[n].port);
+			conf_quote_word(b, ps->payloads[n].path);
 			strbuf_printf(b, "\n");
 		}
 		break;
-	case SET_RETENTION:
-		strbuf_printf(b, "%s%s %u\n", indent, k, c->retention);
+	case SETT_PREFIXES: {
+		const struct conf_prefix *v = s->id == SET_ALLOW ? c->allow : c->block;
+		size_t n = s->id == SET_ALLOW ? c->nallow : c->nblock;
+
+		for (size_t j = 0; j < n; j++)
+			key_word(b, indent, k, v[j].text);
 		break;
-	case SET_ALERT_CONFIRM:
-		strbuf_printf(b, "%s%s %u\n", indent, k, c->alert_confirm);
-		break;
-	case SET_ALERT_WINDOW:
-		strbuf_printf(b, "%s%s %u\n", indent, k, c->alert_window);
-		break;
-	case SET_ALERT_COMMAND:
-		if (c->alert_command != NULL)
-			key_word(b, indent, k, c->alert_command);
-		break;
-	case SET_ALERT_TIMEOUT:
-		conf_format_duration(t, sizeof(t), c->alert_timeout);
-		strbuf_printf(b, "%s%s %s\n", indent, k, t);
-		break;
-	case SET_CONTROL:
-		key_word(b, indent, k, c->control);
-		break;
-	case SET_ALLOW:
-		for (size_t i = 0; i < c->nallow; i++)
-			key_word(b, indent, k, c->allow[i].text);
-		break;
-	case SET_BLOCK:
-		for (size_t i = 0; i < c->nblock; i++)
-			key_word(b, indent, k, c->block[i].text);
-		break;
-	case SET_INTERVAL:
-		conf_format_duration(t, sizeof(t), c->interval);
-		strbuf_printf(b, "%s%s %s\n", indent, k, t);
-		break;
-	case SET_JITTER:
-		conf_format_duration(t, sizeof(t), c->jitter);
-		strbuf_printf(b, "%s%s %s\n", indent, k, t);
-		break;
+	}
 	default:
 		break;
+	}
+}
+
+/* Two payload maps alike: the same ports, files and bytes. */
+static bool
+payloads_equal(const struct probe_settings *a, const struct probe_settings *b)
+{
+	if (a->npayloads != b->npayloads)
+		return false;
+	for (size_t i = 0; i < a->npayloads; i++) {
+		const struct probe_payload *x = &a->payloads[i], *y = &b->payloads[i];
+
+		if (x->port != y->port || strcmp(x->path, y->path) != 0 || x->len != y->len ||
+		    (x->bytes == NULL) != (y->bytes == NULL) ||
+		    (x->len > 0 && x->bytes != NULL && memcmp(x->bytes, y->bytes, x->len) != 0))
+			return false;
+	}
+	return true;
+}
+
+bool
+setting_equal(const struct setting *s, const struct conf *a, const struct conf *b)
+{
+	const void *fa = field(s, a), *fb = field(s, b);
+
+	if (fa == NULL)
+		return true;
+	switch (s->type) {
+	case SETT_UINT:
+	case SETT_DURATION:
+		return memcmp(fa, fb, sizeof(uint32_t)) == 0;
+	case SETT_SECONDS: {
+		double x, y;
+
+		memcpy(&x, fa, sizeof(x));
+		memcpy(&y, fb, sizeof(y));
+		return x == y;
+	}
+	case SETT_BOOL:
+		return memcmp(fa, fb, sizeof(bool)) == 0;
+	case SETT_CHOICE:
+		return memcmp(fa, fb, sizeof(int)) == 0;
+	case SETT_STRING:
+	case SETT_PATH:
+	case SETT_CONTACT: {
+		const char *x = *(char *const *)fa, *y = *(char *const *)fb;
+
+		return x == y || (x != NULL && y != NULL && strcmp(x, y) == 0);
+	}
+	case SETT_SCALES:
+		return a->probe.nscales == b->probe.nscales && memcmp(a->probe.scales,
+		    b->probe.scales, (size_t)a->probe.nscales * sizeof(int)) == 0;
+	case SETT_PAYLOAD:
+		return payloads_equal(&a->probe, &b->probe);
+	default: {
+		/* the lists (ports, sources, prefixes): as the file writes them */
+		struct strbuf x = { 0 }, y = { 0 };
+		bool same;
+
+		setting_format(&x, a, s, "");
+		setting_format(&y, b, s, "");
+		same = strcmp(strbuf_str(&x), strbuf_str(&y)) == 0;
+		strbuf_free(&x);
+		strbuf_free(&y);
+		return same;
+	}
 	}
 }

@@ -142,7 +142,7 @@ add_prefix(struct conf_prefix **v, size_t *n, const char *text, unsigned line,
 }
 
 static int
-set_payload(struct conf *c, const char *const *vals, size_t nvals, unsigned line,
+set_payload(struct probe_settings *c, const char *const *vals, size_t nvals, unsigned line,
     char *why, size_t whylen)
 {
 	uint32_t port = 0;
@@ -193,7 +193,7 @@ conf_contact_ok(const char *contact)
 {
 	size_t len = strlen(contact);
 
-	if (len == 0 || len > CONF_CONTACT_MAX)
+	if (len == 0 || len > PROBE_CONTACT_MAX)
 		return false;
 	for (size_t i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)contact[i];
@@ -211,13 +211,158 @@ set_string(char **dst, const char *v)
 	*dst = xstrdup(v);
 }
 
+/* A list of ports into to[], its length into *n. */
+static int
+set_ports(const struct setting *s, int *n, uint16_t *to, const char *v, char *why,
+    size_t whylen)
+{
+	int ports[CONF_MAX_PORTS];
+
+	if (set_list(s, v, ports, CONF_MAX_PORTS, n, why, whylen) != 0)
+		return -1;
+	for (int i = 0; i < *n; i++)
+		to[i] = (uint16_t)ports[i];
+	return 0;
+}
+
+/* A source address: one per family, the last one given. */
+static int
+set_source(struct conf *c, const char *v, char *why, size_t whylen)
+{
+	struct addr a;
+
+	if (addr_parse(v, &a) != 0) {
+		snprintf(why, whylen, "'%s' is not an IPv4 or IPv6 address", v);
+		return -1;
+	}
+	if (a.family == ADDR_V4) {
+		c->source4 = a;
+		c->have_source4 = true;
+	} else {
+		c->source6 = a;
+		c->have_source6 = true;
+	}
+	return 0;
+}
+
+/* A group's target file, added to its list (not one value). */
+static int
+add_file(const struct setting *s, struct conf_group *g, const char *v, unsigned line,
+    char *why, size_t whylen)
+{
+	if (v[0] == '\0') {
+		snprintf(why, whylen, "expected %s, not an empty string", s->arg);
+		return -1;
+	}
+	if (g == NULL) {
+		snprintf(why, whylen, "expected inside a group");
+		return -1;
+	}
+	g->files = xreallocarray(g->files, g->nfiles + 1, sizeof(*g->files));
+	g->files[g->nfiles].path = xstrdup(v);
+	g->files[g->nfiles++].line = line;
+	return 0;
+}
+
+/* Where s's value lives: the group's field inside a group, else the
+ * configuration's; NULL for a setting without one (-c, -h). */
+static void *
+field(const struct setting *s, struct conf *c, struct conf_group *g)
+{
+	if (g != NULL && s->goff != 0)
+		return (char *)g + s->goff;
+	return s->off != 0 ? (char *)c + s->off : NULL;
+}
+
+/* v checked against s's type and range, into *u / *d; -1 with why. */
+static int
+check_number(const struct setting *s, const char *v, uint32_t *u, double *d, char *why,
+    size_t whylen)
+{
+	char expect[128], *end;
+	bool ok;
+
+	if (s->type == SETT_SECONDS) {
+		errno = 0;
+		*d = strtod(v, &end);
+		ok = errno == 0 && end != v && *end == '\0' && *d > s->lo && *d <= s->hi;
+	} else
+		ok = (s->type == SETT_UINT ? parse_u32(v, u) : parse_duration(v, u)) == 0 &&
+		    *u >= s->lo && *u <= s->hi;
+	if (!ok) {
+		setting_expected(s, expect, sizeof(expect));
+		snprintf(why, whylen, "'%s' is not %s", v, expect);
+		return -1;
+	}
+	return 0;
+}
+
+/* The types stored through the row's offset: checked, then stored. */
+static int
+set_stored(const struct setting *s, void *f, const char *v, char *why, size_t whylen)
+{
+	uint32_t u = 0;
+	double d = 0;
+	int i;
+	bool b;
+
+	switch (s->type) {
+	case SETT_UINT:
+	case SETT_DURATION:
+	case SETT_SECONDS:
+		if (check_number(s, v, &u, &d, why, whylen) != 0)
+			return -1;
+		if (s->type == SETT_SECONDS)
+			memcpy(f, &d, sizeof(d));
+		else
+			memcpy(f, &u, sizeof(u));
+		return 0;
+	case SETT_BOOL:
+		if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0) {
+			snprintf(why, whylen, "'%s' is not yes or no", v);
+			return -1;
+		}
+		b = strcmp(v, "yes") == 0;
+		memcpy(f, &b, sizeof(b));
+		return 0;
+	case SETT_CHOICE:
+		for (i = 0; s->choices[i] != NULL; i++)
+			if (strcmp(v, s->choices[i]) == 0)
+				break;
+		if (s->choices[i] == NULL) {
+			snprintf(why, whylen, "'%s' is not auto, always or never", v);
+			return -1;
+		}
+		memcpy(f, &i, sizeof(i));	/* an int-sized enum (settings.c) */
+		return 0;
+	case SETT_CONTACT:
+		if (!conf_contact_ok(v)) {
+			snprintf(why, whylen, "'%s' is not a URL or mailto: address of visible "
+			    "ASCII without parentheses or backslash, at most %d bytes", v,
+			    PROBE_CONTACT_MAX);
+			return -1;
+		}
+		set_string(f, v);
+		return 0;
+	case SETT_STRING:
+	case SETT_PATH:
+		if (v[0] == '\0') {
+			snprintf(why, whylen, "expected %s, not an empty string", s->arg);
+			return -1;
+		}
+		set_string(f, v);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 int
 setting_set(struct conf *c, struct conf_group *g, const struct setting *s,
     const char *const *vals, size_t nvals, unsigned line, char *why, size_t whylen)
 {
 	const char *v = nvals > 0 ? vals[0] : "";
-	char expect[128];
-	uint32_t u = 0;
+	void *f = field(s, c, g);
 
 	if (nvals == 0 && s->type != SETT_ACTION) {
 		snprintf(why, whylen, "expected %s", s->arg != NULL ? s->arg : "yes or no");
@@ -228,104 +373,24 @@ setting_set(struct conf *c, struct conf_group *g, const struct setting *s,
 		snprintf(why, whylen, "expected one value, not %zu", nvals);
 		return -1;
 	}
+	if (s->type == SETT_TARGETS && g == NULL) {
+		snprintf(why, whylen, "expected inside a group");
+		return -1;
+	}
 	switch (s->type) {
-	case SETT_UINT:
-	case SETT_DURATION:
-		if ((s->type == SETT_UINT ? parse_u32(v, &u) : parse_duration(v, &u)) != 0 ||
-		    u < s->lo || u > s->hi) {
-			setting_expected(s, expect, sizeof(expect));
-			snprintf(why, whylen, "'%s' is not %s", v, expect);
-			return -1;
-		}
-		break;
-	case SETT_SECONDS: {
-		char *end;
-		double d;
-
-		errno = 0;
-		d = strtod(v, &end);
-		if (errno != 0 || end == v || *end != '\0' || !(d > s->lo) || d > s->hi) {
-			setting_expected(s, expect, sizeof(expect));
-			snprintf(why, whylen, "'%s' is not %s", v, expect);
-			return -1;
-		}
-		c->timeout = d;
-		break;
-	}
-	case SETT_BOOL:
-		if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0) {
-			snprintf(why, whylen, "'%s' is not yes or no", v);
-			return -1;
-		}
-		break;
-	case SETT_CHOICE: {
-		int i;
-
-		for (i = 0; s->choices[i] != NULL; i++)
-			if (strcmp(v, s->choices[i]) == 0)
-				break;
-		if (s->choices[i] == NULL) {
-			snprintf(why, whylen, "'%s' is not auto, always or never", v);
-			return -1;
-		}
-		c->trace = (enum conf_trace)i;
-		break;
-	}
-	case SETT_STRING:
-	case SETT_PATH:
-		if (v[0] == '\0') {
-			snprintf(why, whylen, "expected %s, not an empty string", s->arg);
-			return -1;
-		}
-		break;
-	case SETT_CONTACT:
-		if (!conf_contact_ok(v)) {
-			snprintf(why, whylen, "'%s' is not a URL or mailto: address of visible "
-			    "ASCII without parentheses or backslash, at most %d bytes", v,
-			    CONF_CONTACT_MAX);
-			return -1;
-		}
-		set_string(&c->contact, v);
-		break;
 	case SETT_SCALES:
-		if (set_list(s, v, c->scales, RESULT_MAX_SCALES, &c->nscales, why,
+		if (set_list(s, v, c->probe.scales, RESULT_MAX_SCALES, &c->probe.nscales, why,
 		    whylen) != 0)
 			return -1;
 		break;
-	case SETT_PORTS: {
-		int ports[CONF_MAX_PORTS], n;
-
-		if (set_list(s, v, ports, CONF_MAX_PORTS, &n, why, whylen) != 0)
+	case SETT_PORTS:
+		if (set_ports(s, g != NULL ? &g->nports : &c->nports, f, v, why, whylen) != 0)
 			return -1;
-		for (int i = 0; i < n; i++) {
-			if (g != NULL)
-				g->ports[i] = (uint16_t)ports[i];
-			else
-				c->ports[i] = (uint16_t)ports[i];
-		}
-		if (g != NULL) {
-			g->nports = n;
-			g->ports_line = line;
-		} else
-			c->nports = n;
 		break;
-	}
-	case SETT_ADDR: {
-		struct addr a;
-
-		if (addr_parse(v, &a) != 0) {
-			snprintf(why, whylen, "'%s' is not an IPv4 or IPv6 address", v);
+	case SETT_ADDR:
+		if (set_source(c, v, why, whylen) != 0)
 			return -1;
-		}
-		if (a.family == ADDR_V4) {
-			c->source4 = a;
-			c->have_source4 = true;
-		} else {
-			c->source6 = a;
-			c->have_source6 = true;
-		}
 		break;
-	}
 	case SETT_PREFIXES:
 		for (size_t i = 0; i < nvals; i++)
 			if (add_prefix(s->id == SET_ALLOW ? &c->allow : &c->block,
@@ -334,14 +399,10 @@ setting_set(struct conf *c, struct conf_group *g, const struct setting *s,
 				return -1;
 		break;
 	case SETT_PAYLOAD:
-		if (set_payload(c, vals, nvals, line, why, whylen) != 0)
+		if (set_payload(&c->probe, vals, nvals, line, why, whylen) != 0)
 			return -1;
 		break;
 	case SETT_TARGETS:
-		if (g == NULL) {
-			snprintf(why, whylen, "expected inside a group");
-			return -1;
-		}
 		for (size_t i = 0; i < nvals; i++) {
 			g->target_text = xreallocarray(g->target_text, g->ntargets + 1,
 			    sizeof(*g->target_text));
@@ -352,88 +413,25 @@ setting_set(struct conf *c, struct conf_group *g, const struct setting *s,
 		}
 		break;
 	case SETT_SECTION:
+		break;
 	case SETT_ACTION:
-		break;
-	}
-
-	switch (s->id) {
-	case SET_RATE:
-		c->rate = u;
-		break;
-	case SET_RETRIES:
-		c->retries = u;
-		break;
-	case SET_MAX_INFLIGHT:
-		c->max_inflight = u;
-		break;
-	case SET_RETENTION:
-		c->retention = u;
-		break;
-	case SET_ALERT_CONFIRM:
-		c->alert_confirm = u;
-		break;
-	case SET_ALERT_WINDOW:
-		c->alert_window = u;
-		break;
-	case SET_ALERT_COMMAND:
-		set_string(&c->alert_command, v);
-		break;
-	case SET_ALERT_TIMEOUT:
-		c->alert_timeout = u;
-		break;
-	case SET_CONTROL:
-		set_string(&c->control, v);
-		break;
-	case SET_INTERVAL:
-		if (g != NULL) {
-			g->interval = u;
-			g->interval_line = line;
-		} else
-			c->interval = u;
-		break;
-	case SET_JITTER:
-		if (g != NULL) {
-			g->jitter = u;
-			g->jitter_line = line;
-		} else
-			c->jitter = u;
-		break;
-	case SET_ALLOW_LARGE:
-		c->allow_large = strcmp(v, "yes") == 0;
-		break;
-	case SET_WINDOW_TEST:
-		c->window_test = strcmp(v, "yes") == 0;
-		break;
-	case SET_JSON:
-		c->json = strcmp(v, "yes") == 0;
-		break;
-	case SET_VERBOSE:
-		c->verbose++;
-		break;
-	case SET_DATABASE:
-		set_string(&c->database, v);
-		break;
-	case SET_VANTAGE:
-		set_string(&c->vantage, v);
-		break;
-	case SET_INTERFACE:
-		set_string(&c->interface, v);
-		break;
-	case SET_OPTOUT:
-		set_string(&c->optout, v);
-		break;
-	case SET_FILE:
-		if (g == NULL) {
-			snprintf(why, whylen, "expected inside a group");
-			return -1;
-		}
-		g->files = xreallocarray(g->files, g->nfiles + 1, sizeof(*g->files));
-		g->files[g->nfiles].path = xstrdup(v);
-		g->files[g->nfiles++].line = line;
+		if (s->id == SET_VERBOSE)
+			c->verbose++;
 		break;
 	default:
+		if (s->id == SET_FILE) {
+			if (add_file(s, g, v, line, why, whylen) != 0)
+				return -1;
+		} else if (f != NULL && set_stored(s, f, v, why, whylen) != 0)
+			return -1;
+		else if (f == NULL && s->type == SETT_PATH && v[0] == '\0') {
+			snprintf(why, whylen, "expected %s, not an empty string", s->arg);
+			return -1;
+		}
 		break;
 	}
+	if (g != NULL && s->gline != 0)
+		memcpy((char *)g + s->gline, &line, sizeof(line));
 	if (g == NULL)
 		c->set_line[s->id] = line;
 	return 0;

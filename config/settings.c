@@ -2,6 +2,7 @@
  * settings.c -- the table of every setting, what the command line and the
  * file share; a configuration's defaults set from it, and freed.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,119 +10,166 @@
 #include "log.h"
 #include "settings.h"
 
+/* enum probe_trace's order; stored as an int (setting_set.c) */
 static const char *const trace_choices[] = { "never", "auto", "always", NULL };
+_Static_assert(sizeof(enum probe_trace) == sizeof(int), "a choice is stored as an int");
+
+/* A field of struct conf, and one of a group */
+#define OFF(f)	offsetof(struct conf, f)
+#define GOFF(f)	offsetof(struct conf_group, f)
 
 /*
  * In enum setting_id's order (test_conf checks it), which is also the
  * order of the usage text and of a printed configuration.  In help, "@D"
  * stands for the default and "@R" for the range.
+ *
+ * restart: what a reload (SIGHUP) cannot apply, each for its reason; the
+ * daemon names the ones that changed.  Every other setting takes effect
+ * at the reload: the groups, targets, ports, lists, sources and interface
+ * with the next start of each target (every walk reads them; captures
+ * open as interfaces appear, with the capabilities the daemon keeps), the
+ * probing settings (struct probe_settings) with the next batch the runner
+ * is handed (runner_configure: the engine is made anew on the guard, raw
+ * sockets and captures opened once before the privileges went).
  */
 const struct setting settings[SET_COUNT] = {
-	{ SET_CONFIG, NULL, "config", 'c', NULL, SETT_PATH, SETW_CLI, false, false,
-	  0, 0, NULL, NULL, NULL, NULL, "FILE",
-	  "settings and targets from FILE; flags override it" },
-	{ SET_FILE, "file", NULL, 'f', NULL, SETT_PATH, SETW_GROUP | SETW_CLI, true, false,
-	  0, 0, NULL, NULL, NULL, NULL, "FILE",
-	  "read targets from FILE, one per line, # comments" },
-	{ SET_SCALES, "scales", "scales", 0, NULL, SETT_SCALES, SETW_TOP | SETW_CLI, false, false,
-	  0, 255, "a shift", NULL, NULL, "0,7,14", "LIST",
-	  "shifts to probe, @R (default @D)" },
-	{ SET_PORTS, "ports", "ports", 0, NULL, SETT_PORTS, SETW_TOP | SETW_GROUP | SETW_CLI,
-	  false, false, 1, 65535, "a port", NULL, NULL, "80", "LIST",
-	  "ports of targets that name none, @R (default @D)" },
-	{ SET_RATE, "rate", "rate", 0, NULL, SETT_UINT, SETW_TOP | SETW_CLI, false, false,
-	  1, 10000000, "a rate", NULL, NULL, "100", "PPS",
-	  "packets per second, every kind, never more in any\n"
+	{ .id = SET_CONFIG, .flag = "config", .shortopt = 'c', .type = SETT_PATH,
+	  .where = SETW_CLI, .arg = "FILE",
+	  .help = "settings and targets from FILE; flags override it" },
+	{ .id = SET_FILE, .key = "file", .shortopt = 'f', .type = SETT_PATH,
+	  .where = SETW_GROUP | SETW_CLI, .repeat = true, .arg = "FILE",
+	  .help = "read targets from FILE, one per line, # comments" },
+	{ .id = SET_SCALES, .key = "scales", .flag = "scales", .type = SETT_SCALES,
+	  .shaping = true,
+	  .where = SETW_TOP | SETW_CLI, .off = OFF(probe.scales), .lo = 0, .hi = 255,
+	  .noun = "a shift", .def = "0,7,14", .arg = "LIST",
+	  .help = "shifts to probe, @R (default @D)" },
+	{ .id = SET_PORTS, .key = "ports", .flag = "ports", .type = SETT_PORTS,
+	  .where = SETW_TOP | SETW_GROUP | SETW_CLI, .off = OFF(ports), .goff = GOFF(ports),
+	  .gline = GOFF(ports_line), .lo = 1, .hi = 65535, .noun = "a port", .def = "80",
+	  .arg = "LIST", .help = "ports of targets that name none, @R (default @D)" },
+	{ .id = SET_RATE, .key = "rate", .flag = "rate", .type = SETT_UINT,
+	  .shaping = true,
+	  .where = SETW_TOP | SETW_CLI, .off = OFF(probe.rate), .lo = 1, .hi = 10000000,
+	  .noun = "a rate", .def = "100", .arg = "PPS",
+	  .help = "packets per second, every kind, never more in any\n"
 	  "second: @R (default @D)" },
-	{ SET_TIMEOUT, "timeout", "timeout", 0, NULL, SETT_SECONDS, SETW_TOP | SETW_CLI, false,
-	  false, 0, 60, NULL, "seconds", NULL, "2", "SECONDS",
-	  "wait for a reply after each SYN (default @D)" },
-	{ SET_RETRIES, "retries", "retries", 0, NULL, SETT_UINT, SETW_TOP | SETW_CLI, false, false,
-	  0, 10, NULL, NULL, NULL, "2", "N",
-	  "resend a silent SYN N times (default @D)" },
-	{ SET_ALLOW, "allow", "allow", 0, NULL, SETT_PREFIXES, SETW_TOP | SETW_CLI, true, false,
-	  0, 0, NULL, NULL, NULL, NULL, "CIDR",
-	  "lift the special-purpose blocklist for CIDR (repeatable)" },
-	{ SET_ALLOW_LARGE, "allow-large", "allow-large", 0, NULL, SETT_BOOL, SETW_TOP | SETW_CLI,
-	  false, false, 0, 0, NULL, NULL, NULL, "no", NULL,
-	  "accept prefixes of more than 256 addresses" },
-	{ SET_SOURCE, "source", "source", 0, NULL, SETT_ADDR, SETW_TOP | SETW_CLI, true, false,
-	  0, 0, NULL, NULL, NULL, NULL, "ADDR",
-	  "source address (one per family; default from the route)" },
-	{ SET_INTERFACE, "interface", "interface", 0, NULL, SETT_STRING, SETW_TOP | SETW_CLI,
-	  false, false, 0, 0, NULL, NULL, NULL, NULL, "NAME",
-	  "capture interface (default from the route)" },
-	{ SET_VANTAGE, "vantage", "vantage", 0, NULL, SETT_STRING, SETW_TOP | SETW_CLI, false,
-	  true, 0, 0, NULL, NULL, NULL, NULL, "NAME",
-	  "vantage point name in the results (default host name)" },
-	{ SET_TRACE, "trace", "trace", 0, NULL, SETT_CHOICE, SETW_TOP | SETW_CLI, false, false,
-	  0, 0, NULL, NULL, trace_choices, "auto", "MODE",
-	  "auto (default), always or never: follow each SYN\n"
+	{ .id = SET_TIMEOUT, .key = "timeout", .flag = "timeout", .type = SETT_SECONDS,
+	  .shaping = true,
+	  .where = SETW_TOP | SETW_CLI, .off = OFF(probe.timeout), .lo = 0, .hi = 60,
+	  .unit = "seconds", .def = "2", .arg = "SECONDS",
+	  .help = "wait for a reply after each SYN (default @D)" },
+	{ .id = SET_RETRIES, .key = "retries", .flag = "retries", .type = SETT_UINT,
+	  .shaping = true,
+	  .where = SETW_TOP | SETW_CLI, .off = OFF(probe.retries), .lo = 0, .hi = 10,
+	  .def = "2", .arg = "N",
+	  .help = "resend a silent SYN N times (default @D)" },
+	{ .id = SET_ALLOW, .key = "allow", .flag = "allow", .type = SETT_PREFIXES,
+	  .where = SETW_TOP | SETW_CLI, .repeat = true, .off = OFF(allow), .arg = "CIDR",
+	  .help = "lift the special-purpose blocklist for CIDR (repeatable)" },
+	{ .id = SET_ALLOW_LARGE, .key = "allow-large", .flag = "allow-large",
+	  .type = SETT_BOOL, .where = SETW_TOP | SETW_CLI, .off = OFF(allow_large),
+	  .def = "no", .help = "accept prefixes of more than 256 addresses" },
+	{ .id = SET_SOURCE, .key = "source", .flag = "source", .type = SETT_ADDR,
+	  .where = SETW_TOP | SETW_CLI, .repeat = true, .off = OFF(source4), .arg = "ADDR",
+	  .help = "source address (one per family; default from the route)" },
+	{ .id = SET_INTERFACE, .key = "interface", .flag = "interface", .type = SETT_STRING,
+	  .where = SETW_TOP | SETW_CLI, .off = OFF(interface), .arg = "NAME",
+	  .help = "capture interface (default from the route)" },
+	/* the name the results and the open alerts are kept under */
+	{ .id = SET_VANTAGE, .key = "vantage", .flag = "vantage", .type = SETT_STRING,
+	  .where = SETW_TOP | SETW_CLI, .restart = true, .off = OFF(vantage), .arg = "NAME",
+	  .help = "vantage point name in the results (default host name)" },
+	{ .id = SET_TRACE, .key = "trace", .flag = "trace", .type = SETT_CHOICE,
+	  .shaping = true,
+	  .where = SETW_TOP | SETW_CLI, .off = OFF(probe.trace), .choices = trace_choices,
+	  .def = "auto", .arg = "MODE",
+	  .help = "auto (default), always or never: follow each SYN\n"
 	  "hop by hop (TTL 1..30) and compare router quotes" },
-	{ SET_WINDOW_TEST, "window-test", "window-test", 0, "no-window-test", SETT_BOOL,
-	  SETW_TOP | SETW_CLI, false, false, 0, 0, NULL, NULL, NULL, "yes", NULL,
-	  "complete a handshake per scale and measure which shift\n"
+	{ .id = SET_WINDOW_TEST, .key = "window-test", .flag = "window-test",
+	  .noflag = "no-window-test", .type = SETT_BOOL, .shaping = true,
+	  .where = SETW_TOP | SETW_CLI,
+	  .off = OFF(probe.window_test), .def = "yes",
+	  .help = "complete a handshake per scale and measure which shift\n"
 	  "the server applied (default on: HTTP GET on 80, TLS\n"
 	  "ClientHello on 443, --payload FILE elsewhere)" },
-	{ SET_PAYLOAD, "payload", "payload", 0, NULL, SETT_PAYLOAD, SETW_TOP | SETW_CLI, true,
-	  false, 1, 65535, NULL, NULL, NULL, NULL, "FILE",
-	  "the window test's request on any port" },
-	{ SET_CONTACT, "contact", "contact", 0, NULL, SETT_CONTACT, SETW_TOP | SETW_CLI, false,
-	  false, 0, 0, NULL, NULL, NULL, NULL, "URL",
-	  "named in the window test's request, for operators" },
-	{ SET_MAX_INFLIGHT, "max-inflight", "max-inflight", 0, NULL, SETT_UINT,
-	  SETW_TOP | SETW_CLI, false, false, 1, 1 << 20, NULL, NULL, NULL, NULL, "N",
-	  "paths in flight at once, @R (default from\n"
+	{ .id = SET_PAYLOAD, .key = "payload", .flag = "payload", .type = SETT_PAYLOAD,
+	  .shaping = true,
+	  .where = SETW_TOP | SETW_CLI, .repeat = true, .off = OFF(probe.payloads),
+	  .lo = 1, .hi = 65535, .arg = "FILE",
+	  .help = "the window test's request on any port" },
+	{ .id = SET_CONTACT, .key = "contact", .flag = "contact", .type = SETT_CONTACT,
+	  .where = SETW_TOP | SETW_CLI, .off = OFF(probe.contact), .arg = "URL",
+	  .help = "named in the window test's request, for operators" },
+	{ .id = SET_MAX_INFLIGHT, .key = "max-inflight", .flag = "max-inflight",
+	  .type = SETT_UINT, .where = SETW_TOP | SETW_CLI, .off = OFF(probe.max_inflight),
+	  .lo = 1, .hi = 1 << 20, .arg = "N",
+	  .help = "paths in flight at once, @R (default from\n"
 	  "the rate and the timeout)" },
-	{ SET_DATABASE, "database", "db", 0, NULL, SETT_PATH, SETW_TOP | SETW_CLI, false, true,
-	  0, 0, NULL, NULL, NULL, "/var/lib/scaleprobe/scaleprobe.db", "FILE",
-	  "store every result in the SQLite store FILE too" },
-	{ SET_JSON, NULL, "json", 0, NULL, SETT_BOOL, SETW_CLI, false, false,
-	  0, 0, NULL, NULL, NULL, "no", NULL,
-	  "one JSON object per path (NDJSON)" },
-	{ SET_VERBOSE, NULL, "verbose", 'v', NULL, SETT_ACTION, SETW_CLI, true, false,
-	  0, 0, NULL, NULL, NULL, NULL, NULL,
-	  "counters and peak memory on stderr at the end" },
-	{ SET_HELP, NULL, "help", 'h', NULL, SETT_ACTION, SETW_CLI, false, false,
-	  0, 0, NULL, NULL, NULL, NULL, NULL,
-	  "this text" },
-	{ SET_BLOCK, "block", NULL, 0, NULL, SETT_PREFIXES, SETW_TOP, true, false,
-	  0, 0, NULL, NULL, NULL, NULL, "CIDR",
-	  "never probe CIDR, whatever allow says (repeatable)" },
-	{ SET_OPTOUT, "opt-out", NULL, 0, NULL, SETT_PATH, SETW_TOP, false, false,
-	  0, 0, NULL, NULL, NULL, NULL, "FILE",
-	  "ranges whose owners asked not to be probed, one per line (re-read on reload)" },
-	{ SET_RETENTION, "retention", NULL, 0, NULL, SETT_UINT, SETW_TOP, false, false,
-	  1, 36500, NULL, "days", NULL, "400", "DAYS",
-	  "keep results this many days, @R (default @D)" },
-	{ SET_ALERT_CONFIRM, "alert-confirm", NULL, 0, NULL, SETT_UINT, SETW_TOP, false, false,
-	  1, 16, NULL, "runs", NULL, "2", "N",
-	  "a path's change of verdict is an alert when N of the last\n"
+	{ .id = SET_SYN_TTL, .key = "syn-ttl", .flag = "syn-ttl", .type = SETT_UINT,
+	  .shaping = true, .where = SETW_TOP | SETW_CLI, .off = OFF(probe.syn_ttl),
+	  .lo = 1, .hi = 255, .noun = "a TTL", .def = "64", .arg = "TTL",
+	  .help = "TTL (hop limit) of the measurement SYNs, @R (default @D)" },
+	/* the store and its lock are opened once, the lock as root */
+	{ .id = SET_DATABASE, .key = "database", .flag = "db", .type = SETT_PATH,
+	  .where = SETW_TOP | SETW_CLI, .restart = true, .off = OFF(database),
+	  .def = "/var/lib/scaleprobe/scaleprobe.db", .arg = "FILE",
+	  .help = "store every result in the SQLite store FILE too" },
+	{ .id = SET_JSON, .flag = "json", .type = SETT_BOOL, .where = SETW_CLI,
+	  .off = OFF(json), .def = "no", .help = "one JSON object per path (NDJSON)" },
+	{ .id = SET_VERBOSE, .flag = "verbose", .shortopt = 'v', .type = SETT_ACTION,
+	  .where = SETW_CLI, .repeat = true,
+	  .help = "counters and peak memory on stderr at the end" },
+	{ .id = SET_HELP, .flag = "help", .shortopt = 'h', .type = SETT_ACTION,
+	  .where = SETW_CLI, .help = "this text" },
+	{ .id = SET_BLOCK, .key = "block", .type = SETT_PREFIXES, .where = SETW_TOP,
+	  .repeat = true, .off = OFF(block), .arg = "CIDR",
+	  .help = "never probe CIDR, whatever allow says (repeatable)" },
+	{ .id = SET_OPTOUT, .key = "opt-out", .type = SETT_PATH, .where = SETW_TOP,
+	  .off = OFF(optout), .arg = "FILE",
+	  .help = "ranges whose owners asked not to be probed, one per line (re-read on "
+	  "reload)" },
+	{ .id = SET_RETENTION, .key = "retention", .type = SETT_UINT, .where = SETW_TOP,
+	  .off = OFF(retention), .lo = 1, .hi = 36500, .unit = "days", .def = "400",
+	  .arg = "DAYS", .help = "keep results this many days, @R (default @D)" },
+	{ .id = SET_ALERT_CONFIRM, .key = "alert-confirm", .type = SETT_UINT,
+	  .where = SETW_TOP, .off = OFF(alert_confirm), .lo = 1, .hi = 16, .unit = "runs",
+	  .def = "2", .arg = "N",
+	  .help = "a path's change of verdict is an alert when N of the last\n"
 	  "alert-window runs agree, @R (default @D)" },
-	{ SET_ALERT_WINDOW, "alert-window", NULL, 0, NULL, SETT_UINT, SETW_TOP, false, false,
-	  1, 16, NULL, "runs", NULL, "3", "M",
-	  "the runs alert-confirm counts in, @R and at least alert-confirm (default @D)" },
-	{ SET_ALERT_COMMAND, "alert-command", NULL, 0, NULL, SETT_PATH, SETW_TOP, false, false,
-	  0, 0, NULL, NULL, NULL, NULL, "PROGRAM",
-	  "run for each alert raised or cleared, the change as JSON on its input" },
-	{ SET_ALERT_TIMEOUT, "alert-timeout", NULL, 0, NULL, SETT_DURATION, SETW_TOP, false,
-	  false, 1, 3600, NULL, NULL, NULL, "30s", "DURATION",
-	  "alert-command is killed this long after its start, 1s..1h (default @D)" },
-	{ SET_CONTROL, "control", NULL, 0, NULL, SETT_PATH, SETW_TOP, false, true,
-	  0, 0, NULL, NULL, NULL, "/run/scaleprobe/scaleprobed.sock", "FILE",
-	  "the daemon's control socket, for scaleprobe status (default @D)" },
-	{ SET_INTERVAL, "interval", NULL, 0, NULL, SETT_DURATION, SETW_TOP | SETW_GROUP, false,
-	  false, 1, 30 * 86400, NULL, NULL, NULL, "1h", "DURATION",
-	  "a group's scans start this often (default @D; top level: every group's)" },
-	{ SET_JITTER, "jitter", NULL, 0, NULL, SETT_DURATION, SETW_TOP | SETW_GROUP, false,
-	  false, 0, 30 * 86400, NULL, NULL, NULL, "5m", "DURATION",
-	  "each target's random slip, at most the interval (default @D)" },
-	{ SET_GROUP, "group", NULL, 0, NULL, SETT_SECTION, SETW_TOP, true, false,
-	  0, 0, NULL, NULL, NULL, NULL, "NAME",
-	  "a group of targets scanned together: group NAME { ... }" },
-	{ SET_TARGET, "target", NULL, 0, NULL, SETT_TARGETS, SETW_GROUP, true, false,
-	  0, 0, NULL, NULL, NULL, NULL, "TARGET",
-	  "targets of the group: HOST, HOST:PORT, [IPV6]:PORT, ADDR/PREFIX" },
+	{ .id = SET_ALERT_WINDOW, .key = "alert-window", .type = SETT_UINT,
+	  .where = SETW_TOP, .off = OFF(alert_window), .lo = 1, .hi = 16, .unit = "runs",
+	  .def = "3", .arg = "M",
+	  .help = "the runs alert-confirm counts in, @R and at least alert-confirm "
+	  "(default @D)" },
+	{ .id = SET_ALERT_COMMAND, .key = "alert-command", .type = SETT_PATH,
+	  .where = SETW_TOP, .off = OFF(alert_command), .arg = "PROGRAM",
+	  .help = "run for each alert raised or cleared, the change as JSON on its input" },
+	{ .id = SET_ALERT_TIMEOUT, .key = "alert-timeout", .type = SETT_DURATION,
+	  .where = SETW_TOP, .off = OFF(alert_timeout), .lo = 1, .hi = 3600, .def = "30s",
+	  .arg = "DURATION",
+	  .help = "alert-command is killed this long after its start, 1s..1h (default @D)" },
+	/* bound once, in a directory that may need root */
+	{ .id = SET_CONTROL, .key = "control", .type = SETT_PATH, .where = SETW_TOP,
+	  .restart = true, .off = OFF(control), .def = "/run/scaleprobe/scaleprobed.sock",
+	  .arg = "FILE",
+	  .help = "the daemon's control socket, for scaleprobe status (default @D)" },
+	{ .id = SET_INTERVAL, .key = "interval", .type = SETT_DURATION,
+	  .where = SETW_TOP | SETW_GROUP, .off = OFF(interval), .goff = GOFF(interval),
+	  .gline = GOFF(interval_line), .lo = 1, .hi = 30 * 86400, .def = "1h",
+	  .arg = "DURATION",
+	  .help = "a group's scans start this often (default @D; top level: every group's)" },
+	{ .id = SET_JITTER, .key = "jitter", .type = SETT_DURATION,
+	  .where = SETW_TOP | SETW_GROUP, .off = OFF(jitter), .goff = GOFF(jitter),
+	  .gline = GOFF(jitter_line), .lo = 0, .hi = 30 * 86400, .def = "5m",
+	  .arg = "DURATION",
+	  .help = "each target's random slip, at most the interval (default @D)" },
+	{ .id = SET_GROUP, .key = "group", .type = SETT_SECTION, .where = SETW_TOP,
+	  .repeat = true, .off = OFF(groups), .arg = "NAME",
+	  .help = "a group of targets scanned together: group NAME { ... }" },
+	{ .id = SET_TARGET, .key = "target", .type = SETT_TARGETS, .where = SETW_GROUP,
+	  .repeat = true, .arg = "TARGET",
+	  .help = "targets of the group: HOST, HOST:PORT, [IPV6]:PORT, ADDR/PREFIX" },
 };
 
 const struct setting *
@@ -175,18 +223,13 @@ group_free(struct conf_group *g)
 void
 conf_free(struct conf *c)
 {
-	free(c->database);
-	free(c->vantage);
-	free(c->interface);
-	free(c->contact);
-	free(c->optout);
-	free(c->alert_command);
-	free(c->control);
-	for (size_t i = 0; i < c->npayloads; i++) {
-		free(c->payloads[i].path);
-		free(c->payloads[i].bytes);
-	}
-	free(c->payloads);
+	/* the strings stored through the table (contact: with the probing
+	 * settings); -c and a group's files have no field here */
+	for (size_t i = 0; i < SET_COUNT; i++)
+		if ((settings[i].type == SETT_STRING || settings[i].type == SETT_PATH) &&
+		    settings[i].off != 0)
+			free(*(char **)(void *)((char *)c + settings[i].off));
+	probe_settings_free(&c->probe);
 	for (size_t i = 0; i < c->nallow; i++)
 		free(c->allow[i].text);
 	free(c->allow);
@@ -203,23 +246,14 @@ conf_free(struct conf *c)
 }
 
 size_t
-conf_needs_restart(const struct conf *old, const struct conf *new, const char **names,
-    size_t max)
+conf_changed(const struct conf *old, const struct conf *new,
+    const struct setting **changed, size_t max)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < SET_COUNT && n < max; i++) {
-		struct strbuf a = { 0 }, b = { 0 };
-
-		if (!settings[i].restart)
-			continue;
-		/* as the file would write them: one comparison for every type */
-		setting_format(&a, old, &settings[i], "");
-		setting_format(&b, new, &settings[i], "");
-		if (strcmp(strbuf_str(&a), strbuf_str(&b)) != 0)
-			names[n++] = settings[i].key;
-		strbuf_free(&a);
-		strbuf_free(&b);
-	}
+	for (size_t i = 0; i < SET_COUNT && n < max; i++)
+		if ((settings[i].where & SETW_TOP) && settings[i].type != SETT_SECTION &&
+		    !setting_equal(&settings[i], old, new))
+			changed[n++] = &settings[i];
 	return n;
 }

@@ -7,7 +7,13 @@
  * A setting is set from text (a flag's argument or a file's value) by
  * setting_set(); its default is text in the table, set through the same
  * function by conf_init(), so defaults live in the table and nowhere else.
- * setting_format() writes a value back as the file would read it.
+ * setting_format() writes a value back as the file would read it, and
+ * setting_equal() compares two configurations' values (a reload's test).
+ * Each row names its field in struct conf by offset and type: the types
+ * UINT, SECONDS, DURATION, BOOL, CHOICE, STRING, PATH and CONTACT are
+ * stored, written and compared through it with no code of their own.
+ * The probing settings live in struct probe_settings (probe_settings.h),
+ * which the runner is handed as it is.
  *
  * Pure: no I/O.  Files named by settings (payloads, target files, the
  * opt-out list) are read by conf_file.c.
@@ -20,6 +26,7 @@
 #include <stdint.h>
 
 #include "addr.h"
+#include "probe_settings.h"
 #include "result.h"
 #include "strbuf.h"
 #include "targets.h"
@@ -29,20 +36,8 @@
 #endif
 #define CONF_DEFAULT_PATH SYSCONFDIR "/scaleprobe/scaleprobe.conf"
 
-/* The window test's request and contact limits (request.h holds the same
- * numbers; test_conf checks they agree: config/ may not include engine/). */
-#define CONF_PAYLOAD_MAX 8192
-
 /* Ports a target without one is probed on, at most. */
 #define CONF_MAX_PORTS 16
-#define CONF_CONTACT_MAX 512
-
-/* enum engine_trace's values (test_conf checks they agree). */
-enum conf_trace {
-	CONF_TRACE_NEVER = 0,
-	CONF_TRACE_AUTO,
-	CONF_TRACE_ALWAYS,
-};
 
 enum setting_id {
 	SET_CONFIG,		/* -c FILE: the command line only */
@@ -62,6 +57,7 @@ enum setting_id {
 	SET_PAYLOAD,
 	SET_CONTACT,
 	SET_MAX_INFLIGHT,
+	SET_SYN_TTL,
 	SET_DATABASE,
 	SET_JSON,
 	SET_VERBOSE,
@@ -82,14 +78,17 @@ enum setting_id {
 };
 
 enum setting_type {
-	SETT_UINT,		/* decimal in [lo, hi] */
-	SETT_SECONDS,		/* a decimal number of seconds in (lo, hi] */
-	SETT_DURATION,		/* N, Ns, Nm, Nh, Nd or Nw in [lo, hi] seconds */
-	SETT_BOOL,		/* yes | no; a flag without argument sets yes */
-	SETT_CHOICE,		/* one of choices[] */
-	SETT_STRING,		/* any text of visible characters */
-	SETT_PATH,		/* a file name */
-	SETT_CONTACT,		/* a URL or mailto: for the HTTP request */
+	/* stored through the row's offset (into the field's C type): */
+	SETT_UINT,		/* uint32_t: decimal in [lo, hi]; 0 and no
+				   default: unset, not written back */
+	SETT_SECONDS,		/* double: a decimal number of seconds in (lo, hi] */
+	SETT_DURATION,		/* uint32_t: N, Ns, Nm, Nh, Nd or Nw in [lo, hi] s */
+	SETT_BOOL,		/* bool: yes | no; a flag without argument: yes */
+	SETT_CHOICE,		/* int-sized enum: the index in choices[] */
+	SETT_STRING,		/* char *: any text of visible characters */
+	SETT_PATH,		/* char *: a file name */
+	SETT_CONTACT,		/* char *: a URL or mailto: for the HTTP request */
+	/* each with code of its own: */
 	SETT_SCALES,		/* a list of shifts: 0,7,14 */
 	SETT_PORTS,		/* a list of ports: 80,443 */
 	SETT_ADDR,		/* an IPv4 or IPv6 address, one per family */
@@ -115,6 +114,11 @@ struct setting {
 	unsigned where;		/* SETW_* */
 	bool repeat;		/* may be given more than once */
 	bool restart;		/* the daemon needs a restart to change it */
+	bool shaping;		/* shapes results: in each run's settings text
+				   (conf_shaping), in the table's order */
+	size_t off;		/* its field in struct conf (never 0) */
+	size_t goff, gline;	/* inside a group: its field and line in
+				   struct conf_group; 0: none */
 	double lo, hi;		/* range of numbers */
 	const char *noun;	/* "a rate": "'0' is not a rate in 1..10000000" */
 	const char *unit;	/* after the range: "seconds" */
@@ -135,14 +139,6 @@ struct conf_prefix {
 	unsigned plen;
 	char *text;		/* as written */
 	unsigned line;
-};
-
-struct conf_payload {
-	uint16_t port;		/* 0: every port without an entry of its own */
-	char *path;
-	unsigned line;
-	uint8_t *bytes;		/* read by conf_load_files(); NULL before */
-	size_t len;
 };
 
 struct conf_file {
@@ -168,24 +164,17 @@ struct conf_group {
 };
 
 struct conf {
+	unsigned set_line[SET_COUNT];	/* where each was last set; 0: default
+					   (first: no setting's offset is 0) */
+	struct probe_settings probe;	/* what shapes every path, as the
+					   runner takes it */
 	char *database;
 	char *vantage;			/* NULL: the host name */
 	char *interface;		/* NULL: from the route */
 	struct addr source4, source6;
 	bool have_source4, have_source6;
-	uint32_t rate;
-	int scales[RESULT_MAX_SCALES];
-	int nscales;
 	uint16_t ports[CONF_MAX_PORTS];	/* for targets that name none */
 	int nports;
-	double timeout;			/* seconds */
-	uint32_t retries;
-	uint32_t max_inflight;		/* 0: from rate and timeout */
-	enum conf_trace trace;
-	bool window_test;
-	struct conf_payload *payloads;	/* sorted by port */
-	size_t npayloads;
-	char *contact;
 	uint32_t retention;		/* days */
 	uint32_t alert_confirm;		/* an alert needs this many ... */
 	uint32_t alert_window;		/* ... of the last this many runs */
@@ -203,7 +192,6 @@ struct conf {
 	size_t ngroups;
 	bool json;			/* command line only */
 	unsigned verbose;		/* command line only */
-	unsigned set_line[SET_COUNT];	/* where each was last set; 0: default */
 };
 
 /* Every setting at its default. */
@@ -234,13 +222,18 @@ void conf_format_ports(struct strbuf *b, const char *indent, const uint16_t *por
 /* The expected text of a number setting: "a rate in 1..10000000". */
 void setting_expected(const struct setting *s, char *buf, size_t len);
 
+/* Whether s has the same value in a and b (top level; payloads by port,
+ * file name and content; lists in order). */
+bool setting_equal(const struct setting *s, const struct conf *a, const struct conf *b);
+
 /*
- * For a reload: the keys of settings a reload cannot apply (the table's
- * restart: database, vantage) whose value differs between old and new,
- * at most max of them into names.  Returns how many.
+ * For a reload: the settings of the file (top level) whose value differs
+ * between old and new, at most max of them into changed, in the table's
+ * order.  Returns how many.  The caller tells the table's restart ones
+ * from the rest.
  */
-size_t conf_needs_restart(const struct conf *old, const struct conf *new, const char **names,
-    size_t max);
+size_t conf_changed(const struct conf *old, const struct conf *new,
+    const struct setting **changed, size_t max);
 
 /* Whether contact is acceptable in the window test's HTTP request. */
 bool conf_contact_ok(const char *contact);

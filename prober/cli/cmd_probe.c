@@ -4,7 +4,6 @@
  * results printed as they come and the exit status of DESIGN.md's contract.
  */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,25 +311,12 @@ probe_privileged(void)
 	return found ? ok : geteuid() == 0;
 }
 
-/* The configuration's payloads as the run takes them. */
-static struct probe_payload *
-probe_payloads(const struct conf *c)
-{
-	struct probe_payload *v = xcalloc(c->npayloads + 1, sizeof(*v));
-
-	for (size_t i = 0; i < c->npayloads; i++)
-		v[i] = (struct probe_payload){ c->payloads[i].port, c->payloads[i].bytes,
-		    c->payloads[i].len };
-	return v;
-}
-
 static int
 cmd_probe(int argc, char **argv)
 {
 	struct conf c;
 	struct targets targets;
 	struct blocklist *bl = NULL;
-	struct probe_payload *payloads = NULL;
 	struct probe_out out;
 	struct stat sb;
 	struct paths paths;
@@ -402,23 +388,11 @@ cmd_probe(int argc, char **argv)
 		goto done;
 	}
 	json_init(&out.j);
-	payloads = probe_payloads(&c);
-	/* the engine's layer cannot see struct conf: what a run needs, here */
 	memset(&rc, 0, sizeof(rc));
 	rc.paths = &paths;
-	rc.nscales = c.nscales;
-	memcpy(rc.scales, c.scales, sizeof(rc.scales));
-	rc.rate = c.rate;
-	rc.timeout_ns = (uint64_t)llround(c.timeout * 1e9);
-	rc.retries = (int)c.retries;
-	rc.max_inflight = c.max_inflight;
-	rc.trace = (enum engine_trace)c.trace;
-	rc.window_test = c.window_test;
+	rc.settings = &c.probe;
 	/* the packets that prove a result are kept for the store only */
 	rc.no_evidence = !db;
-	rc.contact = c.contact;
-	rc.payloads = payloads;
-	rc.npayloads = c.npayloads;
 	rc.progress = isatty(STDERR_FILENO) && paths.total > 1;
 	rc.on_result = probe_result;
 	rc.arg = &out;
@@ -448,7 +422,6 @@ cmd_probe(int argc, char **argv)
 	json_free(&out.j);
 	paths_free(&paths);
 done:
-	free(payloads);
 	targets_free(&targets);
 	blocklist_free(bl);
 	conf_free(&c);

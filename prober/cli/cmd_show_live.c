@@ -4,7 +4,6 @@
  * history that follows it and stored, in a run of its own, in the store
  * being shown.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +70,6 @@ show_live(struct conf *c, const struct show_opts *o, const char *db, struct hist
 	struct probe_run_config rc;
 	struct probe_run_stats stats;
 	struct live_out out;
-	struct probe_payload *payloads = NULL;
 	char vantage[256], err[STORE_ERRLEN];
 	uint16_t port1;
 	int status = EXIT_CLEAN;
@@ -116,23 +114,9 @@ show_live(struct conf *c, const struct show_opts *o, const char *db, struct hist
 		goto done;
 	}
 	json_init(&out.j);
-	payloads = calloc(c->npayloads + 1, sizeof(*payloads));
-	for (size_t i = 0; payloads != NULL && i < c->npayloads; i++)
-		payloads[i] = (struct probe_payload){ c->payloads[i].port, c->payloads[i].bytes,
-		    c->payloads[i].len };
 	memset(&rc, 0, sizeof(rc));
 	rc.paths = &paths;
-	rc.nscales = c->nscales;
-	memcpy(rc.scales, c->scales, sizeof(rc.scales));
-	rc.rate = c->rate;
-	rc.timeout_ns = (uint64_t)llround(c->timeout * 1e9);
-	rc.retries = (int)c->retries;
-	rc.max_inflight = c->max_inflight;
-	rc.trace = (enum engine_trace)c->trace;
-	rc.window_test = c->window_test;
-	rc.contact = c->contact;
-	rc.payloads = payloads;
-	rc.npayloads = payloads != NULL ? c->npayloads : 0;
+	rc.settings = &c->probe;
 	rc.on_result = live_result;
 	rc.arg = &out;
 	if (probe_run(&rc, &stats) != 0 || stats.interrupted || stats.failed)
@@ -155,7 +139,6 @@ show_live(struct conf *c, const struct show_opts *o, const char *db, struct hist
 		printf("\n");
 done:
 	paths_free(&paths);
-	free(payloads);
 	blocklist_free(bl);
 	targets_free(&t);
 	return status;

@@ -87,8 +87,6 @@ struct daemon {
 	struct store *st;
 	struct runner *runner;
 	struct runner_config rc;
-	struct probe_payload *payloads;	/* copies, as contact */
-	char *contact;
 	char vantage[256];
 	char settings[512];		/* the runs' settings text */
 	struct event *timer, *sigterm, *sighup, *sigint, *watchdog;

@@ -11,7 +11,7 @@
 #include <event2/event.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <math.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,28 +67,8 @@ runner_setup(struct daemon *d, const struct conf *c)
 {
 	struct runner_config *rc = &d->rc;
 
-	/* copies: the runner outlives the configuration (a reload frees it) */
-	d->payloads = xcalloc(c->npayloads + 1, sizeof(*d->payloads));
-	for (size_t i = 0; i < c->npayloads; i++) {
-		uint8_t *b = xmalloc(c->payloads[i].len + 1);
-
-		memcpy(b, c->payloads[i].bytes, c->payloads[i].len);
-		d->payloads[i] = (struct probe_payload){ c->payloads[i].port, b,
-		    c->payloads[i].len };
-	}
-	d->contact = c->contact != NULL ? xstrdup(c->contact) : NULL;
 	memset(rc, 0, sizeof(*rc));
-	rc->nscales = c->nscales;
-	memcpy(rc->scales, c->scales, sizeof(rc->scales));
-	rc->rate = c->rate;
-	rc->timeout_ns = (uint64_t)llround(c->timeout * 1e9);
-	rc->retries = (int)c->retries;
-	rc->max_inflight = c->max_inflight;
-	rc->trace = (enum engine_trace)c->trace;
-	rc->window_test = c->window_test;
-	rc->contact = d->contact;
-	rc->payloads = d->payloads;
-	rc->npayloads = c->npayloads;
+	rc->settings = &c->probe;	/* copied: a reload frees c */
 	rc->want_v4 = rc->want_v6 = true;	/* names may give either, later */
 	rc->on_result = daemon_on_result;
 	rc->on_batch = daemon_on_batch;
@@ -130,13 +110,26 @@ status_notify(struct daemon *d)
 	notify_send(d->notify, msg);
 }
 
-/* SIGHUP: a new configuration in force, or the old one kept. */
+/* Whether s is one of the probing settings (struct probe_settings). */
+static bool
+probing(const struct setting *s)
+{
+	size_t at = offsetof(struct conf, probe);
+
+	return s->off >= at && s->off < at + sizeof(struct probe_settings);
+}
+
+/* SIGHUP: a new configuration in force, or the old one kept.  Every
+ * setting applies but the table's restart ones; the probing settings
+ * from the runner's next batch on. */
 static void
 reload(struct daemon *d)
 {
 	struct conf c;
-	const char *names[8];
-	size_t n;
+	const struct setting *changed[SET_COUNT];
+	char applied[600] = "";
+	size_t n, limit = d->unit_limit;
+	bool probe = false;
 	struct gen *old = d->cur;
 
 	log_info("%s: reloading", d->conf_path);
@@ -144,25 +137,33 @@ reload(struct daemon *d)
 		log_warnx("%s: not reloaded; the configuration in force stays", d->conf_path);
 		return;
 	}
-	n = conf_needs_restart(&old->c, &c, names, 8);
-	for (size_t i = 0; i < n; i++)
-		log_warnx("%s: %s changed; it takes effect at a restart", d->conf_path, names[i]);
-	/* what the runner was opened with (before the privileges went) */
-	if (c.rate != old->c.rate || c.nscales != old->c.nscales ||
-	    memcmp(c.scales, old->c.scales, sizeof(c.scales)) != 0 ||
-	    c.timeout != old->c.timeout || c.retries != old->c.retries ||
-	    c.trace != old->c.trace || c.window_test != old->c.window_test ||
-	    c.max_inflight != old->c.max_inflight || c.npayloads != old->c.npayloads)
-		log_warnx("%s: the probing settings (rate, scales, timeout, retries, trace, "
-		    "window-test, max-inflight, payload) changed; they take effect at a restart",
-		    d->conf_path);
+	n = conf_changed(&old->c, &c, changed, SET_COUNT);
+	d->unit_limit = runner_max_inflight(&c.probe);
 	d->cur = gen_new(&c, daemon_wall_ns());
 	/* targets by name added may need more descriptors than there are */
 	if (daemon_check_fds(d, d->cur, d->http != NULL) != 0) {
 		gen_free(d->cur);
 		d->cur = old;
+		d->unit_limit = limit;
 		log_warnx("%s: not reloaded; the configuration in force stays", d->conf_path);
 		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (changed[i]->restart) {
+			log_warnx("%s: %s changed; it takes effect at a restart", d->conf_path,
+			    changed[i]->key);
+			continue;
+		}
+		snprintf(applied + strlen(applied), sizeof(applied) - strlen(applied), "%s%s",
+		    applied[0] != '\0' ? ", " : "", changed[i]->key);
+		probe |= probing(changed[i]);
+	}
+	if (applied[0] != '\0')
+		log_info("%s: %s changed; applied", d->conf_path, applied);
+	if (probe) {
+		/* the batches in the runner finish with the settings they had */
+		runner_configure(d->runner, &d->cur->c.probe);
+		conf_shaping(&d->cur->c, d->settings, sizeof(d->settings));
 	}
 	daemon_retire(d, old);
 	log_info("%s: %zu groups, %zu targets in force", d->conf_path, d->cur->ng,
@@ -352,7 +353,7 @@ main(int argc, char **argv)
 	    evsignal_add(d.sighup, NULL) != 0)
 		fatalx("cannot set up the signals");
 	/* units wait for room in the runner: max-inflight of them at once */
-	d.unit_limit = runner_max_inflight(&d.rc);
+	d.unit_limit = runner_max_inflight(&d.cur->c.probe);
 	startq_init(&d.pending);
 	if (daemon_check_fds(&d, d.cur, metrics != NULL) != 0) {
 		rc = 2;
@@ -466,10 +467,6 @@ out:
 	startq_free(&d.pending);
 	route_close(d.rt);
 	tracks_free(&d.tracks);
-	for (size_t i = 0; i < d.rc.npayloads; i++)
-		free((void *)(uintptr_t)d.payloads[i].bytes);
-	free(d.payloads);
-	free(d.contact);
 	notify_close(d.notify);
 	if (d.base != NULL)
 		event_base_free(d.base);

@@ -202,6 +202,12 @@ engine_finished(const struct engine *e)
 	return e->no_more_paths && e->inflight == 0 && !engine_out_rsts_owed(e);
 }
 
+bool
+engine_idle(const struct engine *e)
+{
+	return e->inflight == 0 && !engine_out_rsts_owed(e);
+}
+
 size_t
 engine_inflight(const struct engine *e)
 {

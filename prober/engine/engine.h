@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "addr.h"
+#include "probe_settings.h"
 #include "result.h"
 #include "send.h"
 
@@ -45,12 +46,6 @@
  * in the capture ring (thousands of frames) */
 #define ENGINE_DRAIN_EVERY 512
 #define ENGINE_PATH_LATER 2
-
-enum engine_trace {
-	ENGINE_TRACE_NEVER = 0,
-	ENGINE_TRACE_AUTO,	/* only where the handshake cannot tell alone */
-	ENGINE_TRACE_ALWAYS,
-};
 
 /* The offset of the window test's second connections' source ports
  * (stage_window.c); both sets lie in the guard's block of 64. */
@@ -70,7 +65,7 @@ struct engine_config {
 	uint8_t key[16];		/* SipHash key of this run */
 	size_t max_inflight;		/* paths at once */
 	uint8_t ttl;			/* TTL / hop limit of handshake SYNs */
-	enum engine_trace trace;
+	enum probe_trace trace;
 	int trace_max_ttl;		/* 1..30 */
 	uint64_t trace_gap_ns;		/* between TTL levels of a sweep */
 	size_t max_traces;		/* paths tracing at once */
@@ -172,6 +167,9 @@ bool engine_wants_run(const struct engine *e);
 void engine_paths_ready(struct engine *e);
 
 bool engine_finished(const struct engine *e);
+/* Nothing in flight and no RST owed: the engine may be freed without
+ * leaving a path or a server's half-open connection behind. */
+bool engine_idle(const struct engine *e);
 /* Whether (dst, port) is in flight: a path handed out for it now would be
  * skipped as a duplicate, without a result. */
 bool engine_has_path(const struct engine *e, const struct addr *dst, uint16_t port);

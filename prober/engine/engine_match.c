@@ -34,7 +34,7 @@ tag_valid(const struct engine *e, int tag)
 		return true;
 	if (tag == COOKIE_TAG_WINDOW)
 		return e->cfg.window_test;
-	return e->cfg.trace != ENGINE_TRACE_NEVER && tag >= 1 &&
+	return e->cfg.trace != PROBE_TRACE_NEVER && tag >= 1 &&
 	    tag <= e->cfg.trace_max_ttl && tag <= COOKIE_TRACE_TTL_MAX;
 }
 

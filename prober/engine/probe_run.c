@@ -4,11 +4,13 @@
  * in the order given; and probe_run(), the CLI's one batch on a loop of
  * its own where SIGINT/SIGTERM end it cleanly (so the guard's nftables
  * table is always removed).  The guard's table and the raw sockets are
- * opened with the runner, captures as interfaces appear.
+ * opened with the runner, captures as interfaces appear; new probing
+ * settings make a new engine once the batches before them are done.
  */
 #include <sys/random.h>
 
 #include <errno.h>
+#include <math.h>
 #include <event2/event.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,7 +27,6 @@
 #include "request.h"
 #include "send.h"
 
-#define PROBE_TTL		64
 #define PROBE_TRACE_MAX_TTL	30
 #define PROBE_TRACE_GAP_NS	5000000u	/* 5 ms between TTL levels */
 #define PROBE_MAX_TRACES	256	/* ~40 KiB each while it runs */
@@ -60,11 +61,20 @@ struct batch {
 	size_t inflight;
 	bool walked;			/* paths_next said 0 (or failed) */
 	bool error;			/* ... failed: the run cannot go on */
+	unsigned gen;			/* the settings it was added under */
 	struct batch *next;
 };
 
 struct runner {
 	const struct runner_config *cfg;
+	struct probe_settings ps;	/* the engine's, copied */
+	struct probe_settings next;	/* runner_configure's, until applied */
+	bool have_next;
+	unsigned gen, gen_next;		/* ps's and the batches added now */
+	uint8_t key[16];		/* the cookies' key: one for the runner's
+					   life, so late replies stay ours */
+	struct engine_counters past;	/* of the engines replaced */
+	struct send_config sc;
 	struct event_base *base;
 	struct event *timer;
 	struct event *more;		/* paths_next paused: ask again */
@@ -89,6 +99,12 @@ struct runner {
 	bool cap_told[PATHS_MAX_IFACES];	/* its failure was logged */
 	char cap_why[PATHS_MAX_IFACES][160];	/* "ifname: why" */
 };
+
+static uint64_t
+run_timeout_ns(const struct probe_settings *ps)
+{
+	return (uint64_t)llround(ps->timeout * 1e9);
+}
 
 static uint64_t
 now_ns(void)
@@ -156,6 +172,12 @@ run_next_path(void *arg, struct engine_path *out)
 	for (struct batch *b = r->head; b != NULL; b = b->next) {
 		struct path p;
 		int rc, cap;
+
+		/* added under newer settings: they wait for this engine's end */
+		if (b->gen != r->gen) {
+			later = true;
+			break;
+		}
 
 		while (!b->walked) {
 			rc = paths_next(b->p, &p);
@@ -228,10 +250,10 @@ run_request(void *arg, const struct engine_path *p, uint8_t *buf, size_t cap)
 	    addr_format(&p->dst, lit, sizeof(lit));
 	const struct probe_payload *pl = NULL;
 
-	for (size_t i = 0; i < r->cfg->npayloads; i++)
-		if (r->cfg->payloads[i].port == p->port ||
-		    (r->cfg->payloads[i].port == 0 && pl == NULL))
-			pl = &r->cfg->payloads[i];
+	for (size_t i = 0; i < r->ps.npayloads; i++)
+		if (r->ps.payloads[i].port == p->port ||
+		    (r->ps.payloads[i].port == 0 && pl == NULL))
+			pl = &r->ps.payloads[i];
 	if (pl != NULL) {
 		if (pl->len > cap)
 			return 0;
@@ -239,7 +261,7 @@ run_request(void *arg, const struct engine_path *p, uint8_t *buf, size_t cap)
 		return pl->len;
 	}
 	if (p->port == PROBE_HTTP_PORT)
-		return request_http(buf, cap, host, r->cfg->contact);
+		return request_http(buf, cap, host, r->ps.contact);
 	if (p->port == PROBE_TLS_PORT)
 		return request_tls(buf, cap, p->host, (uint64_t)p->wall.tv_nsec ^
 		    (uint64_t)p->wall.tv_sec << 30);
@@ -389,6 +411,9 @@ run_tick(evutil_socket_t fd, short what, void *arg)
 	/* a capture that failed is told at once, not when a path ends */
 	for (int i = 0; i < r->ncap; i++)
 		(void)run_capture_failure(r, i);
+	/* the last RST owed may have left: new settings can take over */
+	if (r->have_next && engine_idle(r->engine))
+		event_active(r->ended, EV_TIMEOUT, 0);
 	run_schedule(r, now, next);
 }
 
@@ -436,6 +461,80 @@ run_more(evutil_socket_t fd, short what, void *arg)
 	run_names_ready(arg);
 }
 
+static int run_engine_new(struct runner *r);
+
+/* a replaced engine's counters into the runner's: sums, and the peaks */
+static void
+run_counters_add(struct engine_counters *to, const struct engine_counters *n)
+{
+	to->paths_started += n->paths_started;
+	to->paths_done += n->paths_done;
+	to->syns_sent += n->syns_sent;
+	to->retries_sent += n->retries_sent;
+	to->rsts_sent += n->rsts_sent;
+	to->send_errors += n->send_errors;
+	to->synacks += n->synacks;
+	to->rsts += n->rsts;
+	to->icmp_errors += n->icmp_errors;
+	to->paths_traced += n->paths_traced;
+	to->trace_sent += n->trace_sent;
+	to->trace_hops += n->trace_hops;
+	to->trace_dest += n->trace_dest;
+	to->paths_windowed += n->paths_windowed;
+	to->window_sent += n->window_sent;
+	to->rejected += n->rejected;
+	to->replayed += n->replayed;
+	to->late += n->late;
+	to->ignored += n->ignored;
+	if (n->mem_peak > to->mem_peak) {
+		to->mem_peak = n->mem_peak;
+		to->mem_peak_paths = n->mem_peak_paths;
+	}
+	if (n->inflight_peak > to->inflight_peak)
+		to->inflight_peak = n->inflight_peak;
+}
+
+/* The settings runner_configure gave take over: a new engine (the old
+ * one's counters kept) and the sender's templates for the new scales. */
+static void
+run_switch(struct runner *r)
+{
+	struct probe_settings old = r->ps;
+	struct engine *e = r->engine;
+	struct send_config sc = r->sc;
+	char err[512] = "";
+
+	r->ps = r->next;
+	r->have_next = false;
+	memset(&r->next, 0, sizeof(r->next));
+	if (run_engine_new(r) != 0 ||
+	    sender_set_variants(r->sender, &r->sc, err, sizeof(err)) != 0) {
+		if (err[0] != '\0')
+			log_warnx("%s", err);
+		if (r->engine != e)
+			engine_free(r->engine);
+		/* the settings in force stay (the table checked the new ones:
+		 * only memory could refuse them) */
+		log_warnx("the new probing settings cannot be applied; the old ones stay");
+		r->engine = e;
+		r->sc = sc;
+		probe_settings_free(&r->ps);
+		r->ps = old;
+	} else {
+		struct engine_counters n;
+
+		engine_counters(e, &n);
+		run_counters_add(&r->past, &n);
+		engine_free(e);
+		probe_settings_free(&old);
+		log_info("the new probing settings are in force");
+	}
+	r->gen = r->gen_next;
+	evtimer_del(r->timer);
+	r->run_now = false;
+	run_names_ready(r);
+}
+
 /* Batches walked with nothing in flight are told done, in order of
  * arrival; then, after runner_finish, the runner's end. */
 static void
@@ -459,6 +558,10 @@ run_ended(evutil_socket_t fd, short what, void *arg)
 			r->cfg->on_batch(r->cfg->arg, b->tag);
 		free(b);
 	}
+	/* the batches of the settings in force are done: the next ones' */
+	if (r->have_next && !r->failed && (r->head == NULL || r->head->gen != r->gen) &&
+	    engine_idle(r->engine))
+		run_switch(r);
 	if (r->finishing && !r->idle_told && (r->failed ||
 	    (r->nbatches == 0 && engine_finished(r->engine)))) {
 		r->idle_told = true;
@@ -485,19 +588,19 @@ run_filter(char *buf, size_t len, uint16_t lo, int nvariants)
 }
 
 size_t
-runner_max_inflight(const struct runner_config *cfg)
+runner_max_inflight(const struct probe_settings *ps)
 {
 	/* enough paths to keep the rate busy over a path's longest life
 	 * (every attempt timing out), and never more than a few MiB: paths
 	 * that answer leave within an RTT, so only a list of silent
 	 * addresses probed flat out meets the bound (16,384 paths of 6 s:
 	 * ~2,700 paths a second), and --max-inflight lifts it */
-	uint64_t life_s = cfg->timeout_ns * (uint64_t)(cfg->retries + 1) /
+	uint64_t life_s = run_timeout_ns(ps) * (uint64_t)(ps->retries + 1) /
 	    ENGINE_NS_PER_SEC + 1;
-	uint64_t n = (uint64_t)cfg->rate * life_s / (uint64_t)(cfg->nscales + 1);
+	uint64_t n = (uint64_t)ps->rate * life_s / (uint64_t)(ps->nscales + 1);
 
-	if (cfg->max_inflight > 0)
-		return cfg->max_inflight;
+	if (ps->max_inflight > 0)
+		return ps->max_inflight;
 	if (n < PROBE_INFLIGHT_MIN)
 		n = PROBE_INFLIGHT_MIN;
 	if (n > PROBE_INFLIGHT_MAX)
@@ -505,61 +608,44 @@ runner_max_inflight(const struct runner_config *cfg)
 	return (size_t)n;
 }
 
-static int
-run_open(struct runner *r)
+/* The sender's variants from r->ps: the control SYN, then each scale;
+ * the one place the scale list becomes probes. */
+static void
+run_variants(struct runner *r)
 {
-	const struct runner_config *cfg = r->cfg;
-	struct send_config sc;
+	r->sc.nvariants = r->ps.nscales + 1;
+	r->sc.variant_scale[0] = SEND_VARIANT_CONTROL;
+	for (int i = 0; i < r->ps.nscales; i++)
+		r->sc.variant_scale[i + 1] = r->ps.scales[i];
+}
+
+/* An engine for r->ps (and r->sc's variants, which run_variants sets). */
+static int
+run_engine_new(struct runner *r)
+{
+	const struct probe_settings *ps = &r->ps;
 	struct engine_config ec;
 	struct engine_ops ops;
-	char err[512];
 
-	r->timer = evtimer_new(r->base, run_tick, r);
-	r->more = event_new(r->base, -1, 0, run_more, r);
-	r->ended = event_new(r->base, -1, 0, run_ended, r);
-	if (r->timer == NULL || r->more == NULL || r->ended == NULL) {
-		log_warnx("cannot set up the event loop");
-		return -1;
-	}
-	if ((r->guard = guard_open(err, sizeof(err))) == NULL) {
-		log_warnx("%s", err);
-		return -1;
-	}
-
-	memset(&sc, 0, sizeof(sc));
+	run_variants(r);
 	memset(&ec, 0, sizeof(ec));
-	sc.nvariants = ec.nvariants = cfg->nscales + 1;
-	sc.variant_scale[0] = ec.variant_scale[0] = SEND_VARIANT_CONTROL;
-	for (int i = 0; i < cfg->nscales; i++)
-		sc.variant_scale[i + 1] = ec.variant_scale[i + 1] = cfg->scales[i];
-	sc.mss = 1460;
-	sc.window = 64240;
-	sc.batch = 64;
-	r->sender = sender_open(&sc, cfg->want_v4, cfg->want_v6, err, sizeof(err));
-	if (r->sender == NULL) {
-		log_warnx("%s", err);
-		return -1;
-	}
-	run_filter(r->filter, sizeof(r->filter), guard_port_lo(r->guard), sc.nvariants);
-
-	ec.rate = cfg->rate;
-	ec.timeout_ns = cfg->timeout_ns;
-	ec.retries = cfg->retries;
+	ec.nvariants = r->sc.nvariants;
+	memcpy(ec.variant_scale, r->sc.variant_scale, sizeof(ec.variant_scale));
+	ec.rate = ps->rate;
+	ec.timeout_ns = run_timeout_ns(ps);
+	ec.retries = (int)ps->retries;
 	ec.port_lo = guard_port_lo(r->guard);
-	ec.max_inflight = runner_max_inflight(cfg);
-	ec.ttl = PROBE_TTL;
-	ec.trace = cfg->trace;
+	ec.max_inflight = runner_max_inflight(ps);
+	ec.ttl = (uint8_t)ps->syn_ttl;
+	ec.trace = ps->trace;
 	ec.trace_max_ttl = PROBE_TRACE_MAX_TTL;
 	ec.trace_gap_ns = PROBE_TRACE_GAP_NS;
 	ec.max_traces = PROBE_MAX_TRACES;
 	ec.trace_pace = PROBE_TRACE_PACE;
-	ec.window_test = cfg->window_test;
-	ec.no_evidence = cfg->no_evidence;
+	ec.window_test = ps->window_test;
+	ec.no_evidence = r->cfg->no_evidence;
 	ec.max_windows = PROBE_MAX_WINDOWS;
-	if (getrandom(ec.key, sizeof(ec.key), 0) != (ssize_t)sizeof(ec.key)) {
-		log_warn("getrandom");
-		return -1;
-	}
+	memcpy(ec.key, r->key, sizeof(ec.key));
 	memset(&ops, 0, sizeof(ops));
 	ops.arg = r;
 	ops.next_path = run_next_path;
@@ -580,6 +666,40 @@ run_open(struct runner *r)
 	return 0;
 }
 
+static int
+run_open(struct runner *r)
+{
+	char err[512];
+
+	r->timer = evtimer_new(r->base, run_tick, r);
+	r->more = event_new(r->base, -1, 0, run_more, r);
+	r->ended = event_new(r->base, -1, 0, run_ended, r);
+	if (r->timer == NULL || r->more == NULL || r->ended == NULL) {
+		log_warnx("cannot set up the event loop");
+		return -1;
+	}
+	if ((r->guard = guard_open(err, sizeof(err))) == NULL) {
+		log_warnx("%s", err);
+		return -1;
+	}
+	run_variants(r);
+	r->sc.mss = 1460;
+	r->sc.window = 64240;
+	r->sc.batch = 64;
+	r->sender = sender_open(&r->sc, r->cfg->want_v4, r->cfg->want_v6, err, sizeof(err));
+	if (r->sender == NULL) {
+		log_warnx("%s", err);
+		return -1;
+	}
+	/* every variant a reload may bring: the captures keep their filter */
+	run_filter(r->filter, sizeof(r->filter), guard_port_lo(r->guard), SEND_MAX_VARIANTS);
+	if (getrandom(r->key, sizeof(r->key), 0) != (ssize_t)sizeof(r->key)) {
+		log_warn("getrandom");
+		return -1;
+	}
+	return run_engine_new(r);
+}
+
 struct runner *
 runner_open(struct event_base *base, const struct runner_config *cfg)
 {
@@ -590,6 +710,7 @@ runner_open(struct event_base *base, const struct runner_config *cfg)
 		return NULL;
 	}
 	r->cfg = cfg;
+	probe_settings_copy(&r->ps, cfg->settings);
 	r->base = base;
 	r->tail = &r->head;
 	if (run_open(r) != 0) {
@@ -597,6 +718,18 @@ runner_open(struct event_base *base, const struct runner_config *cfg)
 		return NULL;
 	}
 	return r;
+}
+
+void
+runner_configure(struct runner *r, const struct probe_settings *ps)
+{
+	if (r->have_next)
+		probe_settings_free(&r->next);
+	probe_settings_copy(&r->next, ps);
+	r->have_next = true;
+	r->gen_next++;
+	/* nothing in flight: at once (from the loop, not from here) */
+	event_active(r->ended, EV_TIMEOUT, 0);
 }
 
 int
@@ -615,6 +748,7 @@ runner_add(struct runner *r, struct paths *p, void *tag)
 	}
 	b->p = p;
 	b->tag = tag;
+	b->gen = r->gen_next;
 	*r->tail = b;
 	r->tail = &b->next;
 	r->nbatches++;
@@ -648,6 +782,7 @@ runner_stats(const struct runner *r, struct probe_run_stats *stats)
 	memset(stats, 0, sizeof(*stats));
 	if (r->engine != NULL)
 		engine_counters(r->engine, &stats->n);
+	run_counters_add(&stats->n, &r->past);
 	for (int i = 0; i < r->ncap; i++) {
 		struct capture_stats st;
 		if (capture_stats(r->cap[i], &st) == 0) {
@@ -685,6 +820,9 @@ runner_close(struct runner *r, struct probe_run_stats *stats)
 		next = b->next;
 		free(b);
 	}
+	probe_settings_free(&r->ps);
+	if (r->have_next)
+		probe_settings_free(&r->next);
 	free(r);
 }
 
@@ -756,18 +894,8 @@ probe_run(const struct probe_run_config *cfg, struct probe_run_stats *stats)
 	memset(&c, 0, sizeof(c));
 	c.cfg = cfg;
 	memset(&rc, 0, sizeof(rc));
-	rc.nscales = cfg->nscales;
-	memcpy(rc.scales, cfg->scales, sizeof(rc.scales));
-	rc.rate = cfg->rate;
-	rc.timeout_ns = cfg->timeout_ns;
-	rc.retries = cfg->retries;
-	rc.max_inflight = cfg->max_inflight;
-	rc.trace = cfg->trace;
-	rc.window_test = cfg->window_test;
+	rc.settings = cfg->settings;
 	rc.no_evidence = cfg->no_evidence;
-	rc.contact = cfg->contact;
-	rc.payloads = cfg->payloads;
-	rc.npayloads = cfg->npayloads;
 	rc.want_v4 = cfg->paths->want_v4;
 	rc.want_v6 = cfg->paths->want_v6;
 	rc.on_result = cli_result;

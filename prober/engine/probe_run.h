@@ -4,8 +4,10 @@
  * opens each interface's capture when a path first goes through it, and
  * is handed batches of paths (paths.h walks) while it runs; each path is
  * judged (infer.h) and handed to a callback, each batch's end told once.
- * The daemon keeps one runner for its life; the CLI's probe_run() is one
- * runner with one batch on a loop of its own.
+ * The daemon keeps one runner for its life, and a reload hands it new
+ * probing settings for the batches that follow (an engine per settings,
+ * on the same privileged handles); the CLI's probe_run() is one runner
+ * with one batch on a loop of its own.
  */
 #ifndef SCALEPROBE_PROBE_RUN_H
 #define SCALEPROBE_PROBE_RUN_H
@@ -20,28 +22,11 @@
 
 struct event_base;
 
-struct probe_payload {
-	uint16_t port;			/* 0: any port */
-	const uint8_t *bytes;
-	size_t len;
-};
-
-/* What shapes every path of a runner (fixed while it is open). */
+/* What a runner is opened with.  The probing settings are copied: a
+ * runner_configure() later replaces them for the batches added after it. */
 struct runner_config {
-	int nscales;
-	int scales[RESULT_MAX_SCALES];
-	uint32_t rate;
-	uint64_t timeout_ns;
-	int retries;
-	size_t max_inflight;		/* 0: derived from rate and timeout */
-	enum engine_trace trace;	/* --trace */
-	bool window_test;		/* --[no-]window-test */
+	const struct probe_settings *settings;
 	bool no_evidence;		/* nobody stores the results' packets */
-	const char *contact;		/* --contact URL, or NULL */
-	/* The window test's requests by port (payload PORT FILE); port 0
-	 * stands for every port without its own (--payload FILE). */
-	const struct probe_payload *payloads;
-	size_t npayloads;
 	bool want_v4, want_v6;		/* raw sockets to open */
 	/* A path's result, judged (infer_path); res is valid during the
 	 * call; tag: its batch's.  Non-zero ends the runner as a failure
@@ -65,13 +50,22 @@ struct probe_run_stats {
 
 struct runner;
 
-/* The paths in flight at once that cfg gives: max_inflight, or derived
+/* The paths in flight at once that ps gives: max_inflight, or derived
  * from the rate and the timeout when it is 0. */
-size_t runner_max_inflight(const struct runner_config *cfg);
+size_t runner_max_inflight(const struct probe_settings *ps);
 
 /* Opens the guard, the raw sockets and the engine on base.  cfg must
- * outlive the runner.  NULL after logging why. */
+ * outlive the runner (its settings are copied).  NULL after logging why. */
 struct runner *runner_open(struct event_base *base, const struct runner_config *cfg);
+
+/*
+ * New probing settings (copied) for the batches added from now on: the
+ * batches already added finish with the settings they started with; the
+ * next waits until they are done, then the engine is made anew with ps
+ * and the packet templates rebuilt, on the privileged handles opened
+ * once (the guard, the raw sockets, the captures).
+ */
+void runner_configure(struct runner *r, const struct probe_settings *ps);
 
 /* Hands a batch over: p (paths_open'ed by the caller, names not yet
  * resolving: the runner starts that on its loop) is walked as the engine
@@ -95,18 +89,8 @@ void runner_close(struct runner *r, struct probe_run_stats *stats);
 
 struct probe_run_config {
 	struct paths *paths;		/* walked as the engine has room */
-	int nscales;
-	int scales[RESULT_MAX_SCALES];
-	uint32_t rate;
-	uint64_t timeout_ns;
-	int retries;
-	size_t max_inflight;		/* 0: derived from rate and timeout */
-	enum engine_trace trace;	/* --trace */
-	bool window_test;		/* --[no-]window-test */
+	const struct probe_settings *settings;
 	bool no_evidence;		/* nobody stores the results' packets */
-	const char *contact;		/* --contact URL, or NULL */
-	const struct probe_payload *payloads;
-	size_t npayloads;
 	bool progress;			/* a progress line on stderr */
 	/* A path's result, judged; non-zero ends the run as a failure. */
 	int (*on_result)(void *arg, struct path_result *res);

@@ -101,7 +101,7 @@ request_http(uint8_t *buf, size_t cap, const char *host, const char *contact)
 		return 0;
 	if (contact != NULL && contact[0] == '\0')
 		contact = NULL;
-	if (contact != NULL && !request_visible(contact, REQUEST_CONTACT_MAX, "()\\"))
+	if (contact != NULL && !request_visible(contact, PROBE_CONTACT_MAX, "()\\"))
 		return 0;
 	/* an IPv6 literal (the only form with a colon) needs its brackets */
 	v6 = strchr(host, ':') != NULL && host[0] != '[';

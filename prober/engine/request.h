@@ -20,17 +20,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probe_settings.h"
+
 /* Room any built request needs (a ClientHello is 517 bytes with the
  * longest name; a GET with the longest host and contact about 1,200). */
 #define REQUEST_MAX 2048
 
-/* Longest --payload the window test sends (it must fit in the server's
- * first window and in a few segments; window.h's WINDOW_REQUEST_MAX). */
-#define REQUEST_PAYLOAD_MAX 8192
-
-/* Longest host name or contact URL accepted. */
+/* Longest host name accepted; a contact's limit is the settings'
+ * (probe_settings.h), which the configuration checks too. */
 #define REQUEST_NAME_MAX 253
-#define REQUEST_CONTACT_MAX 512
 
 /*
  * "GET / HTTP/1.1" with Host (a name as given, an IPv4 literal, or an IPv6

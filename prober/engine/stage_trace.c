@@ -36,9 +36,9 @@ trace_wanted(struct engine *e, const struct slot *s)
 {
 	bool synack = false;
 
-	if (e->cfg.trace == ENGINE_TRACE_NEVER || e->cfg.trace_max_ttl < 1)
+	if (e->cfg.trace == PROBE_TRACE_NEVER || e->cfg.trace_max_ttl < 1)
 		return false;
-	if (e->cfg.trace == ENGINE_TRACE_ALWAYS)
+	if (e->cfg.trace == PROBE_TRACE_ALWAYS)
 		return true;
 	for (int v = 0; v < e->cfg.nvariants; v++)
 		if (s->v[v].obs.reply == REPLY_SYNACK)

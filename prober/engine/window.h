@@ -37,11 +37,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probe_settings.h"
+
 #define WINDOW_MAX_SCALE 14		/* RFC 7323: larger shifts count as 14 */
 #define WINDOW_BASE_BYTES 8192u		/* W << min(s, 14) is at most this ... */
 #define WINDOW_MAX_BYTES (1u << 20)	/* ... and no test reads more than 1 MiB */
 #define WINDOW_MAX_ROUNDS 16
-#define WINDOW_REQUEST_MAX 8192		/* bytes of request the machine sends */
+#define WINDOW_REQUEST_MAX PROBE_PAYLOAD_MAX	/* bytes of request the machine sends */
 #define WINDOW_NEVER UINT64_MAX
 
 /* The window field W for scale s (s < 0, the control, counts as 0):

@@ -14,3 +14,4 @@ PROBER_SRCS += prober/lib/targets_file.c
 PURE_SRCS += prober/lib/when.c
 PURE_SRCS += prober/lib/strbuf.c
 PURE_SRCS += prober/lib/textsafe.c
+PURE_SRCS += prober/lib/probe_settings.c

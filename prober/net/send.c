@@ -339,6 +339,29 @@ fail:
 	return NULL;
 }
 
+int
+sender_set_variants(struct sender *s, const struct send_config *cfg, char *err,
+    size_t errlen)
+{
+	struct send_config old = s->cfg;
+
+	if (send_config_check(cfg, err, errlen) == -1)
+		return -1;
+	(void)sender_flush(s);
+	s->cfg.nvariants = cfg->nvariants;
+	memcpy(s->cfg.variant_scale, cfg->variant_scale, sizeof(s->cfg.variant_scale));
+	if (send_build_templates(s, s->q4.fd != -1, s->q6.fd != -1, err, errlen) == -1) {
+		char ignored[256];
+
+		/* the old templates were built once: they build again */
+		s->cfg = old;
+		(void)send_build_templates(s, s->q4.fd != -1, s->q6.fd != -1, ignored,
+		    sizeof(ignored));
+		return -1;
+	}
+	return 0;
+}
+
 /* Patches syn into a copy of its template at buf; the length, or 0. */
 static size_t
 send_render(const struct sender *s, const struct send_syn *syn, uint8_t *buf,

@@ -98,6 +98,13 @@ struct send_stats {
 };
 void sender_stats(const struct sender *s, struct send_stats *out);
 
+/* Other variants (cfg's nvariants and variant_scale; the rest of cfg is
+ * kept) on the sockets already open: what is queued leaves first, then
+ * the templates are built anew.  0, or -1 with a reason in err and the
+ * old variants kept. */
+int sender_set_variants(struct sender *s, const struct send_config *cfg, char *err,
+    size_t errlen);
+
 void sender_close(struct sender *s);
 
 #endif

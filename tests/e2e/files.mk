@@ -21,6 +21,9 @@ LAB_CHECKS += tests/e2e/largeset-e2e
 # the daemon: --once against the CLI's verdicts, cycles, states, SIGHUP, SIGTERM,
 # privileges from root and from ambient capabilities, notify, alerts, kill -9 and restart
 LAB_CHECKS += tests/e2e/daemon-e2e
+# SIGHUP applies the probing settings to the next batch: rate and scales counted at
+# the AnyIP server; a restart-only setting named in the log
+LAB_CHECKS += tests/e2e/reload-e2e
 # no way to root through a link: a link, hard link, FIFO or device planted at each
 # name scaleprobed's root start touches, -o and --pcap links, -o a FIFO no one reads
 # refused in one line with nothing outside changed; the control socket 0660 under

@@ -67,7 +67,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(again.groups[i].interval == c.groups[i].interval);
 			CHECK(again.groups[i].jitter == c.groups[i].jitter);
 		}
-		CHECK(again.rate == c.rate && again.timeout == c.timeout);
+		CHECK(again.probe.rate == c.probe.rate && again.probe.timeout == c.probe.timeout);
 		free(p1);
 		free(p2);
 		conf_free(&again);

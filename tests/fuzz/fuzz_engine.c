@@ -176,7 +176,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(c.key, key, 16);
 	c.max_inflight = 1 + take(&f, 1) % NPATHS;
 	c.ttl = 64;
-	c.trace = (enum engine_trace)(take(&f, 1) % 3);
+	c.trace = (enum probe_trace)(take(&f, 1) % 3);
 	c.trace_max_ttl = 6;
 	c.trace_gap_ns = SEC / 100;
 	c.max_traces = 2;

@@ -69,15 +69,15 @@ test_table(void **state)
 	assert_null(setting_by_key("nope"));
 	/* the defaults, set through the table (conf_init would fatalx) */
 	conf_init(&c);
-	assert_int_equal(c.rate, 100);
-	assert_int_equal(c.nscales, 3);
-	assert_int_equal(c.scales[0], 0);
-	assert_int_equal(c.scales[1], 7);
-	assert_int_equal(c.scales[2], 14);
-	assert_true(c.timeout == 2.0);
-	assert_int_equal(c.retries, 2);
-	assert_int_equal(c.trace, CONF_TRACE_AUTO);
-	assert_true(c.window_test);
+	assert_int_equal(c.probe.rate, 100);
+	assert_int_equal(c.probe.nscales, 3);
+	assert_int_equal(c.probe.scales[0], 0);
+	assert_int_equal(c.probe.scales[1], 7);
+	assert_int_equal(c.probe.scales[2], 14);
+	assert_true(c.probe.timeout == 2.0);
+	assert_int_equal(c.probe.retries, 2);
+	assert_int_equal(c.probe.trace, PROBE_TRACE_AUTO);
+	assert_true(c.probe.window_test);
 	assert_false(c.allow_large);
 	assert_int_equal(c.interval, 3600);
 	assert_int_equal(c.jitter, 300);
@@ -95,14 +95,13 @@ test_engine_agrees(void **state)
 		"sp ace", "tab\t", "caf\xc3\xa9", "",
 	};
 	uint8_t buf[REQUEST_MAX];
-	char big[CONF_CONTACT_MAX + 2];
+	char big[PROBE_CONTACT_MAX + 2];
 
 	(void)state;
-	assert_int_equal(CONF_PAYLOAD_MAX, REQUEST_PAYLOAD_MAX);
-	assert_int_equal(CONF_CONTACT_MAX, REQUEST_CONTACT_MAX);
-	assert_int_equal(CONF_TRACE_NEVER, ENGINE_TRACE_NEVER);
-	assert_int_equal(CONF_TRACE_AUTO, ENGINE_TRACE_AUTO);
-	assert_int_equal(CONF_TRACE_ALWAYS, ENGINE_TRACE_ALWAYS);
+	/* the trace's choices are enum probe_trace's, in order */
+	assert_string_equal(settings[SET_TRACE].choices[PROBE_TRACE_NEVER], "never");
+	assert_string_equal(settings[SET_TRACE].choices[PROBE_TRACE_AUTO], "auto");
+	assert_string_equal(settings[SET_TRACE].choices[PROBE_TRACE_ALWAYS], "always");
 	/* the daemon's alerts count at most ALERT_M_MAX runs */
 	assert_true(settings[SET_ALERT_WINDOW].hi == ALERT_M_MAX);
 	assert_true(settings[SET_ALERT_CONFIRM].hi == ALERT_M_MAX);
@@ -113,11 +112,11 @@ test_engine_agrees(void **state)
 		    request_http(buf, sizeof(buf), "example.org", contacts[i]) > 0);
 	}
 	memset(big, 'a', sizeof(big));
-	big[CONF_CONTACT_MAX] = '\0';
+	big[PROBE_CONTACT_MAX] = '\0';
 	assert_true(conf_contact_ok(big));
 	assert_true(request_http(buf, sizeof(buf), "example.org", big) > 0);
-	big[CONF_CONTACT_MAX] = 'a';
-	big[CONF_CONTACT_MAX + 1] = '\0';
+	big[PROBE_CONTACT_MAX] = 'a';
+	big[PROBE_CONTACT_MAX + 1] = '\0';
 	assert_false(conf_contact_ok(big));
 	assert_int_equal(request_http(buf, sizeof(buf), "example.org", big), 0);
 }
@@ -163,20 +162,20 @@ test_good(void **state)
 	err = parse(&c, text, &rc);
 	assert_string_equal(err, "");
 	assert_int_equal(rc, 0);
-	assert_int_equal(c.rate, 250);
-	assert_int_equal(c.nscales, 2);
-	assert_true(c.timeout == 0.5);
-	assert_int_equal(c.retries, 0);
-	assert_int_equal(c.trace, CONF_TRACE_NEVER);
-	assert_false(c.window_test);
-	assert_string_equal(c.contact, "mailto:noc@example.org");
+	assert_int_equal(c.probe.rate, 250);
+	assert_int_equal(c.probe.nscales, 2);
+	assert_true(c.probe.timeout == 0.5);
+	assert_int_equal(c.probe.retries, 0);
+	assert_int_equal(c.probe.trace, PROBE_TRACE_NEVER);
+	assert_false(c.probe.window_test);
+	assert_string_equal(c.probe.contact, "mailto:noc@example.org");
 	assert_true(c.have_source4 && c.have_source6);
 	assert_int_equal(c.nallow, 2);
 	assert_int_equal(c.nblock, 1);
-	assert_int_equal(c.npayloads, 2);
-	assert_int_equal(c.payloads[0].port, 0);	/* sorted by port */
-	assert_string_equal(c.payloads[0].path, "/x/any.bin");
-	assert_int_equal(c.payloads[1].port, 443);
+	assert_int_equal(c.probe.npayloads, 2);
+	assert_int_equal(c.probe.payloads[0].port, 0);	/* sorted by port */
+	assert_string_equal(c.probe.payloads[0].path, "/x/any.bin");
+	assert_int_equal(c.probe.payloads[1].port, 443);
 	assert_string_equal(c.vantage, "a \"quoted\" \\ name");
 	assert_int_equal(c.ngroups, 2);
 	assert_string_equal(c.groups[0].name, "web");
@@ -417,11 +416,11 @@ test_print_round_trip(void **state)
 	assert_string_equal(p1, p2);
 	/* the same settings, field by field where printing could hide it */
 	assert_string_equal(c2.vantage, "x y");
-	assert_int_equal(c2.rate, 7);
-	assert_int_equal(c2.scales[0], 14);
-	assert_true(c2.timeout == 2.25);
-	assert_string_equal(c2.payloads[0].path, "/p q");
-	assert_int_equal(c2.payloads[0].port, 8080);
+	assert_int_equal(c2.probe.rate, 7);
+	assert_int_equal(c2.probe.scales[0], 14);
+	assert_true(c2.probe.timeout == 2.25);
+	assert_string_equal(c2.probe.payloads[0].path, "/p q");
+	assert_int_equal(c2.probe.payloads[0].port, 8080);
 	assert_int_equal(c2.interval, 90);
 	assert_int_equal(c2.jitter, 0);
 	assert_int_equal(c2.groups[0].interval, 120);
@@ -437,27 +436,154 @@ test_print_round_trip(void **state)
 }
 
 /* A reload names the settings it cannot apply. */
+/* Each row's offset: set for every type stored through it (but -c and a
+ * group's file lists, which have code of their own), never shared. */
 static void
-test_needs_restart(void **state)
+test_offsets(void **state)
 {
+	(void)state;
+	for (size_t i = 0; i < SET_COUNT; i++) {
+		const struct setting *s = &settings[i];
+
+		if (s->type <= SETT_CONTACT && s->id != SET_CONFIG && s->id != SET_FILE)
+			assert_true(s->off != 0);
+		for (size_t j = 0; j < i; j++)
+			assert_true(s->off == 0 || settings[j].off != s->off);
+		/* a group's field comes with its line */
+		assert_true((s->goff != 0) == (s->gline != 0));
+		assert_true(s->goff == 0 || (s->where & SETW_GROUP));
+	}
+}
+
+/* Two configurations that differ in one setting of each row type: the
+ * reload's comparison, generated from the table, names it and only it. */
+static void
+test_changed(void **state)
+{
+	static const struct {
+		enum setting_id id;
+		const char *a, *b;
+	} cases[] = {
+		{ SET_RATE, "rate 5\n", "rate 6\n" },				/* UINT */
+		{ SET_MAX_INFLIGHT, "", "max-inflight 8\n" },			/* UINT, unset */
+		{ SET_SYN_TTL, "syn-ttl 64\n", "syn-ttl 63\n" },
+		{ SET_TIMEOUT, "timeout 1.5\n", "timeout 1.25\n" },		/* SECONDS */
+		{ SET_ALERT_TIMEOUT, "alert-timeout 30s\n", "alert-timeout 31s\n" },
+		{ SET_INTERVAL, "interval 1h\n", "interval 61m\n" },		/* DURATION */
+		{ SET_WINDOW_TEST, "window-test yes\n", "window-test no\n" },	/* BOOL */
+		{ SET_ALLOW_LARGE, "", "allow-large yes\n" },
+		{ SET_TRACE, "trace never\n", "trace always\n" },		/* CHOICE */
+		{ SET_VANTAGE, "vantage x\n", "vantage y\n" },			/* STRING */
+		{ SET_INTERFACE, "", "interface eth1\n" },
+		{ SET_DATABASE, "database /a\n", "database /b\n" },		/* PATH */
+		{ SET_ALERT_COMMAND, "", "alert-command /bin/true\n" },
+		{ SET_CONTACT, "contact mailto:a@b\n", "contact mailto:c@d\n" },	/* CONTACT */
+		{ SET_SCALES, "scales 0,7\n", "scales 7,0\n" },			/* SCALES */
+		{ SET_SCALES, "scales 0,7\n", "scales 0,7,14\n" },
+		{ SET_PORTS, "ports 80\n", "ports 80,443\n" },			/* PORTS */
+		{ SET_SOURCE, "source 198.18.0.1\n", "source 198.18.0.2\n" },	/* ADDR */
+		{ SET_ALLOW, "allow 198.18.0.0/24\n", "allow 198.18.1.0/24\n" },	/* PREFIXES */
+		{ SET_BLOCK, "", "block 198.18.1.0/24\n" },
+		{ SET_PAYLOAD, "payload 8080 /x\n", "payload 8081 /x\n" },	/* PAYLOAD */
+		{ SET_PAYLOAD, "payload 8080 /x\n", "payload 8080 /y\n" },
+	};
+	const struct setting *changed[SET_COUNT];
 	struct conf a, b;
-	const char *names[4];
 	char *err;
 	int rc;
 
 	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		err = parse(&a, cases[i].a, &rc);
+		assert_string_equal(err, "");
+		free(err);
+		err = parse(&b, cases[i].b, &rc);
+		assert_string_equal(err, "");
+		free(err);
+		assert_int_equal(conf_changed(&a, &a, changed, SET_COUNT), 0);
+		assert_int_equal(conf_changed(&a, &b, changed, SET_COUNT), 1);
+		assert_int_equal(changed[0]->id, cases[i].id);
+		assert_int_equal(conf_changed(&b, &a, changed, SET_COUNT), 1);
+		conf_free(&a);
+		conf_free(&b);
+	}
+	/* the restart column: what a reload cannot apply */
 	err = parse(&a, "rate 5\nvantage x\n", &rc);
 	free(err);
-	err = parse(&b, "rate 6\nvantage x\n", &rc);
+	err = parse(&b, "rate 6\ndatabase /other\ncontrol /c\nscales 7\n", &rc);
 	free(err);
-	assert_int_equal(conf_needs_restart(&a, &b, names, 4), 0);
+	assert_int_equal(conf_changed(&a, &b, changed, SET_COUNT), 5);
+	assert_int_equal(changed[0]->id, SET_SCALES);
+	assert_false(changed[0]->restart);
+	assert_int_equal(changed[1]->id, SET_RATE);
+	assert_false(changed[1]->restart);
+	assert_true(changed[2]->restart && changed[2]->id == SET_VANTAGE);
+	assert_true(changed[3]->restart && changed[3]->id == SET_DATABASE);
+	assert_true(changed[4]->restart && changed[4]->id == SET_CONTROL);
+	assert_int_equal(conf_changed(&a, &b, changed, 2), 2);
+	conf_free(&a);
 	conf_free(&b);
-	err = parse(&b, "database /other\n", &rc);
+}
+
+/* The runs' settings text, from the table's shaping column: word for
+ * word what the store has kept since before the column (runs compare). */
+static void
+test_shaping(void **state)
+{
+	char buf[512], *err;
+	struct conf c;
+	int rc;
+
+	(void)state;
+	err = parse(&c, "", &rc);
 	free(err);
-	assert_int_equal(conf_needs_restart(&a, &b, names, 4), 2);
-	assert_string_equal(names[0], "vantage");
-	assert_string_equal(names[1], "database");
-	assert_int_equal(conf_needs_restart(&a, &b, names, 1), 1);
+	conf_shaping(&c, buf, sizeof(buf));
+	assert_string_equal(buf, "scales=0,7,14 rate=100 timeout=2 retries=2 trace=auto "
+	    "window-test=on payload=0 syn-ttl=64");
+	conf_free(&c);
+	err = parse(&c, "scales 3\nrate 5000\ntimeout 0.1\nretries 0\ntrace always\n"
+	    "window-test no\npayload 8080 /q\npayload /p\ncontact mailto:a@b\n"
+	    "max-inflight 9\nsyn-ttl 7\n", &rc);
+	assert_string_equal(err, "");
+	free(err);
+	c.probe.payloads[0].len = 5;		/* port 0 sorts first */
+	conf_shaping(&c, buf, sizeof(buf));
+	assert_string_equal(buf, "scales=3 rate=5000 timeout=0.1 retries=0 trace=always "
+	    "window-test=off payload=5 syn-ttl=7");
+	conf_shaping(&c, buf, 12);
+	assert_string_equal(buf, "scales=3 ra");
+	conf_free(&c);
+}
+
+/* Payloads compare by their bytes: one file name, other content (the
+ * file was rewritten between two reloads) is a change. */
+static void
+test_changed_payload(void **state)
+{
+	const struct setting *changed[SET_COUNT];
+	struct conf a, b;
+	char *err;
+	int rc;
+
+	(void)state;
+	err = parse(&a, "payload /p\npayload 8080 /q\n", &rc);
+	free(err);
+	err = parse(&b, "payload /p\npayload 8080 /q\n", &rc);
+	free(err);
+	for (size_t i = 0; i < 2; i++) {
+		a.probe.payloads[i].bytes = (uint8_t *)xstrdup("GET /\r\n");
+		b.probe.payloads[i].bytes = (uint8_t *)xstrdup("GET /\r\n");
+		a.probe.payloads[i].len = b.probe.payloads[i].len = 7;
+	}
+	assert_int_equal(conf_changed(&a, &b, changed, SET_COUNT), 0);
+	/* as many payloads, as long, the same names: other bytes */
+	b.probe.payloads[1].bytes[0] = 'P';
+	assert_int_equal(conf_changed(&a, &b, changed, SET_COUNT), 1);
+	assert_int_equal(changed[0]->id, SET_PAYLOAD);
+	assert_false(changed[0]->restart);
+	b.probe.payloads[1].bytes[0] = 'G';
+	b.probe.payloads[1].len = 6;
+	assert_int_equal(conf_changed(&a, &b, changed, SET_COUNT), 1);
 	conf_free(&a);
 	conf_free(&b);
 }
@@ -598,8 +724,8 @@ test_load(void **state)
 	snprintf(path, sizeof(path), "%s/c.conf", dir);
 	conf_init(&c);
 	assert_int_equal(conf_load(&c, path, &e), 0);
-	assert_int_equal(c.payloads[0].len, 5);
-	assert_memory_equal(c.payloads[0].bytes, "PING\n", 5);
+	assert_int_equal(c.probe.payloads[0].len, 5);
+	assert_memory_equal(c.probe.payloads[0].bytes, "PING\n", 5);
 	assert_int_equal(c.noptout, 1);
 	assert_int_equal(c.groups[0].targets.n, 5);	/* 2 + 1 + 2 */
 	assert_string_equal(c.groups[0].targets.v[2].as_given, "w.lab");
@@ -668,7 +794,10 @@ main(void)
 		cmocka_unit_test(test_allow_large_after),
 		cmocka_unit_test(test_ports),
 		cmocka_unit_test(test_print_round_trip),
-		cmocka_unit_test(test_needs_restart),
+		cmocka_unit_test(test_offsets),
+		cmocka_unit_test(test_changed),
+		cmocka_unit_test(test_changed_payload),
+		cmocka_unit_test(test_shaping),
 		cmocka_unit_test(test_optout),
 		cmocka_unit_test(test_blocklist),
 		cmocka_unit_test(test_read_text),

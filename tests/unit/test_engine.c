@@ -225,7 +225,7 @@ fake_new(int npaths, int v6)
 
 static struct engine *
 engine_traced(struct fake *f, uint32_t rate, int retries, size_t inflight,
-    enum engine_trace trace)
+    enum probe_trace trace)
 {
 	struct engine_config c;
 	struct engine_ops o;
@@ -269,7 +269,7 @@ engine_traced(struct fake *f, uint32_t rate, int retries, size_t inflight,
 static struct engine *
 engine_for(struct fake *f, uint32_t rate, int retries, size_t inflight)
 {
-	return engine_traced(f, rate, retries, inflight, ENGINE_TRACE_NEVER);
+	return engine_traced(f, rate, retries, inflight, PROBE_TRACE_NEVER);
 }
 
 /* The server's answer to the SYN f->syn[i]: SYN-ACK (ws >= 0 adds window
@@ -627,7 +627,7 @@ static void
 test_trace_ladder(void **state)
 {
 	struct fake *f = fake_new(1, 0);
-	struct engine *e = engine_traced(f, 100000, 1, 16, ENGINE_TRACE_ALWAYS);
+	struct engine *e = engine_traced(f, 100000, 1, 16, PROBE_TRACE_ALWAYS);
 	struct engine_counters n;
 	uint8_t pkt[256], q[128];
 	struct addr hop[3];
@@ -717,7 +717,7 @@ static void
 test_late_reply_after_handshake(void **state)
 {
 	struct fake *f = fake_new(1, 0);
-	struct engine *e = engine_traced(f, 100000, 0, 16, ENGINE_TRACE_ALWAYS);
+	struct engine *e = engine_traced(f, 100000, 0, 16, PROBE_TRACE_ALWAYS);
 	struct engine_counters n;
 	uint8_t pkt[128];
 	uint64_t now = 1 * SEC;
@@ -778,7 +778,7 @@ test_window_queue(void **state)
 	assert_non_null(paths);
 	assert_non_null(names);
 	f->window_test = true;
-	e = engine_traced(f, 100000, 0, N, ENGINE_TRACE_NEVER);
+	e = engine_traced(f, 100000, 0, N, PROBE_TRACE_NEVER);
 	for (int i = 0; i < N; i++) {
 		snprintf(names[i], 32, "198.18.%d.%d", 10 + i / 250, i % 250 + 1);
 		paths[i].target = names[i];
@@ -847,7 +847,7 @@ test_waiting_bounded(void **state)
 	assert_non_null(names);
 	f->window_test = true;
 	f->max_windows = 2;
-	e = engine_traced(f, 100000, 0, N, ENGINE_TRACE_NEVER);
+	e = engine_traced(f, 100000, 0, N, PROBE_TRACE_NEVER);
 	for (int i = 0; i < N; i++) {
 		snprintf(names[i], 32, "198.18.%d.%d", 10 + i / 250, i % 250 + 1);
 		paths[i].target = names[i];
@@ -903,7 +903,7 @@ test_every_packet_charged(void **state)
 	assert_non_null(per_ms);
 	f->window_test = true;
 	f->max_windows = 8;
-	e = engine_traced(f, RATE, 0, 8, ENGINE_TRACE_NEVER);
+	e = engine_traced(f, RATE, 0, 8, PROBE_TRACE_NEVER);
 	for (int ms = 0; ms < MS && !engine_finished(e); ms++) {
 		uint64_t now = t0 + (uint64_t)ms * 1000000;
 		int before = f->nsyn + f->nseg;
@@ -962,7 +962,7 @@ test_waiting_does_not_spin(void **state)
 	(void)state;
 	f->window_test = true;
 	f->max_windows = 4;
-	e = engine_traced(f, 100, 0, 16, ENGINE_TRACE_NEVER);
+	e = engine_traced(f, 100, 0, 16, PROBE_TRACE_NEVER);
 	/* both handshakes answered; the window test's SYNs never are */
 	for (int step = 0; step < 200 && f->nsyn < 8; step++) {
 		engine_run(e, now);
@@ -1060,7 +1060,7 @@ test_trace_auto_table(void **state)
 
 		f->paths[0].port = row->port;
 		f->window_test = row->window_test;
-		e = engine_traced(f, 100000, 0, 16, ENGINE_TRACE_AUTO);
+		e = engine_traced(f, 100000, 0, 16, PROBE_TRACE_AUTO);
 		engine_run(e, now);
 		assert_int_equal(f->nsyn, 4);
 		for (int i = 0; i < 4; i++)
@@ -1270,7 +1270,7 @@ test_window_second_port(void **state)
 
 	(void)state;
 	f->window_test = true;
-	e = engine_traced(f, 100000, 0, 16, ENGINE_TRACE_NEVER);
+	e = engine_traced(f, 100000, 0, 16, PROBE_TRACE_NEVER);
 	for (int ms = 0; ms < 40000 && !engine_finished(e); ms++, now += 1000000) {
 		engine_run(e, now);
 		for (; seen < f->nsyn; seen++) {
@@ -1491,7 +1491,7 @@ test_replay_window_flows(void **state)
 
 	(void)state;
 	f->window_test = true;
-	e = engine_traced(f, 100000, 0, 16, ENGINE_TRACE_NEVER);
+	e = engine_traced(f, 100000, 0, 16, PROBE_TRACE_NEVER);
 	for (int ms = 0; ms < 40000 && !engine_finished(e); ms++, now += 1000000) {
 		engine_run(e, now);
 		for (; seen < f->nsyn; seen++) {
@@ -1633,7 +1633,7 @@ traced_through_limits(uint32_t pace, double *secs)
 	hop[2] = A("198.18.2.2");
 	f->trace_pace = pace;
 	f->max_traces = N;
-	e = engine_traced(f, 100000, 2, N, ENGINE_TRACE_ALWAYS);
+	e = engine_traced(f, 100000, 2, N, PROBE_TRACE_ALWAYS);
 	for (int step = 0; step < 200000 && f->nres < N; step++) {
 		engine_run(e, now);
 		for (; seen < f->nsyn; seen++) {
