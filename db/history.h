@@ -1,5 +1,5 @@
 /*
- * history.h -- reading results back out of the store (issue 17): one
+ * history.h -- reading results back out of the store: one
  * host's scale results in time order (scaleprobe show), the problems a
  * vendor can act on grouped per vantage, path, scale and verdict
  * (scaleprobe export), and a result's side findings and evidence.

@@ -1,5 +1,5 @@
 /*
- * store.h -- the SQLite store of results (issue 13): one file per history,
+ * store.h -- the SQLite store of results: one file per history,
  * opened by a writer (schema created or migrated at open, results written
  * in batches of one transaction each) or by readers (read-only, never
  * blocked by the writer: WAL).  Only db/ sees sqlite3.h; callers see these

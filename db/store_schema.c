@@ -4,11 +4,11 @@
  * a new migration, and a fixture of the version before it is committed in
  * tests/db/fixtures/ so the test migrates it.
  *
- * The tables follow DESIGN.md's output contract: one path_results row per
- * run and path (the object printed per path), one scale_results row per
- * scale sent (the "scales" array), its side findings, the path's hops as
- * printed, and the raw packets that prove a result (evidence).  NULL where
- * the JSON prints null.  Times are ns since the epoch, UTC.
+ * The tables follow the NDJSON output (prober/design-notes.md "Output"):
+ * one path_results row per run and path (the object printed per path),
+ * one scale_results row per scale sent (the "scales" array), its side
+ * findings, the path's hops as printed, and the raw packets that prove a
+ * result (evidence).  NULL where the JSON prints null.  Times are ns since the epoch, UTC.
  */
 #include "store_int.h"
 
@@ -117,7 +117,7 @@ static const char schema_v1[] =
 
 /* v2, the daemon's: a run is one group's cycle, and every target of a
  * cycle leaves a state, so "no data" is never read as "path fine"; its
- * next due time is written with it (issue 15). */
+ * next due time is written with it. */
 static const char schema_v2[] =
 	"ALTER TABLE runs ADD COLUMN grp TEXT;"
 	"ALTER TABLE runs ADD COLUMN cycle INTEGER;"

@@ -272,7 +272,7 @@ store_exec_run(struct store *st, struct keep *k)
 	return keep_run_inserted(st, k, sqlite3_last_insert_rowid(st->db));
 }
 
-/* The verdicts DESIGN.md counts as problems (infer_is_problem: the store
+/* The verdicts that are path problems (infer_is_problem: the store
  * may not include infer, and the partial index needs the column). */
 static bool
 is_problem(enum verdict v)

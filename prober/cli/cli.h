@@ -5,7 +5,7 @@
 #ifndef SCALEPROBE_CLI_H
 #define SCALEPROBE_CLI_H
 
-/* Exit statuses of DESIGN.md's output contract. */
+/* Exit statuses (scaleprobe.1 EXIT STATUS; prober/design-notes.md "Output"). */
 #define EXIT_CLEAN	0	/* every path measured and ok or unsupported */
 #define EXIT_PROBLEM	1	/* a path problem: rewritten, stripped, syn-dropped */
 #define EXIT_USAGE	2	/* usage or runtime error, or nothing could be probed */

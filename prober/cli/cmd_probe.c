@@ -1,7 +1,7 @@
 /*
  * cmd_probe.c -- "scaleprobe probe": a configuration file and the flags
  * over it (both read through the settings table), targets, one run, the
- * results printed as they come and the exit status of DESIGN.md's contract.
+ * results printed as they come and the exit status of cli.h.
  */
 #include <getopt.h>
 #include <stdio.h>

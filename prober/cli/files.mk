@@ -18,7 +18,7 @@ MAN_PAGES += prober/cli/scaleprobe.1
 PURE_SRCS += prober/cli/pcapng.c
 PURE_SRCS += prober/cli/csv.c
 
-# show and export: the store read back (issue 17)
+# show and export: the store read back
 PURE_SRCS += prober/cli/show_fold.c
 PURE_SRCS += prober/cli/show_render.c
 PURE_SRCS += prober/cli/export_render.c

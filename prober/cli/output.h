@@ -1,7 +1,7 @@
 /*
  * output.h -- path results as people read them (a table, one line per
- * scale factor) and as programs read them (DESIGN.md's NDJSON contract:
- * every field present, null where nothing was measured).
+ * scale factor) and as programs read them (NDJSON, prober/design-notes.md
+ * "Output": every field present, null where nothing was measured).
  */
 #ifndef SCALEPROBE_OUTPUT_H
 #define SCALEPROBE_OUTPUT_H

@@ -60,7 +60,7 @@ void show_fold_free(struct show_fold *f);
 void show_fold_finding(struct show_fold *f, struct show_series *s,
     const struct history_finding *hf);
 
-/* rewritten, stripped, syn-dropped (DESIGN.md's problems). */
+/* rewritten, stripped, syn-dropped: the verdicts that are path problems. */
 bool show_is_problem(const char *verdict);
 /* "first seen", "broken", "broken again", "fixed", "changed". */
 const char *show_change_name(enum show_change c);

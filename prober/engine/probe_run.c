@@ -33,16 +33,15 @@
 #define PROBE_TRACE_PACE	1	/* trace probes per second per TTL at the
 					   start and at least: a Linux router's
 					   ICMP rate (hop_pace.h) */
-#define PROBE_MAX_WINDOWS	512	/* paths window-testing at once: at a
-					   high --rate a test mostly waits on
-					   its rounds' quiet time, so 64 left
-					   the CPU idle; 512 (~8.6 KiB each,
-					   ~4.4 MiB in all) nearly keeps two
-					   cores busy (bench: 64 -> 256 -> 512
-					   -> 1024: 25.6, 11.2, 10.2, 9.9 s at
-					   16,384 paths).  At a low rate the
-					   rate's share per connection admits
-					   fewer */
+#define PROBE_MAX_WINDOWS	512	/* paths window-testing at once: a
+					   test mostly waits on its rounds'
+					   quiet time, so a high --rate needs
+					   many at once to keep the CPU busy;
+					   past 512 (~8.6 KiB each, ~4.4 MiB
+					   in all) more gain little
+					   (prober/design-notes.md "The
+					   engine").  At a low rate the rate's
+					   share per connection admits fewer */
 #define PROBE_HTTP_PORT		80
 #define PROBE_TLS_PORT		443
 #define PROBE_INFLIGHT_MIN	256

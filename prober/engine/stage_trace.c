@@ -25,7 +25,7 @@ window_vouches(const struct slot *s, int v, int scale)
 	return w->scale_effective_min >= 0 && w->scale_effective_min <= sent;
 }
 
-/* Whether a path gets a trace.  always: every path.  auto (DESIGN.md):
+/* Whether a path gets a trace.  always: every path.  auto:
  * never for a path nothing answered, reset or refused (there is no
  * option of ours to follow); otherwise unless, for every scale, the
  * handshake shows window scale and the window test ran and agrees; a

@@ -1,7 +1,7 @@
 /*
- * infer.c -- DESIGN.md's verdict table: the handshake replies (R, C) and
- * the router quotes (Q) of one scale factor in, verdict and a one-sentence
- * reason out.  Where on the path, and the side findings, come from
+ * infer.c -- the verdict table (prober/design-notes.md "Verdicts"): the
+ * handshake replies (R, C), the router quotes (Q) and the window test (T)
+ * of one scale factor in, verdict and a one-sentence reason out.  Where on the path, and the side findings, come from
  * infer_hop.c.  Pure: structs in, structs out.
  */
 #include <stdarg.h>

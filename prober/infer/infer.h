@@ -1,9 +1,9 @@
 /*
- * infer.h -- observations in, verdicts out: DESIGN.md's verdict table and
- * its "Hops" rules, as one pure function per scale factor.  R is the reply
- * to the SYN with window scale s, C the reply to the control SYN, Q the
- * trace's router quotes of both; T (the window test) joins as a field of
- * struct infer_input when it lands, absent meaning "not run".
+ * infer.h -- observations in, verdicts out: the verdict table and the hop
+ * rules of prober/design-notes.md ("Verdicts", "Hops"), as one pure
+ * function per scale factor.  R is the reply to the SYN with window scale
+ * s, C the reply to the control SYN, Q the trace's router quotes of both,
+ * T the window test (absent: not run).
  */
 #ifndef SCALEPROBE_INFER_H
 #define SCALEPROBE_INFER_H
@@ -14,8 +14,8 @@
 
 /*
  * What one scale factor's verdict is drawn from.  Build it with a
- * designated initializer: fields added later (the window test) are then
- * zero, i.e. absent, in callers that do not know them.
+ * designated initializer: the fields a caller does not set (the window
+ * test, say) are then zero, i.e. absent.
  */
 struct infer_input {
 	const struct variant_obs *c;	/* the control SYN's reply */

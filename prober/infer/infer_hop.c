@@ -1,6 +1,6 @@
 /*
- * infer_hop.c -- the trace as infer.c reads it (infer_hop.h): DESIGN.md
- * "Hops".  Hop k answers TTL k; the prober is hop 0, the destination D.
+ * infer_hop.c -- the trace as infer.c reads it (infer_hop.h): the hop
+ * rules of prober/design-notes.md "Hops".  Hop k answers TTL k; the prober is hop 0, the destination D.
  * Only full quotes say anything about options, so 8-byte and silent hops
  * never count as clean: they widen the segment (last_clean, index].
  */

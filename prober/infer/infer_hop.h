@@ -2,7 +2,7 @@
  * infer_hop.h -- reading the trace for infer.c: where the window-scale
  * option last looked intact, where it first looked different, where the
  * option-carrying SYN stopped being answered, the side findings, and the
- * hop names that reasons print.  DESIGN.md "Hops".  Pure.
+ * hop names that reasons print.  prober/design-notes.md "Hops".  Pure.
  */
 #ifndef SCALEPROBE_INFER_HOP_H
 #define SCALEPROBE_INFER_HOP_H

@@ -1,6 +1,6 @@
 /*
- * json.h -- a small JSON writer into a growable buffer, for the NDJSON of
- * DESIGN.md's output contract: one object per path, one line each.
+ * json.h -- a small JSON writer into a growable buffer, for the NDJSON
+ * output: one object per path, one line each.
  *
  * The writer places commas and colons itself; the caller says what comes
  * next.  Strings may come from the network: every byte sequence is turned

@@ -51,7 +51,8 @@ struct variant_obs {
 
 #define RESULT_MAX_HOPS 30	/* TTL / hop limit 1..30 */
 
-/* DESIGN.md's quote labels; QUOTE_NONE is a hop that stayed silent. */
+/* How much of the SYN a router quoted (the hops' "quote" in the output);
+ * QUOTE_NONE is a hop that stayed silent. */
 enum quote_kind {
 	QUOTE_NONE = 0,
 	QUOTE_8BYTE,		/* RFC 792: ports and sequence number only */
@@ -98,7 +99,7 @@ struct trace_obs {
 
 /* --- the window test: which shift the server applied ------------------- */
 
-/* DESIGN.md step 2 for one scale variant (window.h has the method). */
+/* The window test of one scale variant (window.h has the method). */
 struct window_obs {
 	bool ran;			/* a window test was attempted */
 	bool synack;			/* its handshake completed */
@@ -129,8 +130,8 @@ enum verdict {
 	VERDICT_INCONCLUSIVE,
 };
 
-/* Where on the path: hop.index per DESIGN.md "Hops", and the segment
- * (last_clean_index, index] that holds the box. */
+/* Where on the path: hop.index per prober/design-notes.md "Hops", and
+ * the segment (last_clean_index, index] that holds the box. */
 struct hop_loc {
 	bool present;			/* hop is null when false */
 	int index;

@@ -1,6 +1,6 @@
 /*
  * targets.h -- target specs of the command line and of target files, as
- * DESIGN.md's conventions give them:
+ * prober/design-notes.md "Targets" gives them:
  *
  *   HOST  HOST:PORT  [IPV6]:PORT  IPV6  ADDR/PREFIX  ADDR/PREFIX:PORT  [IPV6/PREFIX]:PORT
  *

@@ -1,6 +1,6 @@
 /*
  * history_bench.c -- `scaleprobe show HOST`'s query on a big store, for
- * the note (issue 17): HOSTS hosts x RESULTS results each (synthetic,
+ * db/README.md: HOSTS hosts x RESULTS results each (synthetic,
  * through store_add with the real schema and indexes, a run per round an
  * hour apart), then history_show for QUERIES random hosts in-process on a
  * read-only connection, as show opens it; prints p50, p99 and the worst,

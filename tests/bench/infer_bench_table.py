@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tests/bench/infer_bench_table.py -- infer-bench's rows and its growth table (issue 20).
+"""tests/bench/infer_bench_table.py -- infer-bench's rows and its growth table.
 
 usage: infer_bench_table.py header
        infer_bench_table.py count NDJSON LOG TAG PATHS RC RSS_KB WALL USER SYS

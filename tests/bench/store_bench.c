@@ -1,9 +1,9 @@
 /*
- * store_bench.c -- the batched writer's throughput for the note (issue 13):
- * N synthetic results (3 scale rows each) through store_add with the real
- * schema and indexes, with or without evidence; prints result rows per
- * second, bytes per stored result and the longest commit and insert (the
- * event loop's worst stall).
+ * store_bench.c -- the batched writer's throughput (prober/design-notes.md
+ * "The store"): N synthetic results (3 scale rows each) through store_add
+ * with the real schema and indexes, with or without evidence; prints
+ * result rows per second, bytes per stored result and the longest commit
+ * and insert (the event loop's worst stall).
  *
  * usage: store_bench FILE N [evidence 0|1] [batch] [paths]
  *   paths: results cycle over this many paths, as a daemon's cycles do

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tests/bench/syn_bench_table.py -- syn-bench's rows as the table issue 19 asks for.
+"""tests/bench/syn_bench_table.py -- syn-bench's rows as one table, tool beside tool.
 
 usage: syn_bench_table.py RUNS.TSV
 Figures are median [min..max] over the repetitions; ratios are taken within

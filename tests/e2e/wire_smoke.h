@@ -18,7 +18,7 @@ struct event_base;
 #define NVARIANTS	4
 #define MAX_PROBES	(MAX_TARGETS * (NVARIANTS + 1))
 
-/* control, then the DESIGN's default scales */
+/* control, then the default scales (--scales 0,7,14) */
 static const int variant_scale[NVARIANTS] = { SEND_VARIANT_CONTROL, 0, 7, 14 };
 
 struct probe {

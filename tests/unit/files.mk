@@ -108,12 +108,12 @@ test_conf_SRCS = config/conf_file.c
 UNIT_TESTS += test_resolve
 test_resolve_SRCS = prober/net/resolve.c
 test_resolve_LIBS = $(shell pkg-config --libs libevent 2>/dev/null)
-# show and export (issue 17): the fold, the rows as CSV and JSON, the
+# show and export: the fold, the rows as CSV and JSON, the
 # reader on a store (order, plan, groups, evidence, hand-edited files)
 UNIT_TESTS += test_history
 test_history_SRCS = $(DB_SRCS) tests/unit/storegen.c
 test_history_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
-# report and advice (issue 18): what to do per verdict and side; the
+# report and advice: what to do per verdict and side; the
 # report's numbers and renderings from rows made by hand
 UNIT_TESTS += test_advice
 UNIT_TESTS += test_report

@@ -1,5 +1,5 @@
 /*
- * test_history.c -- show and export read back (issue 17): the fold of a
+ * test_history.c -- show and export read back: the fold of a
  * host's rows into changes of state (a table of histories); a store
  * filled through store_add read by history_show in the fold's order and
  * through its indexes (the plan); export's groups (first and last seen,

@@ -1,5 +1,5 @@
 /*
- * test_infer.c -- the verdict table and the hop rules (DESIGN.md
+ * test_infer.c -- the verdict table and the hop rules (prober/design-notes.md
  * "Verdicts", "Hops") on observations made by hand: the handshake alone
  * (R, C), then traces spelled hop by hop for every verdict, the
  * contradictions that must stay inconclusive, hop widening, and the side

@@ -264,7 +264,7 @@ test_large_is_small(void **state)
 
 /* A /8 walked without sending: every address it hands out is new and
  * inside, in bounded memory.  TSPACE_WALK=all walks all 2^24 and prints
- * the time and peak RSS (the figures of design-notes.md); by default the
+ * the time and peak RSS (the figures of prober/design-notes.md); by default the
  * first 2^18, to stay quick under the sanitizers. */
 static void
 test_walk_8(void **state)

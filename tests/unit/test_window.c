@@ -530,7 +530,7 @@ test_second_connection(void **state)
 	assert_false(o.res.remeasured);
 }
 
-/* Issue 12's promise: whatever was sent, every shift 0..14 the server
+/* The window test's promise: whatever was sent, every shift 0..14 the server
  * applies comes out exact with a long answer -- from the first connection
  * where its window is within the congestion window's reach, else from the
  * second with W = 1. */
