@@ -1,6 +1,5 @@
 /*
- * targets.h -- target specs of the command line and of target files, as
- * prober/design-notes.md "Targets" gives them:
+ * targets.h -- target specs of the command line and of target files:
  *
  *   HOST  HOST:PORT  [IPV6]:PORT  IPV6  ADDR/PREFIX  ADDR/PREFIX:PORT  [IPV6/PREFIX]:PORT
  *
