@@ -246,7 +246,8 @@ probe_store_close(struct probe_out *out)
 		rc = -1;
 	}
 	out->st = NULL;
-	/* the event loop's stalls the store caused, for the notes */
+	/* -v: the event loop's stalls the store caused ("The store" of
+	 * prober/design-notes.md quotes them) */
 	if (log_getverbose() > 0)
 		log_info("store: %llu results in %llu batches; longest commit %.2f ms, "
 		    "longest insert %.2f ms; evidence of %llu packets, %llu bytes",
