@@ -131,6 +131,40 @@ const struct store_stats *store_get_stats(const struct store *st);
  * number of path results deleted, or -1. */
 int64_t store_prune(struct store *st, int64_t cutoff_ns);
 
+/* The same in steps, each one short transaction (store_prune.c): a batch
+ * of whole paths (a reader sees each path before or after its prune,
+ * never half), then the runs left without results, then the free pages
+ * given back in bounded steps.  The daemon's retention and scaleprobe db
+ * prune call store_prune_step until it returns 0; a dry run (any mode)
+ * counts what would go and writes nothing. */
+struct store_prune {
+	int64_t cutoff_ns;
+	unsigned batch_paths;		/* paths a transaction */
+	bool dry_run;
+	int phase;			/* store_prune.c's */
+	int64_t next_id;		/* the last id done in this phase */
+	uint64_t paths;			/* paths that lost results */
+	uint64_t results;		/* path results deleted */
+	uint64_t evidence;		/* evidence of kept results deleted */
+	uint64_t runs;			/* runs left without results, deleted */
+	uint64_t batches;		/* write transactions */
+	uint64_t lock_ns_max;		/* the longest one: the write lock held */
+	uint64_t lock_ns_total;
+	int64_t bytes_before, bytes_after;	/* pages x page size; a dry
+						   run's after: an estimate */
+	uint64_t started_ns, took_ns;	/* monotonic */
+};
+
+/* batch_paths 0: 64. */
+void store_prune_init(struct store_prune *p, int64_t cutoff_ns, unsigned batch_paths,
+    bool dry_run);
+/* One step: 1 while work remains, 0 when done, -1 (store_error). */
+int store_prune_step(struct store *st, struct store_prune *p);
+
+/* The file's bytes on disk (with its WAL) and the oldest result's time
+ * (ns; 0: no result): one index seek per path.  0 or -1. */
+int store_size(struct store *st, int64_t *bytes, int64_t *oldest_ns);
+
 /* --- the daemon's cycles (store_state.c) --------------------------------- */
 
 /* A target's state at the end of its work in a cycle. */
