@@ -89,6 +89,12 @@ struct store *store_open(const char *file, enum store_mode mode,
  * memory, a full disk). */
 bool store_open_refused(void);
 
+/* A writer's open that migrated the schema took a copy first (db/
+ * store_backup.c): its name, and the version it has; NULL and 0 when
+ * the open migrated nothing. */
+const char *store_backup(const struct store *st);
+int64_t store_migrated_from(const struct store *st);
+
 /* Writes what is pending and closes; -1 (err filled) when the last commit
  * failed. */
 int store_close(struct store *st, char *err, size_t errlen);
