@@ -7,6 +7,7 @@ DB_SRCS += db/store_write.c
 DB_SRCS += db/store_keep.c
 DB_SRCS += db/store_prune.c
 DB_SRCS += db/store_backup.c
+DB_SRCS += db/store_check.c
 DB_SRCS += db/store_ckpt.c
 DB_SRCS += db/store_state.c
 DB_SRCS += db/history_show.c

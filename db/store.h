@@ -167,6 +167,16 @@ void store_prune_init(struct store_prune *p, int64_t cutoff_ns, unsigned batch_p
 /* One step: 1 while work remains, 0 when done, -1 (store_error). */
 int store_prune_step(struct store *st, struct store_prune *p);
 
+/* scaleprobe db check: file opened read-only; each fault (not this
+ * program's, a schema version other than this binary's, what SQLite's
+ * integrity_check -- quick_check with quick -- and foreign_key_check
+ * find, the schema against the one this binary's migrations build for
+ * its version) is one line to fn.  Returns the number of faults, or -1
+ * (err filled) when the file cannot be opened at all. */
+typedef void (*store_fault_fn)(void *arg, const char *line);
+int store_check(const char *file, bool quick, store_fault_fn fn, void *arg, char *err,
+    size_t errlen);
+
 /* The file's bytes on disk (with its WAL) and the oldest result's time
  * (ns; 0: no result): one index seek per path.  0 or -1. */
 int store_size(struct store *st, int64_t *bytes, int64_t *oldest_ns);
