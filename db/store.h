@@ -177,8 +177,9 @@ typedef void (*store_fault_fn)(void *arg, const char *line);
 int store_check(const char *file, bool quick, store_fault_fn fn, void *arg, char *err,
     size_t errlen);
 
-/* The file's bytes on disk (with its WAL) and the oldest result's time
- * (ns; 0: no result): one index seek per path.  0 or -1. */
+/* The file's bytes on disk (with its WAL) and, unless oldest_ns is NULL,
+ * the oldest result's time (ns; 0: no result): one index seek per path.
+ * 0 or -1. */
 int store_size(struct store *st, int64_t *bytes, int64_t *oldest_ns);
 
 /* --- the daemon's cycles (store_state.c) --------------------------------- */

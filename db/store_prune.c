@@ -440,6 +440,8 @@ store_size(struct store *st, int64_t *bytes, int64_t *oldest_ns)
 	snprintf(wal, sizeof(wal), "%s-wal", st->file);
 	if (stat(wal, &sb) == 0)
 		*bytes += sb.st_size;
+	if (oldest_ns == NULL)
+		return 0;
 	/* a seek per path on path_results (path_id, time_ns): no scan */
 	if (sqlite3_prepare_v2(st->db, "SELECT min((SELECT min(time_ns) FROM path_results "
 	    "WHERE path_id = p.id)) FROM paths p", -1, &s, NULL) != SQLITE_OK)
