@@ -145,7 +145,10 @@ int64_t store_prune(struct store *st, int64_t cutoff_ns);
  * counts what would go and writes nothing. */
 struct store_prune {
 	int64_t cutoff_ns;
-	unsigned batch_paths;		/* paths a transaction */
+	unsigned batch_paths;		/* paths a transaction, at most ... */
+	unsigned batch_rows;		/* ... or about this many old results
+					   (whole paths: a path's old results
+					   are one transaction) */
 	bool dry_run;
 	int phase;			/* store_prune.c's */
 	int64_t next_id;		/* the last id done in this phase */
@@ -161,7 +164,7 @@ struct store_prune {
 	uint64_t started_ns, took_ns;	/* monotonic */
 };
 
-/* batch_paths 0: 64. */
+/* batch_paths 0: 64; batch_rows 2,000. */
 void store_prune_init(struct store_prune *p, int64_t cutoff_ns, unsigned batch_paths,
     bool dry_run);
 /* One step: 1 while work remains, 0 when done, -1 (store_error). */

@@ -55,8 +55,17 @@ pragma_rows(sqlite3 *db, const char *sql, struct fault_sink *k, bool fk)
 		if (fk)
 			fault(k, "foreign key: %s row %s refers to a missing row of %s",
 			    col(s, 0), col(s, 1), col(s, 2));
-		else if (strcmp(col(s, 0), "ok") != 0)
-			fault(k, "integrity: %s", col(s, 0));
+		else if (strcmp(col(s, 0), "ok") != 0) {
+			/* a row may hold several lines, headed by the schema's
+			 * name: each its own fault */
+			char buf[1024], *line, *save = NULL;
+
+			snprintf(buf, sizeof(buf), "%s", col(s, 0));
+			for (line = strtok_r(buf, "\n", &save); line != NULL;
+			    line = strtok_r(NULL, "\n", &save))
+				if (strncmp(line, "*** in database ", 16) != 0)
+					fault(k, "integrity: %s", line);
+		}
 	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : -1;

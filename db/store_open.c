@@ -146,8 +146,8 @@ check_file(sqlite3 *db, const char *file, int64_t *version, char *err, size_t er
 		if (ver > STORE_SCHEMA_VERSION && store_backup_find(file, bak, sizeof(bak)) == 0) {
 			size_t n = strlen(err);
 
-			errf(err + n, errlen - n, "; %s, the copy taken before its upgrade, "
-			    "is one this scaleprobe reads", bak);
+			errf(err + n, errlen - n, "; go back to %s, the copy taken before "
+			    "its upgrade (a schema this scaleprobe knows)", bak);
 		}
 		open_refused = true;
 		return -1;

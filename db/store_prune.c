@@ -10,7 +10,9 @@
  * The work goes in steps (store_prune_step), each one short transaction,
  * so that the daemon's writer, which shares the connection, and its event
  * loop wait at most one step:
- *   paths   a batch of whole paths (by id) per transaction: both rules
+ *   paths   a batch of whole paths (by id) per transaction, up to
+ *           batch_paths of them or batch_rows old results (a path's old
+ *           results go in one transaction, however many): both rules
  *           partition by path, so a batch's paths are pruned exactly as a
  *           prune of everything would, and a reader sees each path either
  *           before or after, never half;
@@ -30,6 +32,7 @@
 #include "store_int.h"
 
 #define PRUNE_BATCH_PATHS	64	/* paths a transaction, by default */
+#define PRUNE_BATCH_ROWS	2000	/* ... or old results, by default */
 #define PRUNE_RUNS_CHUNK	500
 #define PRUNE_VACUUM_PAGES	256	/* 1 MiB of 4 KiB pages */
 
@@ -37,7 +40,11 @@ enum { PH_PATHS, PH_RUNS_LIST, PH_STATES, PH_RUNS, PH_VACUUM, PH_DONE };
 
 /* Results of paths ?2..?3 older than ?1 that begin or end a state, in
  * temp.prune_keep.  From path_results (its path index) to their scales:
- * the window partitions by path, so only whole paths are filtered. */
+ * the window partitions by path, so only whole paths are filtered.  Of
+ * the newer results only the first per path and vantage takes part (the
+ * one an old state's last result is compared with): the cost follows the
+ * old rows, not a path's whole history.  Should that result lack a scale,
+ * the last old one of that scale is kept: more than needed, never less. */
 static const char keep_sql[] =
 	"CREATE TEMP TABLE prune_keep AS "
 	"SELECT DISTINCT path_result_id AS id FROM ("
@@ -47,7 +54,12 @@ static const char keep_sql[] =
 	"  FROM path_results pr"
 	"  JOIN scale_results s ON s.path_result_id = pr.id"
 	"  JOIN runs r ON r.id = pr.run_id"
-	"  WHERE pr.path_id BETWEEN ?2 AND ?3"
+	"  WHERE pr.path_id BETWEEN ?2 AND ?3 AND (pr.time_ns < ?1 OR pr.id IN ("
+	"    SELECT (SELECT n.id FROM path_results n JOIN runs nr ON nr.id = n.run_id"
+	"            WHERE n.path_id = pp.id AND n.time_ns >= ?1 AND nr.vantage = v.vantage"
+	"            ORDER BY n.time_ns, n.id LIMIT 1)"
+	"    FROM paths pp, (SELECT DISTINCT vantage FROM runs) v"
+	"    WHERE pp.id BETWEEN ?2 AND ?3))"
 	"  WINDOW w AS (PARTITION BY s.path_id, r.vantage, s.scale_sent"
 	"               ORDER BY s.time_ns, s.path_result_id))"
 	"WHERE time_ns < ?1 AND (starts OR ends)";
@@ -64,7 +76,8 @@ static const char keep_all_sql[] =
 	"INSERT OR IGNORE INTO temp.prune_keep_all SELECT id FROM temp.prune_keep";
 
 /* Of paths ?2..?3: the old results' evidence but for the first and the
- * last result with a problem, per path and vantage. */
+ * last old result with a problem, per path and vantage (when newer
+ * problems follow, that last old one is kept too: one record more). */
 #define EVIDENCE_WHERE \
 	" WHERE path_result_id IN (" \
 	"  SELECT id FROM path_results WHERE path_id BETWEEN ?2 AND ?3 AND time_ns < ?1) " \
@@ -76,7 +89,8 @@ static const char keep_all_sql[] =
 	"      row_number() OVER (PARTITION BY pr.path_id, r.vantage" \
 	"                         ORDER BY pr.time_ns DESC, pr.id DESC) AS last" \
 	"    FROM path_results pr JOIN runs r ON r.id = pr.run_id" \
-	"    WHERE pr.path_id BETWEEN ?2 AND ?3 AND EXISTS (SELECT 1 FROM scale_results s" \
+	"    WHERE pr.path_id BETWEEN ?2 AND ?3 AND pr.time_ns < ?1" \
+	"      AND EXISTS (SELECT 1 FROM scale_results s" \
 	"                  WHERE s.path_result_id = pr.id AND s.problem))" \
 	"  WHERE first = 1 OR last = 1)"
 
@@ -116,6 +130,38 @@ batch_end(struct store *st, const char *sql, int64_t lo, unsigned n, int64_t *hi
 	    sqlite3_column_int64(s, 0) : 0;
 	sqlite3_finalize(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(st, "prune");
+	return 0;
+}
+
+/* The last path of the next batch: whole paths after next_id, up to
+ * batch_paths of them or batch_rows old results; 0 when none is left.
+ * Counted before the transaction, through path_results (path_id, time_ns). */
+static int
+paths_end(struct store *st, const struct store_prune *p, int64_t *hi)
+{
+	sqlite3_stmt *s;
+	unsigned n = 0;
+	int64_t rows = 0;
+	int rc;
+
+	*hi = 0;
+	if (sqlite3_prepare_v2(st->db, "SELECT p.id, (SELECT count(*) FROM path_results pr "
+	    "WHERE pr.path_id = p.id AND pr.time_ns < ?2) FROM paths p WHERE p.id > ?1 "
+	    "ORDER BY p.id", -1, &s, NULL) != SQLITE_OK)
+		return store_fail(st, "prune");
+	sqlite3_bind_int64(s, 1, p->next_id);
+	sqlite3_bind_int64(s, 2, p->cutoff_ns);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*hi = sqlite3_column_int64(s, 0);
+		rows += sqlite3_column_int64(s, 1);
+		if (++n >= p->batch_paths || rows >= (int64_t)p->batch_rows) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
 		return store_fail(st, "prune");
 	return 0;
 }
@@ -206,8 +252,7 @@ step_paths(struct store *st, struct store_prune *p)
 	uint64_t t0;
 	int rc;
 
-	if (batch_end(st, "SELECT max(id) FROM (SELECT id FROM paths WHERE id > ?1 "
-	    "ORDER BY id LIMIT ?2)", p->next_id, p->batch_paths, &hi) != 0)
+	if (paths_end(st, p, &hi) != 0)
 		return -1;
 	if (hi == 0) {
 		p->phase = PH_RUNS_LIST;
@@ -345,6 +390,7 @@ store_prune_init(struct store_prune *p, int64_t cutoff_ns, unsigned batch_paths,
 	memset(p, 0, sizeof(*p));
 	p->cutoff_ns = cutoff_ns;
 	p->batch_paths = batch_paths != 0 ? batch_paths : PRUNE_BATCH_PATHS;
+	p->batch_rows = PRUNE_BATCH_ROWS;
 	p->dry_run = dry_run;
 	p->phase = PH_PATHS;
 	p->bytes_before = p->bytes_after = -1;

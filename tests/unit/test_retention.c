@@ -13,8 +13,9 @@
  *   - the reader saw each path either as before or as after, never half;
  *   - no transaction held the write lock long.
  *
- * STORE_AGE=FILE test_retention writes the aged store to FILE and exits
- * (tests/e2e/db-e2e prunes it with scaleprobe db prune).
+ * STORE_AGE=FILE test_retention writes the aged store to FILE, its last
+ * day half a day ago, and exits (tests/e2e/db-e2e prunes it with scaleprobe db
+ * prune).
  */
 #include <sys/stat.h>
 
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -63,10 +65,10 @@ closed(unsigned i)
 }
 
 static void
-write_aged(struct store *st, unsigned paths)
+write_aged(struct store *st, unsigned paths, int64_t t0)
 {
 	for (unsigned d = 0; d < DAYS; d++) {
-		int64_t t = T0_S + (int64_t)d * DAY_S;
+		int64_t t = t0 + (int64_t)d * DAY_S;
 		struct store_run run = { .start = { t, 0 }, .vantage = "v1",
 		    .settings = "s", .program = "test_retention" };
 		int64_t run_id;
@@ -258,7 +260,7 @@ test_aged_store(void **state)
 	st = store_open(file, STORE_WRITE, NULL, err, sizeof(err));
 	if (st == NULL)
 		fail_msg("%s", err);
-	write_aged(st, PATHS);
+	write_aged(st, PATHS, T0_S);
 	assert_int_equal(store_exec(st, "PRAGMA wal_checkpoint(TRUNCATE)"), 0);
 	assert_int_equal(stat(file, &a), 0);
 	rows_before = store_query_int(st, "SELECT count(*) FROM path_results");
@@ -361,7 +363,7 @@ test_dry_run(void **state)
 	snprintf(file, sizeof(file), "%s/dry.sqlite", dir);
 	st = store_open(file, STORE_WRITE, NULL, err, sizeof(err));
 	assert_non_null(st);
-	write_aged(st, 12);
+	write_aged(st, 12, T0_S);
 	rows = store_query_int(st, "SELECT count(*) FROM path_results");
 	store_prune_init(&dry, CUTOFF_NS, 0, true);
 	while ((rc = store_prune_step(st, &dry)) > 0)
@@ -412,7 +414,10 @@ main(void)
 			fprintf(stderr, "%s\n", err);
 			return 1;
 		}
-		write_aged(st, PATHS);
+		/* its days end half a day ago, by the real clock: a cutoff of
+		 * whole days from now falls between two days' results */
+		write_aged(st, PATHS, (int64_t)time(NULL) - (int64_t)(DAYS - 1) * DAY_S -
+		    DAY_S / 2);
 		return store_close(st, err, sizeof(err)) == 0 ? 0 : 1;
 	}
 	return cmocka_run_group_tests(tests, setup, teardown);
