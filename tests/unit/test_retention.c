@@ -38,7 +38,7 @@
 #include "store.h"
 #include "storegen.h"
 
-#define PATHS		48
+#define PATHS		32
 #define DAYS		501		/* 500 days ago .. today */
 #define RETENTION	100
 #define NOW_S		1796000000	/* "today": the injected clock */
@@ -363,7 +363,7 @@ test_dry_run(void **state)
 	snprintf(file, sizeof(file), "%s/dry.sqlite", dir);
 	st = store_open(file, STORE_WRITE, NULL, err, sizeof(err));
 	assert_non_null(st);
-	write_aged(st, 12, T0_S);
+	write_aged(st, 6, T0_S);
 	rows = store_query_int(st, "SELECT count(*) FROM path_results");
 	store_prune_init(&dry, CUTOFF_NS, 0, true);
 	while ((rc = store_prune_step(st, &dry)) > 0)
