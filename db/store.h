@@ -164,7 +164,7 @@ struct store_prune {
 	uint64_t started_ns, took_ns;	/* monotonic */
 };
 
-/* batch_paths 0: 64; batch_rows 2,000. */
+/* batch_paths 0: 64; batch_rows 1,000. */
 void store_prune_init(struct store_prune *p, int64_t cutoff_ns, unsigned batch_paths,
     bool dry_run);
 /* One step: 1 while work remains, 0 when done, -1 (store_error). */

@@ -32,7 +32,7 @@
 #include "store_int.h"
 
 #define PRUNE_BATCH_PATHS	64	/* paths a transaction, by default */
-#define PRUNE_BATCH_ROWS	2000	/* ... or old results, by default */
+#define PRUNE_BATCH_ROWS	1000	/* ... or old results, by default */
 #define PRUNE_RUNS_CHUNK	500
 #define PRUNE_VACUUM_PAGES	256	/* 1 MiB of 4 KiB pages */
 

@@ -14,8 +14,8 @@
  *   - no transaction held the write lock long.
  *
  * STORE_AGE=FILE test_retention writes the aged store to FILE, its last
- * day half a day ago, and exits (tests/e2e/db-e2e prunes it with scaleprobe db
- * prune).
+ * day half a day ago, and exits (tests/e2e/db-e2e prunes it with
+ * scaleprobe db prune); STORE_AGE_PATHS=N: N paths rather than 32.
  */
 #include <sys/stat.h>
 
@@ -416,8 +416,9 @@ main(void)
 		}
 		/* its days end half a day ago, by the real clock: a cutoff of
 		 * whole days from now falls between two days' results */
-		write_aged(st, PATHS, (int64_t)time(NULL) - (int64_t)(DAYS - 1) * DAY_S -
-		    DAY_S / 2);
+		write_aged(st, getenv("STORE_AGE_PATHS") != NULL ?
+		    (unsigned)strtoul(getenv("STORE_AGE_PATHS"), NULL, 10) : PATHS,
+		    (int64_t)time(NULL) - (int64_t)(DAYS - 1) * DAY_S - DAY_S / 2);
 		return store_close(st, err, sizeof(err)) == 0 ? 0 : 1;
 	}
 	return cmocka_run_group_tests(tests, setup, teardown);
