@@ -338,9 +338,12 @@ test_aged_store(void **state)
 	assert_true(b.st_size < a.st_size / 2);
 	assert_true(p.bytes_after < p.bytes_before);
 	assert_int_equal(p.paths, PATHS);
-	/* a step never holds the lock for long (the daemon's batches are 64
-	 * paths, here 8; ASan's slowness allowed for) */
-	assert_true(p.lock_ns_max < 2000000000u);
+	/* the lock is taken in many short holds, none of them a large share
+	 * of the pass (the daemon's batches are 64 paths, here 8); the time
+	 * bound only a sanity one, a loaded machine and ASan allowed for */
+	assert_true(p.batches >= PATHS / BATCH_PATHS + 2);
+	assert_true(p.lock_ns_max < p.took_ns / 3);
+	assert_true(p.lock_ns_max < 5000000000u);
 	assert_int_equal(store_size(st, &bytes, &oldest), 0);
 	assert_int_equal(oldest, (int64_t)T0_S * 1000000000 + 123456);
 	free(rd.obs);
