@@ -33,6 +33,7 @@
 
 #define PRUNE_BATCH_PATHS	64	/* paths a transaction, by default */
 #define PRUNE_BATCH_ROWS	1000	/* ... or old results, by default */
+#define PRUNE_SCAN_PATHS	4096	/* paths looked at a step, at most */
 #define PRUNE_RUNS_CHUNK	500
 #define PRUNE_VACUUM_PAGES	256	/* 1 MiB of 4 KiB pages */
 
@@ -136,9 +137,12 @@ batch_end(struct store *st, const char *sql, int64_t lo, unsigned n, int64_t *hi
 
 /* The last path of the next batch: whole paths after next_id, up to
  * batch_paths of them or batch_rows old results; 0 when none is left.
- * Counted before the transaction, through path_results (path_id, time_ns). */
+ * Counted before the transaction, through path_results (path_id, time_ns);
+ * paths without old results are passed over (up to PRUNE_SCAN_PATHS a
+ * step), so an hourly pass with little to do takes few transactions.
+ * *rows: the batch's old results. */
 static int
-paths_end(struct store *st, const struct store_prune *p, int64_t *hi)
+paths_end(struct store *st, const struct store_prune *p, int64_t *hi, int64_t *rows_out)
 {
 	sqlite3_stmt *s;
 	unsigned n = 0;
@@ -155,12 +159,15 @@ paths_end(struct store *st, const struct store_prune *p, int64_t *hi)
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		*hi = sqlite3_column_int64(s, 0);
 		rows += sqlite3_column_int64(s, 1);
-		if (++n >= p->batch_paths || rows >= (int64_t)p->batch_rows) {
+		n++;
+		if (rows >= (int64_t)p->batch_rows || (n >= p->batch_paths && rows > 0) ||
+		    n >= PRUNE_SCAN_PATHS) {
 			rc = SQLITE_DONE;
 			break;
 		}
 	}
 	sqlite3_finalize(s);
+	*rows_out = rows;
 	if (rc != SQLITE_DONE)
 		return store_fail(st, "prune");
 	return 0;
@@ -252,11 +259,16 @@ step_paths(struct store *st, struct store_prune *p)
 	uint64_t t0;
 	int rc;
 
-	if (paths_end(st, p, &hi) != 0)
+	if (paths_end(st, p, &hi, &n) != 0)
 		return -1;
 	if (hi == 0) {
 		p->phase = PH_RUNS_LIST;
 		p->next_id = 0;
+		return 0;
+	}
+	/* nothing old there: no transaction */
+	if (n == 0) {
+		p->next_id = hi;
 		return 0;
 	}
 	if (step_begin(st, p, &t0) != 0)
