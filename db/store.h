@@ -132,8 +132,8 @@ const struct store_stats *store_get_stats(const struct store *st);
 /* Retention: path results older than cutoff (ns since the epoch) are
  * deleted except those that begin or end a state (one verdict per path,
  * vantage and scale sent, in time order); the evidence of the surviving
- * old ones is deleted too, except for the first and the last problem per
- * path and vantage.  Frees the pages (incremental vacuum).  Returns the
+ * old ones is deleted too, except for the first and the last old problem
+ * per path and vantage.  Frees the pages (incremental vacuum).  Returns the
  * number of path results deleted, or -1. */
 int64_t store_prune(struct store *st, int64_t cutoff_ns);
 
