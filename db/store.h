@@ -89,6 +89,12 @@ struct store *store_open(const char *file, enum store_mode mode,
  * memory, a full disk). */
 bool store_open_refused(void);
 
+/* A writer's open that migrated the schema took a copy first (db/
+ * store_backup.c): its name, and the version it has; NULL and 0 when
+ * the open migrated nothing. */
+const char *store_backup(const struct store *st);
+int64_t store_migrated_from(const struct store *st);
+
 /* Writes what is pending and closes; -1 (err filled) when the last commit
  * failed. */
 int store_close(struct store *st, char *err, size_t errlen);
@@ -126,10 +132,58 @@ const struct store_stats *store_get_stats(const struct store *st);
 /* Retention: path results older than cutoff (ns since the epoch) are
  * deleted except those that begin or end a state (one verdict per path,
  * vantage and scale sent, in time order); the evidence of the surviving
- * old ones is deleted too, except for the first and the last problem per
- * path and vantage.  Frees the pages (incremental vacuum).  Returns the
+ * old ones is deleted too, except for the first and the last old problem
+ * per path and vantage.  Frees the pages (incremental vacuum).  Returns the
  * number of path results deleted, or -1. */
 int64_t store_prune(struct store *st, int64_t cutoff_ns);
+
+/* The same in steps, each one short transaction (store_prune.c): a batch
+ * of whole paths (a reader sees each path before or after its prune,
+ * never half), then the runs left without results, then the free pages
+ * given back in bounded steps.  The daemon's retention and scaleprobe db
+ * prune call store_prune_step until it returns 0; a dry run (any mode)
+ * counts what would go and writes nothing. */
+struct store_prune {
+	int64_t cutoff_ns;
+	unsigned batch_paths;		/* paths a transaction, at most ... */
+	unsigned batch_rows;		/* ... or about this many old results
+					   (whole paths: a path's old results
+					   are one transaction) */
+	bool dry_run;
+	int phase;			/* store_prune.c's */
+	int64_t next_id;		/* the last id done in this phase */
+	uint64_t paths;			/* paths that lost results */
+	uint64_t results;		/* path results deleted */
+	uint64_t evidence;		/* evidence of kept results deleted */
+	uint64_t runs;			/* runs left without results, deleted */
+	uint64_t batches;		/* write transactions */
+	uint64_t lock_ns_max;		/* the longest one: the write lock held */
+	uint64_t lock_ns_total;
+	int64_t bytes_before, bytes_after;	/* pages x page size; a dry
+						   run's after: an estimate */
+	uint64_t started_ns, took_ns;	/* monotonic */
+};
+
+/* batch_paths 0: 64; batch_rows 1,000. */
+void store_prune_init(struct store_prune *p, int64_t cutoff_ns, unsigned batch_paths,
+    bool dry_run);
+/* One step: 1 while work remains, 0 when done, -1 (store_error). */
+int store_prune_step(struct store *st, struct store_prune *p);
+
+/* scaleprobe db check: file opened read-only; each fault (not this
+ * program's, a schema version other than this binary's, what SQLite's
+ * integrity_check -- quick_check with quick -- and foreign_key_check
+ * find, the schema against the one this binary's migrations build for
+ * its version) is one line to fn.  Returns the number of faults, or -1
+ * (err filled) when the file cannot be opened at all. */
+typedef void (*store_fault_fn)(void *arg, const char *line);
+int store_check(const char *file, bool quick, store_fault_fn fn, void *arg, char *err,
+    size_t errlen);
+
+/* The file's bytes on disk (with its WAL) and, unless oldest_ns is NULL,
+ * the oldest result's time (ns; 0: no result): one index seek per path.
+ * 0 or -1. */
+int store_size(struct store *st, int64_t *bytes, int64_t *oldest_ns);
 
 /* --- the daemon's cycles (store_state.c) --------------------------------- */
 

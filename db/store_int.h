@@ -68,6 +68,8 @@ struct store {
 	size_t nruns;
 	uint64_t run_seq;		/* handles of runs begun while failing */
 	int errcode;			/* SQLite's, of the last store_fail */
+	char *backup;			/* the copy taken before a migration */
+	int64_t migrated_from;		/* the version it had; 0: none */
 	char err[STORE_ERRLEN];
 };
 
@@ -181,6 +183,12 @@ int store_exec_run(struct store *st, struct keep *k);
 int store_exec_cycle(struct store *st, struct keep *k);
 int store_exec_path(struct store *st, struct keep *k);
 int store_exec_state(struct store *st, struct keep *k);
+
+/* store_backup.c: FILE.vVERSION-TIME.bak through the backup API, from
+ * st's connection (in the migration's transaction); 0, or -1 err set */
+int store_backup_take(struct store *st, int64_t version);
+/* The newest copy beside file of a version this binary reads; 0 or -1. */
+int store_backup_find(const char *file, char *out, size_t len);
 
 /* store_open.c */
 /* The insert of n scale_results rows (kind 0) or n hops (kind 1) in one

@@ -137,9 +137,18 @@ check_file(sqlite3 *db, const char *file, int64_t *version, char *err, size_t er
 		return -1;
 	}
 	if (ver > STORE_SCHEMA_VERSION || ver < 1) {
+		char bak[4300];
+
 		errf(err, errlen, "%s: schema version %lld %s (this scaleprobe's is %d)",
 		    file, (long long)ver, ver < 1 ? "is not valid" : "is newer than this "
 		    "scaleprobe knows", STORE_SCHEMA_VERSION);
+		/* the way back: the copy its upgrade left */
+		if (ver > STORE_SCHEMA_VERSION && store_backup_find(file, bak, sizeof(bak)) == 0) {
+			size_t n = strlen(err);
+
+			errf(err + n, errlen - n, "; go back to %s, the copy taken before "
+			    "its upgrade (a schema this scaleprobe knows)", bak);
+		}
 		open_refused = true;
 		return -1;
 	}
@@ -259,16 +268,27 @@ static const char *const stmt_sql[SQL_COUNT] = {
 
 /* Brings the schema from version from to STORE_SCHEMA_VERSION in one
  * transaction, re-reading the version inside it (another writer may have
- * migrated meanwhile). */
+ * migrated meanwhile).  An older store (seen as version seen) is copied
+ * first in the same transaction, begun as a read: the backup API reads
+ * from a connection that is not writing, and the copy is exactly what is
+ * migrated (the first write takes the lock, or fails busy if another
+ * writer came between). */
 static int
-migrate(struct store *st)
+migrate(struct store *st, int64_t seen)
 {
 	int64_t ver;
 	int rc;
+	bool older = seen > 0 && seen < STORE_SCHEMA_VERSION;
 
-	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+	if (sqlite3_exec(st->db, older ? "BEGIN" : "BEGIN IMMEDIATE", NULL, NULL,
+	    NULL) != SQLITE_OK)
 		return store_fail(st, "begin migration");
 	if (check_file(st->db, st->file, &ver, st->err, sizeof(st->err)) != 0) {
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	/* never a migration without a copy of what was there */
+	if (ver > 0 && ver < STORE_SCHEMA_VERSION && store_backup_take(st, ver) != 0) {
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
@@ -325,7 +345,7 @@ setup_writer(struct store *st, int64_t version)
 	if (sqlite3_exec(st->db, "PRAGMA cache_size = -8192", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(st->db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL) != SQLITE_OK)
 		return store_fail(st, "cache size");
-	if (migrate(st) != 0)
+	if (migrate(st, version) != 0)
 		return -1;
 	/* after the migration, which checks the file again under the write
 	 * lock: nothing is written to a file that changed since it was checked.
@@ -485,10 +505,15 @@ store_open(const char *file, enum store_mode mode, const struct store_opts *o,
 	if (mode == STORE_READ) {
 		if (check_file(st->db, file, &version, st->err, sizeof(st->err)) != 0)
 			goto fail;
+		if (version == 0) {
+			errf(st->err, sizeof(st->err), "%s: an empty database, not a "
+			    "scaleprobe store", file);
+			goto fail;
+		}
 		if (version != STORE_SCHEMA_VERSION) {
-			errf(st->err, sizeof(st->err), "%s: %s", file, version == 0 ?
-			    "an empty database, not a scaleprobe store" : "an older schema: "
-			    "open it once with scaleprobe probe --db to migrate it");
+			errf(st->err, sizeof(st->err), "%s: an older schema (version %lld, this "
+			    "scaleprobe's is %d): its owner migrates it with scaleprobe db "
+			    "upgrade %s", file, (long long)version, STORE_SCHEMA_VERSION, file);
 			goto fail;
 		}
 	}
@@ -524,6 +549,7 @@ store_close(struct store *st, char *err, size_t errlen)
 	store_caches_free(st);
 	keep_clear(st);
 	free(st->runs);
+	free(st->backup);
 	free(st->file);
 	free(st);
 	return rc;

@@ -6,92 +6,509 @@
  * the rest are deleted.  Evidence is kept only for the first and the last
  * problem of each path and vantage.  The pages freed go back to the file
  * system (auto_vacuum = INCREMENTAL, set when the store was created).
+ *
+ * The work goes in steps (store_prune_step), each one short transaction,
+ * so that the daemon's writer, which shares the connection, and its event
+ * loop wait at most one step:
+ *   paths   a batch of whole paths (by id) per transaction, up to
+ *           batch_paths of them or batch_rows old results (a path's old
+ *           results go in one transaction, however many): both rules
+ *           partition by path, so a batch's paths are pruned exactly as a
+ *           prune of everything would, and a reader sees each path either
+ *           before or after, never half;
+ *   runs    the runs older than the cutoff left without results, listed
+ *           once; then their target states, a batch of targets per
+ *           transaction through target_states (target_id, time_ns), and
+ *           the runs themselves in chunks.  foreign_keys is off for the
+ *           runs' deletes: target_states.run_id has no index, and the
+ *           cascade would scan the table once per run deleted;
+ *   vacuum  the free pages given back, PRUNE_VACUUM_PAGES a transaction.
  */
+#include <sys/stat.h>
+
 #include <stdio.h>
+#include <string.h>
 
 #include "store_int.h"
 
-/* Results older than ?1 that begin or end a state, in temp.prune_keep. */
+#define PRUNE_BATCH_PATHS	64	/* paths a transaction, by default */
+#define PRUNE_BATCH_ROWS	1000	/* ... or old results, by default */
+#define PRUNE_SCAN_PATHS	4096	/* paths looked at a step, at most */
+#define PRUNE_RUNS_CHUNK	500
+#define PRUNE_VACUUM_PAGES	256	/* 1 MiB of 4 KiB pages */
+
+enum { PH_PATHS, PH_RUNS_LIST, PH_STATES, PH_RUNS, PH_VACUUM, PH_DONE };
+
+/* Results of paths ?2..?3 older than ?1 that begin or end a state, in
+ * temp.prune_keep.  From path_results (its path index) to their scales:
+ * the window partitions by path, so only whole paths are filtered.  Of
+ * the newer results only the first per path and vantage takes part (the
+ * one an old state's last result is compared with): the cost follows the
+ * old rows, not a path's whole history.  Should that result lack a scale,
+ * the last old one of that scale is kept: more than needed, never less. */
 static const char keep_sql[] =
 	"CREATE TEMP TABLE prune_keep AS "
 	"SELECT DISTINCT path_result_id AS id FROM ("
 	"  SELECT s.path_result_id, s.time_ns,"
 	"    (lag(s.idx) OVER w IS NULL OR lag(s.verdict) OVER w IS NOT s.verdict) AS starts,"
 	"    (lead(s.idx) OVER w IS NULL OR lead(s.verdict) OVER w IS NOT s.verdict) AS ends"
-	"  FROM scale_results s"
-	"  JOIN path_results pr ON pr.id = s.path_result_id"
+	"  FROM path_results pr"
+	"  JOIN scale_results s ON s.path_result_id = pr.id"
 	"  JOIN runs r ON r.id = pr.run_id"
+	"  WHERE pr.path_id BETWEEN ?2 AND ?3 AND (pr.time_ns < ?1 OR pr.id IN ("
+	"    SELECT (SELECT n.id FROM path_results n JOIN runs nr ON nr.id = n.run_id"
+	"            WHERE n.path_id = pp.id AND n.time_ns >= ?1 AND nr.vantage = v.vantage"
+	"            ORDER BY n.time_ns, n.id LIMIT 1)"
+	"    FROM paths pp, (SELECT DISTINCT vantage FROM runs) v"
+	"    WHERE pp.id BETWEEN ?2 AND ?3))"
 	"  WINDOW w AS (PARTITION BY s.path_id, r.vantage, s.scale_sent"
 	"               ORDER BY s.time_ns, s.path_result_id))"
 	"WHERE time_ns < ?1 AND (starts OR ends)";
 
-static const char delete_sql[] =
-	"DELETE FROM path_results WHERE time_ns < ?1 AND id NOT IN (SELECT id FROM prune_keep)";
+#define GONE_WHERE \
+	" WHERE path_id BETWEEN ?2 AND ?3 AND time_ns < ?1" \
+	" AND id NOT IN (SELECT id FROM temp.prune_keep)"
 
-/* The first and the last result with a problem, per path and vantage. */
-static const char evidence_sql[] =
-	"DELETE FROM evidence WHERE path_result_id IN ("
-	"  SELECT id FROM path_results WHERE time_ns < ?1) "
-	"AND path_result_id NOT IN ("
-	"  SELECT id FROM ("
-	"    SELECT pr.id,"
-	"      row_number() OVER (PARTITION BY pr.path_id, r.vantage"
-	"                         ORDER BY pr.time_ns, pr.id) AS first,"
-	"      row_number() OVER (PARTITION BY pr.path_id, r.vantage"
-	"                         ORDER BY pr.time_ns DESC, pr.id DESC) AS last"
-	"    FROM path_results pr JOIN runs r ON r.id = pr.run_id"
-	"    WHERE EXISTS (SELECT 1 FROM scale_results s"
-	"                  WHERE s.path_result_id = pr.id AND s.problem))"
-	"  WHERE first = 1 OR last = 1)";
+static const char gone_count_sql[] =
+	"SELECT count(*), count(DISTINCT path_id) FROM path_results" GONE_WHERE;
+static const char gone_sql[] = "DELETE FROM path_results" GONE_WHERE;
+/* a dry run's kept rows, for the runs it would leave empty */
+static const char keep_all_sql[] =
+	"INSERT OR IGNORE INTO temp.prune_keep_all SELECT id FROM temp.prune_keep";
 
+/* Of paths ?2..?3: the old results' evidence but for the first and the
+ * last old result with a problem, per path and vantage (when newer
+ * problems follow, that last old one is kept too: one record more). */
+#define EVIDENCE_WHERE \
+	" WHERE path_result_id IN (" \
+	"  SELECT id FROM path_results WHERE path_id BETWEEN ?2 AND ?3 AND time_ns < ?1) " \
+	"AND path_result_id NOT IN (" \
+	"  SELECT id FROM (" \
+	"    SELECT pr.id," \
+	"      row_number() OVER (PARTITION BY pr.path_id, r.vantage" \
+	"                         ORDER BY pr.time_ns, pr.id) AS first," \
+	"      row_number() OVER (PARTITION BY pr.path_id, r.vantage" \
+	"                         ORDER BY pr.time_ns DESC, pr.id DESC) AS last" \
+	"    FROM path_results pr JOIN runs r ON r.id = pr.run_id" \
+	"    WHERE pr.path_id BETWEEN ?2 AND ?3 AND pr.time_ns < ?1" \
+	"      AND EXISTS (SELECT 1 FROM scale_results s" \
+	"                  WHERE s.path_result_id = pr.id AND s.problem))" \
+	"  WHERE first = 1 OR last = 1)"
+
+static const char evidence_count_sql[] = "SELECT count(*) FROM evidence" EVIDENCE_WHERE;
+static const char evidence_sql[] = "DELETE FROM evidence" EVIDENCE_WHERE;
+
+/* Runs older than ?1 without results (a dry run: without results that
+ * stay). */
+static const char runs_list_sql[] =
+	"CREATE TEMP TABLE prune_runs AS SELECT id FROM runs WHERE started_ns < ?1 "
+	"AND NOT EXISTS (SELECT 1 FROM path_results pr WHERE pr.run_id = runs.id)";
+static const char runs_list_dry_sql[] =
+	"CREATE TEMP TABLE prune_runs AS SELECT id FROM runs WHERE started_ns < ?1 "
+	"AND NOT EXISTS (SELECT 1 FROM path_results pr WHERE pr.run_id = runs.id "
+	"AND (pr.time_ns >= ?1 OR pr.id IN (SELECT id FROM temp.prune_keep_all)))";
+static const char states_sql[] =
+	"DELETE FROM target_states WHERE target_id BETWEEN ?2 AND ?3 "
+	"AND run_id IN (SELECT id FROM temp.prune_runs)";
 static const char runs_sql[] =
-	"DELETE FROM runs WHERE started_ns < ?1 AND NOT EXISTS "
-	"(SELECT 1 FROM path_results pr WHERE pr.run_id = runs.id)";
+	"DELETE FROM runs WHERE id > ?2 AND id <= ?3 AND id IN (SELECT id FROM temp.prune_runs) "
+	"AND NOT EXISTS (SELECT 1 FROM path_results pr WHERE pr.run_id = runs.id)";
 
+/* The last id of the next batch of at most n ids of table after lo, or
+ * 0 when there is none. */
 static int
-run_bound(struct store *st, const char *sql, int64_t cutoff, int64_t *changed)
+batch_end(struct store *st, const char *sql, int64_t lo, unsigned n, int64_t *hi)
 {
 	sqlite3_stmt *s;
 	int rc;
 
 	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
 		return store_fail(st, "prune");
-	sqlite3_bind_int64(s, 1, cutoff);
+	sqlite3_bind_int64(s, 1, lo);
+	sqlite3_bind_int64(s, 2, n);
 	rc = sqlite3_step(s);
+	*hi = rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL ?
+	    sqlite3_column_int64(s, 0) : 0;
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(st, "prune");
+	return 0;
+}
+
+/* The last path of the next batch: whole paths after next_id, up to
+ * batch_paths of them or batch_rows old results; 0 when none is left.
+ * Counted before the transaction, through path_results (path_id, time_ns);
+ * paths without old results are passed over (up to PRUNE_SCAN_PATHS a
+ * step), so an hourly pass with little to do takes few transactions.
+ * *rows: the batch's old results. */
+static int
+paths_end(struct store *st, const struct store_prune *p, int64_t *hi, int64_t *rows_out)
+{
+	sqlite3_stmt *s;
+	unsigned n = 0;
+	int64_t rows = 0;
+	int rc;
+
+	*hi = 0;
+	if (sqlite3_prepare_v2(st->db, "SELECT p.id, (SELECT count(*) FROM path_results pr "
+	    "WHERE pr.path_id = p.id AND pr.time_ns < ?2) FROM paths p WHERE p.id > ?1 "
+	    "ORDER BY p.id", -1, &s, NULL) != SQLITE_OK)
+		return store_fail(st, "prune");
+	sqlite3_bind_int64(s, 1, p->next_id);
+	sqlite3_bind_int64(s, 2, p->cutoff_ns);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*hi = sqlite3_column_int64(s, 0);
+		rows += sqlite3_column_int64(s, 1);
+		n++;
+		if (rows >= (int64_t)p->batch_rows || (n >= p->batch_paths && rows > 0) ||
+		    n >= PRUNE_SCAN_PATHS) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	sqlite3_finalize(s);
+	*rows_out = rows;
+	if (rc != SQLITE_DONE)
+		return store_fail(st, "prune");
+	return 0;
+}
+
+/* sql with ?1 the cutoff and ?2..?3 a range; its two first columns in
+ * c0 and c1 (a query) or the rows it changed in c0. */
+static int
+run_range(struct store *st, const char *sql, const struct store_prune *p, int64_t lo,
+    int64_t hi, int64_t *c0, int64_t *c1)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return store_fail(st, "prune");
+	if (sqlite3_bind_parameter_count(s) >= 1)
+		sqlite3_bind_int64(s, 1, p->cutoff_ns);
+	if (sqlite3_bind_parameter_count(s) >= 3) {
+		sqlite3_bind_int64(s, 2, lo);
+		sqlite3_bind_int64(s, 3, hi);
+	}
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		if (c0 != NULL)
+			*c0 = sqlite3_column_int64(s, 0);
+		if (c1 != NULL)
+			*c1 = sqlite3_column_int64(s, 1);
+		rc = SQLITE_DONE;
+	} else if (c0 != NULL)
+		*c0 = sqlite3_changes64(st->db);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return store_fail(st, "prune");
-	if (changed != NULL)
-		*changed = sqlite3_changes64(st->db);
+	return 0;
+}
+
+static int
+exec(struct store *st, const char *sql)
+{
+	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return store_fail(st, "prune");
+	return 0;
+}
+
+/* The file's size as SQLite sees it (pages in use and free). */
+static int64_t
+db_bytes(struct store *st)
+{
+	return store_query_int(st, "PRAGMA page_count") * store_query_int(st, "PRAGMA page_size");
+}
+
+/* A transaction for one step: the write lock (a dry run: a read). */
+static int
+step_begin(struct store *st, struct store_prune *p, uint64_t *t0)
+{
+	*t0 = store_now_ns();
+	return exec(st, p->dry_run ? "BEGIN" : "BEGIN IMMEDIATE");
+}
+
+static int
+step_end(struct store *st, struct store_prune *p, uint64_t t0, int rc)
+{
+	uint64_t took;
+
+	if (rc == 0 && exec(st, "COMMIT") != 0)
+		rc = -1;
+	if (rc != 0) {
+		char keep[STORE_ERRLEN];
+
+		memcpy(keep, st->err, sizeof(keep));
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		memcpy(st->err, keep, sizeof(keep));
+	}
+	took = store_now_ns() - t0;
+	if (!p->dry_run) {
+		p->batches++;
+		p->lock_ns_total += took;
+		if (took > p->lock_ns_max)
+			p->lock_ns_max = took;
+	}
+	return rc;
+}
+
+static int
+step_paths(struct store *st, struct store_prune *p)
+{
+	int64_t hi, n = 0, npaths = 0, ev = 0;
+	uint64_t t0;
+	int rc;
+
+	if (paths_end(st, p, &hi, &n) != 0)
+		return -1;
+	if (hi == 0) {
+		p->phase = PH_RUNS_LIST;
+		p->next_id = 0;
+		return 0;
+	}
+	/* nothing old there: no transaction */
+	if (n == 0) {
+		p->next_id = hi;
+		return 0;
+	}
+	if (step_begin(st, p, &t0) != 0)
+		return -1;
+	rc = run_range(st, keep_sql, p, p->next_id + 1, hi, NULL, NULL);
+	if (rc == 0)
+		rc = run_range(st, gone_count_sql, p, p->next_id + 1, hi, &n, &npaths);
+	if (rc == 0)
+		rc = run_range(st, p->dry_run ? evidence_count_sql : evidence_sql, p,
+		    p->next_id + 1, hi, &ev, NULL);
+	if (rc == 0 && !p->dry_run)
+		rc = run_range(st, gone_sql, p, p->next_id + 1, hi, &n, NULL);
+	if (rc == 0 && p->dry_run)
+		rc = exec(st, keep_all_sql);
+	if (rc == 0)
+		rc = exec(st, "DROP TABLE temp.prune_keep");
+	if (step_end(st, p, t0, rc) != 0) {
+		sqlite3_exec(st->db, "DROP TABLE IF EXISTS temp.prune_keep", NULL, NULL, NULL);
+		return -1;
+	}
+	p->results += (uint64_t)n;
+	p->paths += (uint64_t)npaths;
+	p->evidence += (uint64_t)ev;
+	p->next_id = hi;
+	return 0;
+}
+
+static int
+step_runs_list(struct store *st, struct store_prune *p)
+{
+	int64_t n = 0;
+
+	if (exec(st, "DROP TABLE IF EXISTS temp.prune_runs") != 0 ||
+	    run_range(st, p->dry_run ? runs_list_dry_sql : runs_list_sql, p, 0, 0, NULL,
+	    NULL) != 0 ||
+	    run_range(st, "SELECT count(*) FROM temp.prune_runs", p, 0, 0, &n, NULL) != 0)
+		return -1;
+	if (p->dry_run) {
+		p->runs = (uint64_t)n;
+		p->phase = PH_DONE;
+		return 0;
+	}
+	p->phase = n > 0 ? PH_STATES : PH_VACUUM;
+	p->next_id = 0;
+	return 0;
+}
+
+static int
+step_states(struct store *st, struct store_prune *p)
+{
+	int64_t hi;
+	uint64_t t0;
+
+	if (batch_end(st, "SELECT max(id) FROM (SELECT id FROM targets WHERE id > ?1 "
+	    "ORDER BY id LIMIT ?2)", p->next_id, p->batch_paths, &hi) != 0)
+		return -1;
+	if (hi == 0) {
+		p->phase = PH_RUNS;
+		p->next_id = 0;
+		return 0;
+	}
+	if (step_begin(st, p, &t0) != 0 ||
+	    step_end(st, p, t0, run_range(st, states_sql, p, p->next_id + 1, hi, NULL,
+	    NULL)) != 0)
+		return -1;
+	p->next_id = hi;
+	return 0;
+}
+
+static int
+step_runs(struct store *st, struct store_prune *p)
+{
+	int64_t hi, n = 0;
+	uint64_t t0;
+	int rc;
+
+	if (batch_end(st, "SELECT max(id) FROM (SELECT id FROM temp.prune_runs WHERE id > ?1 "
+	    "ORDER BY id LIMIT ?2)", p->next_id, PRUNE_RUNS_CHUNK, &hi) != 0)
+		return -1;
+	if (hi == 0) {
+		p->phase = PH_VACUUM;
+		return exec(st, "DROP TABLE temp.prune_runs");
+	}
+	/* their states went (step_states), they have no results: nothing
+	 * refers to them; foreign_keys changes only outside a transaction */
+	if (exec(st, "PRAGMA foreign_keys = OFF") != 0)
+		return -1;
+	if (step_begin(st, p, &t0) != 0) {
+		sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+		return -1;
+	}
+	rc = step_end(st, p, t0, run_range(st, runs_sql, p, p->next_id, hi, &n, NULL));
+	if (exec(st, "PRAGMA foreign_keys = ON") != 0 || rc != 0)
+		return -1;
+	p->runs += (uint64_t)n;
+	p->next_id = hi;
+	return 0;
+}
+
+static int
+step_vacuum(struct store *st, struct store_prune *p)
+{
+	char sql[64];
+	int64_t free_pages = store_query_int(st, "PRAGMA freelist_count");
+	uint64_t t0 = store_now_ns(), took;
+
+	if (free_pages < 0)
+		return -1;
+	if (free_pages == 0) {
+		p->phase = PH_DONE;
+		return 0;
+	}
+	/* each call is a transaction of its own, at most this many pages */
+	snprintf(sql, sizeof(sql), "PRAGMA incremental_vacuum(%d)", PRUNE_VACUUM_PAGES);
+	if (exec(st, sql) != 0)
+		return -1;
+	took = store_now_ns() - t0;
+	p->batches++;
+	p->lock_ns_total += took;
+	if (took > p->lock_ns_max)
+		p->lock_ns_max = took;
+	/* a store without auto_vacuum keeps its free pages for new rows */
+	if (store_query_int(st, "PRAGMA freelist_count") == free_pages)
+		p->phase = PH_DONE;
+	return 0;
+}
+
+void
+store_prune_init(struct store_prune *p, int64_t cutoff_ns, unsigned batch_paths, bool dry_run)
+{
+	memset(p, 0, sizeof(*p));
+	p->cutoff_ns = cutoff_ns;
+	p->batch_paths = batch_paths != 0 ? batch_paths : PRUNE_BATCH_PATHS;
+	p->batch_rows = PRUNE_BATCH_ROWS;
+	p->dry_run = dry_run;
+	p->phase = PH_PATHS;
+	p->bytes_before = p->bytes_after = -1;
+}
+
+int
+store_prune_step(struct store *st, struct store_prune *p)
+{
+	int rc;
+
+	if (p->phase == PH_DONE)
+		return 0;
+	if (!p->dry_run && st->mode != STORE_WRITE) {
+		snprintf(st->err, sizeof(st->err), "%s: prune: opened read-only", st->file);
+		return -1;
+	}
+	/* the writer's open batch is this connection's transaction */
+	if (st->mode == STORE_WRITE && store_flush(st, true) != 0)
+		return -1;
+	if (p->bytes_before < 0) {
+		p->started_ns = store_now_ns();
+		if ((p->bytes_before = db_bytes(st)) < 0)
+			return -1;
+		if (p->dry_run && (exec(st, "DROP TABLE IF EXISTS temp.prune_keep_all") != 0 ||
+		    exec(st, "CREATE TEMP TABLE prune_keep_all (id INTEGER PRIMARY KEY)") != 0))
+			return -1;
+	}
+	switch (p->phase) {
+	case PH_PATHS:
+		rc = step_paths(st, p);
+		break;
+	case PH_RUNS_LIST:
+		rc = step_runs_list(st, p);
+		break;
+	case PH_STATES:
+		rc = step_states(st, p);
+		break;
+	case PH_RUNS:
+		rc = step_runs(st, p);
+		break;
+	default:
+		rc = step_vacuum(st, p);
+		break;
+	}
+	if (rc != 0)
+		return -1;
+	if (p->phase != PH_DONE)
+		return 1;
+	p->took_ns = store_now_ns() - p->started_ns;
+	if (p->dry_run) {
+		int64_t used = p->bytes_before - store_query_int(st, "PRAGMA freelist_count") *
+		    store_query_int(st, "PRAGMA page_size");
+		int64_t all = store_query_int(st, "SELECT count(*) FROM path_results");
+
+		sqlite3_exec(st->db, "DROP TABLE IF EXISTS temp.prune_keep_all", NULL, NULL, NULL);
+		sqlite3_exec(st->db, "DROP TABLE IF EXISTS temp.prune_runs", NULL, NULL, NULL);
+		/* an estimate: the results' share of the pages in use */
+		p->bytes_after = p->bytes_before - (all > 0 ? (int64_t)((double)used *
+		    (double)p->results / (double)all) : 0);
+	} else if ((p->bytes_after = db_bytes(st)) < 0)
+		return -1;
 	return 0;
 }
 
 int64_t
 store_prune(struct store *st, int64_t cutoff_ns)
 {
-	int64_t deleted = 0;
+	struct store_prune p;
+	int rc;
 
-	if (st->mode != STORE_WRITE || store_flush(st, true) != 0)
+	store_prune_init(&p, cutoff_ns, 0, false);
+	while ((rc = store_prune_step(st, &p)) > 0)
+		;
+	if (rc != 0)
 		return -1;
-	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return store_fail(st, "prune");
-	if (run_bound(st, keep_sql, cutoff_ns, NULL) != 0 ||
-	    run_bound(st, delete_sql, cutoff_ns, &deleted) != 0 ||
-	    run_bound(st, evidence_sql, cutoff_ns, NULL) != 0 ||
-	    run_bound(st, runs_sql, cutoff_ns, NULL) != 0 ||
-	    sqlite3_exec(st->db, "DROP TABLE temp.prune_keep", NULL, NULL, NULL) != SQLITE_OK) {
-		store_fail(st, "prune");
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-		return -1;
-	}
-	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		store_fail(st, "prune commit");
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-		return -1;
-	}
 	/* the freed pages leave the file (after the WAL is checkpointed) */
-	if (sqlite3_exec(st->db, "PRAGMA incremental_vacuum", NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL) != SQLITE_OK)
+	if (sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL) != SQLITE_OK)
 		return store_fail(st, "vacuum");
-	return deleted;
+	return (int64_t)p.results;
+}
+
+int
+store_size(struct store *st, int64_t *bytes, int64_t *oldest_ns)
+{
+	char wal[4200];
+	struct stat sb;
+	sqlite3_stmt *s;
+	int rc;
+
+	*bytes = 0;
+	if (stat(st->file, &sb) == 0)
+		*bytes += sb.st_size;
+	snprintf(wal, sizeof(wal), "%s-wal", st->file);
+	if (stat(wal, &sb) == 0)
+		*bytes += sb.st_size;
+	if (oldest_ns == NULL)
+		return 0;
+	/* a seek per path on path_results (path_id, time_ns): no scan */
+	if (sqlite3_prepare_v2(st->db, "SELECT min((SELECT min(time_ns) FROM path_results "
+	    "WHERE path_id = p.id)) FROM paths p", -1, &s, NULL) != SQLITE_OK)
+		return store_fail(st, "oldest result");
+	rc = sqlite3_step(s);
+	*oldest_ns = rc == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_INTEGER ?
+	    sqlite3_column_int64(s, 0) : 0;
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW)
+		return store_fail(st, "oldest result");
+	return 0;
 }

@@ -15,6 +15,7 @@ static const struct cli_command *const commands[] = {
 	&cmd_show_entry,
 	&cmd_export_entry,
 	&cmd_report_entry,
+	&cmd_db_entry,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

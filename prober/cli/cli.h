@@ -24,5 +24,6 @@ extern const struct cli_command cmd_status_entry;
 extern const struct cli_command cmd_show_entry;
 extern const struct cli_command cmd_export_entry;
 extern const struct cli_command cmd_report_entry;
+extern const struct cli_command cmd_db_entry;
 
 #endif

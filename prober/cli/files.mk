@@ -27,3 +27,5 @@ CLI_SRCS += prober/cli/histcli.c
 CLI_SRCS += prober/cli/cmd_show.c
 CLI_SRCS += prober/cli/cmd_show_live.c
 CLI_SRCS += prober/cli/cmd_export.c
+# db: the store's upkeep for its owner (upgrade with a copy, check, prune)
+CLI_SRCS += prober/cli/cmd_db.c

@@ -22,6 +22,7 @@
 #include "statedir.h"
 #include "serve.h"
 #include "store.h"
+#include "when.h"
 
 struct control {
 	int fd;
@@ -35,13 +36,19 @@ control_reply(void *arg, const char *in, size_t len, char **out, size_t *out_len
 	struct daemon *d = arg;
 	struct probe_run_stats st;
 	uint64_t due, running, done;
-	char *buf;
+	int64_t bytes, oldest;
+	char *buf, oldest_s[WHEN_RFC3339_LEN];
 	int n;
 
 	(void)in;
 	(void)len;
 	runner_stats(d->runner, &st);
 	daemon_cycle_counts(d, &due, &running, &done);
+	daemon_store_figures(d, &bytes, &oldest);
+	if (oldest != 0)
+		when_format_utc(oldest / 1000000000, oldest_s);
+	else
+		snprintf(oldest_s, sizeof(oldest_s), "none");
 	buf = xmalloc(CONTROL_REPLY_MAX);
 	n = snprintf(buf, CONTROL_REPLY_MAX,
 	    "targets %zu\n"
@@ -58,7 +65,9 @@ control_reply(void *arg, const char *in, size_t len, char **out, size_t *out_len
 	    "cycles_missed %llu\n"
 	    "store_failing %d\n"
 	    "store_failed_writes %llu\n"
-	    "store_dropped %llu\n",
+	    "store_dropped %llu\n"
+	    "store_bytes %lld\n"
+	    "store_oldest_result %s\n",
 	    gen_units(d->cur), (unsigned long long)due, (unsigned long long)running,
 	    runner_inflight(d->runner), (unsigned long long)done,
 	    (unsigned long long)d->n.problems,
@@ -67,7 +76,8 @@ control_reply(void *arg, const char *in, size_t len, char **out, size_t *out_len
 	    (unsigned long long)d->n.states, (unsigned long long)d->n.cycles_missed,
 	    d->st != NULL && store_failing(d->st),
 	    (unsigned long long)(d->st != NULL ? store_get_stats(d->st)->failed_writes : 0),
-	    (unsigned long long)(d->st != NULL ? store_get_stats(d->st)->dropped : 0));
+	    (unsigned long long)(d->st != NULL ? store_get_stats(d->st)->dropped : 0),
+	    (long long)bytes, oldest_s);
 	if (n < 0) {
 		free(buf);
 		return SERVE_CLOSE;

@@ -27,6 +27,7 @@ struct gen;
 struct control;
 struct serve;
 struct notify;
+struct retention;
 
 /* One target as written in a group, on each of its ports: what is
  * scheduled, probed as one batch, and given one state per cycle. */
@@ -106,6 +107,7 @@ struct daemon {
 	int lock_fd;
 	struct control *control;
 	struct serve *http;		/* --metrics */
+	struct retention *retention;	/* retention.c */
 	int exit_status;
 };
 
@@ -143,6 +145,13 @@ void daemon_alerts(struct daemon *d, const struct unit *u, const struct path_res
 /* After a write to the store: raised (log, alert-command) when it cannot
  * write any more, cleared when it writes again. */
 void daemon_store_alert(struct daemon *d);
+
+/* retention.c: the retention setting applied at start and every hour, in
+ * short steps on the loop (--once: the whole pass at start); 0 or -1. */
+int daemon_retention_start(struct daemon *d);
+void daemon_retention_stop(struct daemon *d);
+/* The store's bytes on disk and its oldest result (ns; 0: none). */
+void daemon_store_figures(struct daemon *d, int64_t *bytes, int64_t *oldest_ns);
 
 /* privs.c: (as root; nothing otherwise) the database's directory and
  * files, and the control socket, the user's; with dbfile NULL, the

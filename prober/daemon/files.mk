@@ -22,6 +22,8 @@ DAEMON_SRCS += prober/daemon/alerting.c
 DAEMON_SRCS += prober/daemon/alertcmd.c
 DAEMON_SRCS += prober/daemon/privs.c
 DAEMON_SRCS += prober/daemon/control.c
+# retention on a schedule of its own, in short steps on the loop
+DAEMON_SRCS += prober/daemon/retention.c
 PROGRAMS += scaleprobed
 MAN_PAGES += prober/daemon/scaleprobed.8
 DAEMON_SRCS += prober/daemon/metrics_http.c

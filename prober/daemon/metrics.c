@@ -98,5 +98,13 @@ metrics_render(const struct metrics_snapshot *s, struct metrics_buf *b)
 	family(b, "scaleprobe_store_dropped_total", "counter",
 	    "Results and target states lost: the database failed with the memory bound full.");
 	put(b, "scaleprobe_store_dropped_total %" PRIu64 "\n", s->store_dropped);
+	family(b, "scaleprobe_store_bytes", "gauge",
+	    "The database's size on disk, its WAL included.");
+	put(b, "scaleprobe_store_bytes %" PRId64 "\n", s->store_bytes);
+	family(b, "scaleprobe_store_oldest_result_timestamp_seconds", "gauge",
+	    "When the oldest result kept was measured (retention removes what is older).");
+	if (s->store_oldest_ns != 0)
+		put(b, "scaleprobe_store_oldest_result_timestamp_seconds %" PRId64 ".%09" PRId64
+		    "\n", s->store_oldest_ns / 1000000000, s->store_oldest_ns % 1000000000);
 	return b->overflow ? -1 : 0;
 }

@@ -40,6 +40,9 @@ struct metrics_snapshot {
 	bool store_failing;		/* the store cannot write */
 	uint64_t store_failed_writes;	/* transactions rolled back by a failure */
 	uint64_t store_dropped;		/* rows lost past the memory bound */
+	int64_t store_bytes;		/* the database and its WAL on disk */
+	int64_t store_oldest_ns;	/* the oldest result kept; 0: none
+					   (the family has no sample then) */
 };
 
 /* A growing text buffer; overflow is sticky and checked once at the end. */

@@ -56,6 +56,7 @@ metrics_snapshot_of(struct daemon *d, struct metrics_snapshot *s)
 		s->store_failing = store_failing(d->st);
 		s->store_failed_writes = store_get_stats(d->st)->failed_writes;
 		s->store_dropped = store_get_stats(d->st)->dropped;
+		daemon_store_figures(d, &s->store_bytes, &s->store_oldest_ns);
 	}
 }
 

@@ -252,7 +252,11 @@ open_store(struct daemon *d)
 	if (n > 0)
 		log_info("%s: %lld results of targets left unfinished discarded; they are "
 		    "probed again", d->cur->c.database, (long long)n);
-	return 0;
+	if (store_backup(d->st) != NULL)
+		log_info("%s: schema version %lld migrated to %d; the copy before it: %s",
+		    d->cur->c.database, (long long)store_migrated_from(d->st),
+		    STORE_SCHEMA_VERSION, store_backup(d->st));
+	return daemon_retention_start(d);
 }
 
 int
@@ -438,6 +442,7 @@ out:
 	metrics_http_close(&d);
 	/* in flight abandoned, the guard's table removed */
 	runner_close(d.runner, &st);
+	daemon_retention_stop(&d);
 	if (d.st != NULL) {
 		if (store_flush(d.st, true) != 0) {
 			log_warnx("%s", store_error(d.st));

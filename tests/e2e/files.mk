@@ -13,6 +13,10 @@ LAB_CHECKS += tests/e2e/safety-e2e
 LAB_CHECKS += tests/e2e/cli-misuse
 # the store: --db keeps what is printed, the evidence proves it, bad files refused
 LAB_CHECKS += tests/e2e/store-e2e
+# scaleprobe db on fixture copies and a store aged 500 days: upgrade's copy (mode,
+# old version, rows), a newer store names it, check's lines on broken copies,
+# prune --dry-run changes no byte and counts what prune removes, the file shrinks
+LAB_CHECKS += tests/e2e/db-e2e
 # scaleprobe.conf through the binary: broken files and their file:line, print-back,
 # flags and keys against the settings table, probe -c, make install
 LAB_CHECKS += tests/e2e/config-check

@@ -101,6 +101,12 @@ UNIT_TESTS += test_evidence
 UNIT_TESTS += test_store
 test_store_SRCS = $(DB_SRCS) tests/unit/storegen.c tests/unit/faultvfs.c
 test_store_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
+# retention as the daemon runs it (store_prune_step) on a store aged 500 days:
+# the rule's rows left, show's story unchanged, the file shrunk, a reader
+# beside it never sees a path half pruned; a dry run counts and writes nothing
+UNIT_TESTS += test_retention
+test_retention_SRCS = $(DB_SRCS) tests/unit/storegen.c
+test_retention_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null) -lpthread
 # the settings table and scaleprobe.conf's parser, printer and opt-out lists
 UNIT_TESTS += test_conf
 test_conf_SRCS = config/conf_file.c

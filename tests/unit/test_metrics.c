@@ -64,7 +64,13 @@ static const char want[] =
     "scaleprobe_store_failed_writes_total 4\n"
     "# HELP scaleprobe_store_dropped_total Results and target states lost: the database failed with the memory bound full.\n"
     "# TYPE scaleprobe_store_dropped_total counter\n"
-    "scaleprobe_store_dropped_total 13\n";
+    "scaleprobe_store_dropped_total 13\n"
+    "# HELP scaleprobe_store_bytes The database's size on disk, its WAL included.\n"
+    "# TYPE scaleprobe_store_bytes gauge\n"
+    "scaleprobe_store_bytes 52428800\n"
+    "# HELP scaleprobe_store_oldest_result_timestamp_seconds When the oldest result kept was measured (retention removes what is older).\n"
+    "# TYPE scaleprobe_store_oldest_result_timestamp_seconds gauge\n"
+    "scaleprobe_store_oldest_result_timestamp_seconds 1764000000.000123456\n";
 
 static struct metrics_snapshot
 sample(void)
@@ -92,6 +98,8 @@ sample(void)
 	s.store_failing = true;
 	s.store_failed_writes = 4;
 	s.store_dropped = 13;
+	s.store_bytes = 52428800;
+	s.store_oldest_ns = 1764000000000123456;
 	return s;
 }
 
@@ -106,6 +114,23 @@ test_render_exact(void **state)
 	assert_int_equal(metrics_render(&s, &b), 0);
 	assert_int_equal(b.len, strlen(want));
 	assert_string_equal(buf, want);
+}
+
+/* An empty store has no oldest result: the family, no sample (a 0 would
+ * read as 1970). */
+static void
+test_no_oldest(void **state)
+{
+	char buf[8192];
+	struct metrics_buf b = { buf, 0, sizeof(buf), false };
+	struct metrics_snapshot s = sample();
+	const char *fam = "# TYPE scaleprobe_store_oldest_result_timestamp_seconds gauge\n";
+
+	(void)state;
+	s.store_oldest_ns = 0;
+	assert_int_equal(metrics_render(&s, &b), 0);
+	assert_non_null(strstr(buf, fam));
+	assert_string_equal(strstr(buf, fam) + strlen(fam), "");
 }
 
 static void
@@ -130,6 +155,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render_exact),
+		cmocka_unit_test(test_no_oldest),
 		cmocka_unit_test(test_too_small),
 	};
 
