@@ -507,8 +507,8 @@ store_open(const char *file, enum store_mode mode, const struct store_opts *o,
 		dir_of(file, dir, sizeof(dir));
 		if (access(dir, W_OK | X_OK) != 0) {
 			errf(err, errlen, "%s: its -wal and -shm are missing and %s is not "
-			    "writable, so it cannot be read (scaleprobed keeps them from its "
-			    "start on: start it, or read once as the store's owner)", file, dir);
+			    "writable: start scaleprobed once (it keeps them), or read it "
+			    "once as its owner", file, dir);
 			open_refused = true;
 			return NULL;
 		}
