@@ -83,6 +83,12 @@ store_ckpt_start(struct store *st)
 		return store_fail(st, "checkpointer");
 	}
 	sqlite3_busy_timeout(c->db, 100);
+	/* it may be the last to close: it keeps the -wal and -shm too */
+	if (store_keep_wal(c->db) != 0) {
+		sqlite3_close(c->db);
+		free(c);
+		return store_fail(st, "checkpointer");
+	}
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->wake, NULL);
 	if (pthread_create(&c->thread, NULL, ckpt_main, c) != 0) {

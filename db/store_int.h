@@ -197,5 +197,7 @@ sqlite3_stmt *store_multi(struct store *st, int kind, int n);
 uint64_t store_now_ns(void);
 /* Fills st->err with "FILE: what: sqlite's message" and returns -1. */
 int store_fail(struct store *st, const char *what);
+/* A writer's connection db keeps the -wal and -shm at its close; 0 or -1. */
+int store_keep_wal(sqlite3 *db);
 
 #endif

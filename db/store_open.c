@@ -156,25 +156,33 @@ check_file(sqlite3 *db, const char *file, int64_t *version, char *err, size_t er
 	return 0;
 }
 
+/* The directory of file, into dir. */
+static void
+dir_of(const char *file, char *dir, size_t dlen)
+{
+	const char *slash = strrchr(file, '/');
+
+	if (slash == NULL)
+		snprintf(dir, dlen, ".");
+	else if (slash == file)
+		snprintf(dir, dlen, "/");
+	else
+		snprintf(dir, dlen, "%.*s", (int)(slash - file), file);
+}
+
 /* A writer's file: itself (when it exists) and its directory writable by
  * this process; 0, or -1 with one line in err. */
 static int
 writable(const char *file, bool exists, char *err, size_t errlen)
 {
 	char dir[4096];
-	const char *slash = strrchr(file, '/');
 
 	if (exists && access(file, W_OK) != 0) {
 		errf(err, errlen, "%s: read-only (%s): a writer cannot use it", file,
 		    strerror(errno));
 		return -1;
 	}
-	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == file)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file), file);
+	dir_of(file, dir, sizeof(dir));
 	if (access(dir, W_OK | X_OK) != 0) {
 		errf(err, errlen, "%s: its directory %s is not writable (%s): a writer "
 		    "cannot use it", file, dir, strerror(errno));
@@ -208,24 +216,66 @@ file_uri(const char *file, const char *q)
 	return u;
 }
 
+/* Whether file's name with suffix sfx is a regular file. */
+static bool
+beside(const char *file, const char *sfx)
+{
+	char f[4200];
+	struct stat sb;
+
+	snprintf(f, sizeof(f), "%s%s", file, sfx);
+	return lstat(f, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
 /*
- * Checks an existing file without any write to it or beside it.  Without
- * a -wal file every committed page is in the file itself, and it is read
- * as immutable: SQLite then creates no -wal or -shm either (a corrupt or
- * foreign file stays alone as it was).  With one (a writer at work, or
- * one that crashed) it is read as a reader would.
+ * The URI query a connection that must not write opens file with.  With
+ * its -wal and -shm both there (a writer at work, one killed, or one that
+ * closed: writers keep them, setup_writer) the -shm is opened read-only
+ * (readonly_shm): SQLite (>= 3.22) then reads the WAL through the -shm a
+ * live writer keeps, or, with none, through a copy of its index in memory
+ * made from the -wal, committed frames included; nothing is written, by a
+ * member of the store's group or by its owner.  Without a -wal every
+ * committed page is in the file itself, and it is read as immutable
+ * (nothing is made beside it: a corrupt or foreign file stays alone as it
+ * was).  A -wal without its -shm is read as any reader would.
+ */
+static const char *
+readonly_query(const char *file)
+{
+	if (!beside(file, "-wal"))
+		return "mode=ro&immutable=1";
+	return beside(file, "-shm") ? "mode=ro&readonly_shm=1" : "mode=ro";
+}
+
+/* Whether file's header says WAL (its read and write versions 2): such a
+ * file cannot be read without its -wal and -shm, which a reader may have
+ * to make. */
+static bool
+wal_header(const char *file)
+{
+	unsigned char h[20];
+	FILE *f = fopen(file, "rb");
+	bool wal;
+
+	if (f == NULL)
+		return false;
+	wal = fread(h, 1, sizeof(h), f) == sizeof(h) && h[18] == 2 && h[19] == 2;
+	fclose(f);
+	return wal;
+}
+
+/*
+ * Checks an existing file without any write to it or beside it
+ * (readonly_query).
  */
 static int
 check_readonly(const char *file, int64_t *version, char *err, size_t errlen)
 {
-	char wal[4096];
-	struct stat sb;
 	sqlite3 *db = NULL;
 	char *uri;
 	int rc;
 
-	snprintf(wal, sizeof(wal), "%s-wal", file);
-	uri = file_uri(file, stat(wal, &sb) == 0 ? "mode=ro" : "mode=ro&immutable=1");
+	uri = file_uri(file, readonly_query(file));
 	if (uri == NULL) {
 		errf(err, errlen, "%s: out of memory", file);
 		return -1;
@@ -325,6 +375,24 @@ migrate(struct store *st, int64_t seen)
 	return 0;
 }
 
+/*
+ * A writer's -wal and -shm stay when its last connection closes (the WAL,
+ * checkpointed, cut to nothing): without them a reader that may not write
+ * the directory could not read a store no writer has open (readonly_query).
+ * SQLite makes them with the database's mode and owner.
+ */
+int
+store_keep_wal(sqlite3 *db)
+{
+	int persist = 1;
+
+	if (sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist) != SQLITE_OK)
+		return -1;
+	/* a limit (any) makes the close cut the kept WAL to 0 bytes */
+	return sqlite3_exec(db, "PRAGMA journal_size_limit = 67108864", NULL, NULL, NULL) ==
+	    SQLITE_OK ? 0 : -1;
+}
+
 static int
 setup_writer(struct store *st, int64_t version)
 {
@@ -355,6 +423,8 @@ setup_writer(struct store *st, int64_t version)
 	if (sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK)
 		return store_fail(st, "journal mode");
+	if (store_keep_wal(st->db) != 0)
+		return store_fail(st, "persistent WAL");
 	for (int i = 0; i < SQL_COUNT; i++) {
 		rc = sqlite3_prepare_v3(st->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 		    &st->stmt[i], NULL);
@@ -448,6 +518,21 @@ store_open(const char *file, enum store_mode mode, const struct store_opts *o,
 		open_refused = true;
 		return NULL;
 	}
+	/* a WAL store without its -wal and -shm (last closed by an older
+	 * writer) is read only by who may make them beside it */
+	if (mode == STORE_READ && exists && sb.st_size > 0 &&
+	    !(beside(file, "-wal") && beside(file, "-shm")) && wal_header(file)) {
+		char dir[4096];
+
+		dir_of(file, dir, sizeof(dir));
+		if (access(dir, W_OK | X_OK) != 0) {
+			errf(err, errlen, "%s: its -wal and -shm are missing and %s is not "
+			    "writable: start scaleprobed once (it keeps them), or read it "
+			    "once as its owner", file, dir);
+			open_refused = true;
+			return NULL;
+		}
+	}
 	/* SQLite opens a file it cannot write read-only, in silence: a
 	 * writer would then fail at its first COMMIT.  The file and its
 	 * directory (the -wal and -shm beside it) must be writable. */
@@ -479,13 +564,29 @@ store_open(const char *file, enum store_mode mode, const struct store_opts *o,
 	if (st->o.retry_ns == 0)
 		st->o.retry_ns = 5000000000u;
 
-	flags = mode == STORE_READ ? SQLITE_OPEN_READONLY :
-	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	rc = sqlite3_open_v2(file, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	if (mode == STORE_READ) {
+		/* what check_readonly read through: never a write beside it */
+		char *uri = file_uri(file, beside(file, "-wal") && beside(file, "-shm") ?
+		    "mode=ro&readonly_shm=1" : "mode=ro");
+
+		if (uri == NULL) {
+			snprintf(st->err, sizeof(st->err), "%s: out of memory", file);
+			goto fail;
+		}
+		rc = sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+		    SQLITE_OPEN_NOMUTEX, NULL);
+		free(uri);
+	} else {
+		flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+		rc = sqlite3_open_v2(file, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	}
 	if (rc != SQLITE_OK) {
 		store_fail(st, "open");
 		goto fail;
 	}
+	/* a reader's close never checkpoints (it could not; said, not hoped) */
+	if (mode == STORE_READ)
+		sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, st->o.busy_ms);
 	if (sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK) {

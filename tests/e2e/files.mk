@@ -50,6 +50,10 @@ LAB_CHECKS += tests/e2e/service-check
 # show and export on a store of lab runs over six days (history-store): CSV bytes, JSON
 # and its schema, pcapng through tshark, show's history in UTC and local time, --live
 LAB_CHECKS += tests/e2e/history-e2e
+# the store read as a member of its group (no write access) with show, export and
+# report while scaleprobed runs, killed -9, stopped and after --once: nothing changed,
+# a killed daemon's results still only in its WAL read, -wal and -shm kept 0640
+LAB_CHECKS += tests/e2e/readers-e2e
 # scaleprobe report on a store of lab runs over six days: exact numbers in text,
 # JSON and HTML, the SVG parsed, a Chromium screenshot's colours; the completion
 LAB_CHECKS += tests/e2e/report-e2e
