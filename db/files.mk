@@ -8,6 +8,7 @@ DB_SRCS += db/store_keep.c
 DB_SRCS += db/store_prune.c
 DB_SRCS += db/store_ckpt.c
 DB_SRCS += db/store_state.c
+DB_SRCS += db/store_alert.c
 DB_SRCS += db/history_show.c
 DB_SRCS += db/history_export.c
 # what scaleprobe report reads (report_query.h)

@@ -90,7 +90,7 @@ void store_caches_free(struct store *st);
 
 /* store_keep.c: the open batch's rows in memory.  A kept row, its kind
  * and what it names; the run handle is the caller's. */
-enum keep_kind { KEEP_RUN, KEEP_CYCLE, KEEP_PATH, KEEP_STATE };
+enum keep_kind { KEEP_RUN, KEEP_CYCLE, KEEP_PATH, KEEP_STATE, KEEP_ALERT };
 
 /* What the store writes of one scale: the fields of its row and its side
  * findings, nothing else (a result's structs are ~1 KB a scale). */
@@ -149,6 +149,13 @@ struct keep {
 			int64_t cycle, time_ns, next_due_ns;
 			unsigned paths;
 		} state;
+		struct {	/* store_alert.c; s[] in its KEPT_ALERT_* order */
+			char *s[9];
+			unsigned port, paths;
+			int hop_index;
+			int64_t raised_ns, changed_ns;
+			bool clear;
+		} alert;
 	} u;
 };
 
@@ -181,6 +188,7 @@ int store_exec_run(struct store *st, struct keep *k);
 int store_exec_cycle(struct store *st, struct keep *k);
 int store_exec_path(struct store *st, struct keep *k);
 int store_exec_state(struct store *st, struct keep *k);
+int store_exec_alert(struct store *st, struct keep *k);
 
 /* store_open.c */
 /* The insert of n scale_results rows (kind 0) or n hops (kind 1) in one

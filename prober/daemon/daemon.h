@@ -142,6 +142,8 @@ void metrics_http_close(struct daemon *d);
 
 /* alerting.c: a result's verdicts through alert.h; log and command */
 void daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *res);
+/* At start: the open alerts the store kept, so they are not raised again. */
+void daemon_alerts_load(struct daemon *d);
 /* After a write to the store: raised (log, alert-command) when it cannot
  * write any more, cleared when it writes again. */
 void daemon_store_alert(struct daemon *d);

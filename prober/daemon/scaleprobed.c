@@ -393,6 +393,7 @@ main(int argc, char **argv)
 			rc = 2;
 		goto out;
 	}
+	daemon_alerts_load(&d);
 	d.notify = notify_open();
 	if (notify_enabled(d.notify)) {
 		uint64_t wd = notify_watchdog_usec(d.notify);
