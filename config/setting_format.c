@@ -149,6 +149,9 @@ setting_format(struct strbuf *b, const struct conf *c, const struct setting *s,
 		conf_format_duration(t, sizeof(t), c->alert_timeout);
 		strbuf_printf(b, "%s%s %s\n", indent, k, t);
 		break;
+	case SET_INCIDENT_PATHS:
+		strbuf_printf(b, "%s%s %u\n", indent, k, c->incident_paths);
+		break;
 	case SET_CONTROL:
 		key_word(b, indent, k, c->control);
 		break;

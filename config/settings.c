@@ -107,6 +107,10 @@ const struct setting settings[SET_COUNT] = {
 	{ SET_ALERT_TIMEOUT, "alert-timeout", NULL, 0, NULL, SETT_DURATION, SETW_TOP, false,
 	  false, 1, 3600, NULL, NULL, NULL, "30s", "DURATION",
 	  "alert-command is killed this long after its start, 1s..1h (default @D)" },
+	{ SET_INCIDENT_PATHS, "incident-paths", NULL, 0, NULL, SETT_UINT, SETW_TOP, false, false,
+	  0, 1000000, NULL, "paths", NULL, "10", "N",
+	  "N paths or more raised at one hop in a cycle are one incident, one alert;\n"
+	  "@R, 0: never (default @D)" },
 	{ SET_CONTROL, "control", NULL, 0, NULL, SETT_PATH, SETW_TOP, false, true,
 	  0, 0, NULL, NULL, NULL, "/run/scaleprobe/scaleprobed.sock", "FILE",
 	  "the daemon's control socket, for scaleprobe status (default @D)" },

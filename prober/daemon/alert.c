@@ -130,6 +130,17 @@ alert_path_summary(const struct alert_track *t, int n, const int *scale,
 	}
 }
 
+void
+alert_path_seed(struct alert_track *t, int n, const int *scale, const struct alert_path *open)
+{
+	for (int i = 0; i < n && i < RESULT_MAX_SCALES; i++)
+		for (int k = 0; k < open->nscales; k++)
+			if (open->scale[k] == scale[i] && t[i].confirmed == VERDICT_NONE) {
+				t[i].confirmed = open->verdict[k];
+				t[i].open = true;
+			}
+}
+
 static bool
 same_scales(const struct alert_path *a, const struct alert_path *b)
 {

@@ -90,6 +90,13 @@ void alert_path_summary(const struct alert_track *t, int n, const int *scale,
 enum alert_event alert_path_decide(const struct alert_path *prev, const struct alert_path *now,
     bool *update);
 
+/* A path's alert read back from the store after a restart: each of its
+ * scales (scale[i] sent at place i) that open names takes open's state as
+ * confirmed and open, so it clears after N clean runs as it would have
+ * without the restart; a place already confirmed keeps its own. */
+void alert_path_seed(struct alert_track *t, int n, const int *scale,
+    const struct alert_path *open);
+
 /* "7,14" for the scales of p (buf of at least 64 bytes). */
 const char *alert_path_scales(const struct alert_path *p, char *buf, size_t len);
 

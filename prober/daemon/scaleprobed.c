@@ -466,6 +466,7 @@ out:
 	gen_free(d.cur);
 	startq_free(&d.pending);
 	route_close(d.rt);
+	daemon_alerts_free(&d);
 	tracks_free(&d.tracks);
 	for (size_t i = 0; i < d.rc.npayloads; i++)
 		free((void *)(uintptr_t)d.payloads[i].bytes);

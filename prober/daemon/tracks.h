@@ -35,6 +35,10 @@ struct track {
 	bool restored;			/* open read from the store: its scales'
 					   tracks are seeded from it at the
 					   path's next result */
+	bool held;			/* its raise waits for the cycle's end
+					   (incidents: alerting.c) */
+	struct addr incident;		/* the hop of the incident it is one
+					   path of; family 0: none */
 	uint64_t seen_ns;		/* its latest result */
 	struct track *next;
 };
