@@ -505,6 +505,14 @@ daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *
 }
 
 void
+daemon_alerts_tick(struct daemon *d)
+{
+	if (d->hold != NULL && d->hold->nh > 0 &&
+	    daemon_wall_ns() - d->hold->first_ns > hold_max_ns(d))
+		daemon_alerts_flush(d);
+}
+
+void
 daemon_alerts_flush(struct daemon *d)
 {
 	struct alert_hold *h = d->hold;

@@ -149,6 +149,9 @@ void daemon_alerts_load(struct daemon *d);
 /* A group's cycle ended: the raises held in it told, as incidents where
  * incident-paths of them name one hop. */
 void daemon_alerts_flush(struct daemon *d);
+/* Each second: held raises told once the oldest waited the longest cycle
+ * (a cycle whose end was not seen: a restart inside it, a reload). */
+void daemon_alerts_tick(struct daemon *d);
 /* The open alerts, a line each, into buf (at most len bytes, NUL
  * included; cut with "... and N more"); the bytes written. */
 size_t daemon_alerts_list(struct daemon *d, char *buf, size_t len);

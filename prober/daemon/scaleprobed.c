@@ -209,6 +209,7 @@ on_watchdog(evutil_socket_t fd, short what, void *arg)
 	if (d->st != NULL && store_flush(d->st, false) != 0 && !store_failing(d->st))
 		log_warnx("%s", store_error(d->st));
 	daemon_store_alert(d);
+	daemon_alerts_tick(d);
 }
 
 /* One daemon per database: a lock on FILE.lock, held for the process's
