@@ -149,6 +149,10 @@ setting_format(struct strbuf *b, const struct conf *c, const struct setting *s,
 		conf_format_duration(t, sizeof(t), c->alert_timeout);
 		strbuf_printf(b, "%s%s %s\n", indent, k, t);
 		break;
+	case SET_ALERT_RETRY:
+		conf_format_duration(t, sizeof(t), c->alert_retry);
+		strbuf_printf(b, "%s%s %s\n", indent, k, t);
+		break;
 	case SET_INCIDENT_PATHS:
 		strbuf_printf(b, "%s%s %u\n", indent, k, c->incident_paths);
 		break;

@@ -381,6 +381,9 @@ setting_set(struct conf *c, struct conf_group *g, const struct setting *s,
 	case SET_ALERT_TIMEOUT:
 		c->alert_timeout = u;
 		break;
+	case SET_ALERT_RETRY:
+		c->alert_retry = u;
+		break;
 	case SET_INCIDENT_PATHS:
 		c->incident_paths = u;
 		break;

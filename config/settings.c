@@ -107,6 +107,10 @@ const struct setting settings[SET_COUNT] = {
 	{ SET_ALERT_TIMEOUT, "alert-timeout", NULL, 0, NULL, SETT_DURATION, SETW_TOP, false,
 	  false, 1, 3600, NULL, NULL, NULL, "30s", "DURATION",
 	  "alert-command is killed this long after its start, 1s..1h (default @D)" },
+	{ SET_ALERT_RETRY, "alert-retry", NULL, 0, NULL, SETT_DURATION, SETW_TOP, false,
+	  false, 1, 3600, NULL, NULL, NULL, "10s", "DURATION",
+	  "a failed alert-command run is run again this long after, and once more\n"
+	  "6 times as long after that, 1s..1h (default @D)" },
 	{ SET_INCIDENT_PATHS, "incident-paths", NULL, 0, NULL, SETT_UINT, SETW_TOP, false, false,
 	  0, 1000000, NULL, "paths", NULL, "10", "N",
 	  "N paths or more raised at one hop in a cycle are one incident, one alert;\n"

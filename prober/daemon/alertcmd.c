@@ -31,7 +31,8 @@ struct run {
 	struct event *ev_in, *ev_out, *timer;
 	char *json, *program;
 	size_t len, off;
-	unsigned timeout_s, tries;	/* tries: this run's, counted from 1 */
+	unsigned timeout_s, retry_s;
+	unsigned tries;			/* this run's, counted from 1 */
 	struct alertrun_out o;
 	enum alertrun_stage st;
 	bool exited;			/* seen with WNOWAIT: a zombie, not reaped */
@@ -41,7 +42,7 @@ struct run {
 struct pending {
 	char *program, *json;
 	size_t len;
-	unsigned timeout_s;
+	unsigned timeout_s, retry_s;
 	unsigned tries;			/* runs of it that failed before */
 };
 
@@ -172,7 +173,7 @@ on_retry(evutil_socket_t fd, short what, void *arg)
 static void
 retry_later(struct alertcmd *ac, struct run *r)
 {
-	unsigned delay = alertrun_retry_delay(r->tries);
+	unsigned delay = alertrun_retry_delay(r->tries, r->retry_s);
 	struct timeval tv = { 0, 0 };
 	struct retry *rt;
 	size_t slot;
@@ -200,6 +201,7 @@ retry_later(struct alertcmd *ac, struct run *r)
 	rt->p.json = r->json;
 	rt->p.len = r->len;
 	rt->p.timeout_s = r->timeout_s;
+	rt->p.retry_s = r->retry_s;
 	rt->p.tries = r->tries;
 	r->program = r->json = NULL;
 	ac->retries[slot] = rt;
@@ -399,6 +401,7 @@ start(struct alertcmd *ac, struct pending *p)
 	r->json = p->json;
 	r->len = p->len;
 	r->timeout_s = p->timeout_s;
+	r->retry_s = p->retry_s;
 	r->tries = p->tries + 1;
 	p->json = NULL;
 	r->timer = evtimer_new(ac->base, on_timer, r);
@@ -484,8 +487,8 @@ submit(struct alertcmd *ac, struct pending *p)
 }
 
 void
-alertcmd_run(struct alertcmd *ac, const char *program, unsigned timeout_s, const char *json,
-    size_t len)
+alertcmd_run(struct alertcmd *ac, const char *program, unsigned timeout_s, unsigned retry_s,
+    const char *json, size_t len)
 {
 	struct pending p;
 
@@ -500,6 +503,7 @@ alertcmd_run(struct alertcmd *ac, const char *program, unsigned timeout_s, const
 	memcpy(p.json, json, len);
 	p.len = len;
 	p.timeout_s = timeout_s;
+	p.retry_s = retry_s;
 	p.tries = 0;
 	submit(ac, &p);
 }

@@ -6,8 +6,8 @@
  * its stdout and stderr read from one (alertrun.h's cap), killed at its
  * timeout, reaped on SIGCHLD with its exit status logged when not 0.  A
  * run that exits with another status than 0 (or dies of a signal not the
- * daemon's) is tried again, the same input, after 2 s and then 10 s
- * (ALERTRUN_TRIES runs in all; at most ALERTRUN_RETRY_MAX alerts wait for
+ * daemon's) is tried again, the same input, after retry_s seconds and
+ * then 6 times that (ALERTRUN_TRIES runs in all; at most ALERTRUN_RETRY_MAX alerts wait for
  * a retry, more are logged and not retried; those waiting at a stop are
  * dropped and logged).
  *
@@ -32,9 +32,9 @@ struct alertcmd;
 struct alertcmd *alertcmd_open(struct event_base *base);
 
 /* Runs program (or queues it) with json on its stdin; killed after
- * timeout_s seconds. */
+ * timeout_s seconds; tried again after retry_s seconds when it fails. */
 void alertcmd_run(struct alertcmd *ac, const char *program, unsigned timeout_s,
-    const char *json, size_t len);
+    unsigned retry_s, const char *json, size_t len);
 
 /* Runs base's loop until every run, queued alert and retry ended (each
  * bounded by its timeout and the retries' delays) or *stop turns true. */

@@ -223,7 +223,7 @@ run_command(struct daemon *d, struct json *j)
 	if (c->alert_command == NULL)
 		return;
 	text = json_text(j, &len);
-	alertcmd_run(d->alertcmd, c->alert_command, c->alert_timeout, text, len);
+	alertcmd_run(d->alertcmd, c->alert_command, c->alert_timeout, c->alert_retry, text, len);
 }
 
 static void
@@ -782,6 +782,6 @@ daemon_store_alert(struct daemon *d)
 	json_time(&j, &now);
 	json_object_end(&j);
 	text = json_text(&j, &len);
-	alertcmd_run(d->alertcmd, c->alert_command, c->alert_timeout, text, len);
+	alertcmd_run(d->alertcmd, c->alert_command, c->alert_timeout, c->alert_retry, text, len);
 	json_free(&j);
 }

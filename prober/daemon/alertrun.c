@@ -117,14 +117,13 @@ alertrun_failed(int status, enum alertrun_stage st, bool out_killed)
 }
 
 unsigned
-alertrun_retry_delay(unsigned tries)
+alertrun_retry_delay(unsigned tries, unsigned first_s)
 {
 	/* a mail relay's or a web hook's refusal while it restarts: a
-	 * retry soon, then one five times later; beyond that the failure
-	 * is the program's own and a retry would only repeat it */
-	static const unsigned delay[] = { 2, 10 };
-
-	if (tries == 0 || tries >= ALERTRUN_TRIES || tries > sizeof(delay) / sizeof(delay[0]))
+	 * retry soon (10 s by default), then one a minute later; beyond
+	 * that the failure is the program's own and a retry would only
+	 * repeat it */
+	if (tries == 0 || tries >= ALERTRUN_TRIES || first_s == 0)
 		return 0;
-	return delay[tries - 1];
+	return tries == 1 ? first_s : 6 * first_s;
 }

@@ -73,8 +73,9 @@ void alertrun_status_text(char *buf, size_t len, int status, enum alertrun_stage
 bool alertrun_failed(int status, enum alertrun_stage st, bool out_killed);
 
 /* After the tries-th run of an alert failed: the seconds to wait before
- * the next (2 s after the first, 10 s after the second), or 0 when no
- * try is left (ALERTRUN_TRIES reached). */
-unsigned alertrun_retry_delay(unsigned tries);
+ * the next (first_s, the alert-retry setting, after the first; 6 times
+ * that after the second), or 0 when no try is left (ALERTRUN_TRIES
+ * reached). */
+unsigned alertrun_retry_delay(unsigned tries, unsigned first_s);
 
 #endif

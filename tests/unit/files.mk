@@ -43,7 +43,7 @@ UNIT_TESTS += test_fdbudget
 # restart) and raises grouped by hop into incidents
 UNIT_TESTS += test_alert
 # alert tracks freed when idle, under a key; the alert command's output cap,
-# timeout steps and the retries of a failed run (2 s, 10 s, 3 runs)
+# timeout steps and the retries of a failed run (alert-retry, 6 times it; 3 runs)
 UNIT_TESTS += test_tracks
 UNIT_TESTS += test_alertrun
 UNIT_TESTS += test_metrics

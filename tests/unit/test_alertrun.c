@@ -179,18 +179,21 @@ test_status(void **state)
 	assert_string_equal(b, "signal 13, killed for its output");
 }
 
-/* A failed run is tried again after 2 s, then 10 s: 3 runs in all; only a
- * run that failed by itself is. */
+/* A failed run is tried again after alert-retry, then 6 times that: 3 runs
+ * in all; only a run that failed by itself is. */
 static void
 test_retry(void **state)
 {
 	(void)state;
 	assert_int_equal(ALERTRUN_TRIES, 3);
-	assert_int_equal(alertrun_retry_delay(1), 2);
-	assert_int_equal(alertrun_retry_delay(2), 10);
-	assert_int_equal(alertrun_retry_delay(3), 0);
-	assert_int_equal(alertrun_retry_delay(0), 0);
-	assert_int_equal(alertrun_retry_delay(100), 0);
+	assert_int_equal(alertrun_retry_delay(1, 10), 10);
+	assert_int_equal(alertrun_retry_delay(2, 10), 60);
+	assert_int_equal(alertrun_retry_delay(3, 10), 0);
+	assert_int_equal(alertrun_retry_delay(1, 1), 1);
+	assert_int_equal(alertrun_retry_delay(2, 1), 6);
+	assert_int_equal(alertrun_retry_delay(0, 10), 0);
+	assert_int_equal(alertrun_retry_delay(100, 10), 0);
+	assert_int_equal(alertrun_retry_delay(1, 0), 0);
 	assert_false(alertrun_failed(0, ALERTRUN_RUNNING, false));
 	assert_true(alertrun_failed(3 << 8, ALERTRUN_RUNNING, false));	/* exit 3 */
 	assert_true(alertrun_failed(127 << 8, ALERTRUN_RUNNING, false));	/* not executed */
