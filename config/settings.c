@@ -149,6 +149,16 @@ const struct setting settings[SET_COUNT] = {
 	  .where = SETW_TOP, .off = OFF(alert_timeout), .lo = 1, .hi = 3600, .def = "30s",
 	  .arg = "DURATION",
 	  .help = "alert-command is killed this long after its start, 1s..1h (default @D)" },
+	{ .id = SET_ALERT_RETRY, .key = "alert-retry", .type = SETT_DURATION,
+	  .where = SETW_TOP, .off = OFF(alert_retry), .lo = 1, .hi = 3600, .def = "10s",
+	  .arg = "DURATION",
+	  .help = "a failed alert-command run is run again this long after, and once more\n"
+	  "6 times as long after that, 1s..1h (default @D)" },
+	{ .id = SET_INCIDENT_PATHS, .key = "incident-paths", .type = SETT_UINT,
+	  .where = SETW_TOP, .off = OFF(incident_paths), .lo = 0, .hi = 1000000,
+	  .unit = "paths", .def = "10", .arg = "N",
+	  .help = "N paths or more raised at one hop in a cycle are one incident, one alert;\n"
+	  "@R, 0: never (default @D)" },
 	/* bound once, in a directory that may need root */
 	{ .id = SET_CONTROL, .key = "control", .type = SETT_PATH, .where = SETW_TOP,
 	  .restart = true, .off = OFF(control), .def = "/run/scaleprobe/scaleprobed.sock",

@@ -69,6 +69,8 @@ enum setting_id {
 	SET_ALERT_WINDOW,
 	SET_ALERT_COMMAND,
 	SET_ALERT_TIMEOUT,
+	SET_ALERT_RETRY,
+	SET_INCIDENT_PATHS,
 	SET_CONTROL,
 	SET_INTERVAL,
 	SET_JITTER,
@@ -180,6 +182,9 @@ struct conf {
 	uint32_t alert_window;		/* ... of the last this many runs */
 	char *alert_command;		/* run with the change as JSON on stdin */
 	uint32_t alert_timeout;		/* seconds: then it is killed */
+	uint32_t alert_retry;		/* seconds before a failed run's retry */
+	uint32_t incident_paths;	/* raises at one hop in a cycle that make an
+					   incident; 0: never */
 	char *control;			/* the daemon's control socket */
 	struct conf_prefix *allow, *block;
 	size_t nallow, nblock;

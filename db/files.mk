@@ -10,6 +10,7 @@ DB_SRCS += db/store_backup.c
 DB_SRCS += db/store_check.c
 DB_SRCS += db/store_ckpt.c
 DB_SRCS += db/store_state.c
+DB_SRCS += db/store_alert.c
 DB_SRCS += db/history_show.c
 DB_SRCS += db/history_export.c
 # what scaleprobe report reads (report_query.h)

@@ -26,7 +26,7 @@
 #define STORE_APPLICATION_ID	0x53435052
 /* The schema this binary writes (db/store_schema.c has one migration per
  * version; a fixture per version lives in tests/db/fixtures/). */
-#define STORE_SCHEMA_VERSION	2
+#define STORE_SCHEMA_VERSION	3
 
 #define STORE_ERRLEN		512
 
@@ -215,6 +215,35 @@ int64_t store_last_cycle(struct store *st, const char *group);
 /* After a crash: the results of cycles' targets that left no state (the
  * work was not finished; it is probed again).  Returns how many went. */
 int64_t store_discard_unfinished(struct store *st);
+
+/* --- the daemon's open alerts (store_alert.c) ----------------------------- */
+
+/* One open alert as the store keeps it (db/store_schema.c's v3). */
+struct store_alert {
+	const char *vantage;
+	const char *kind;		/* "path" or "incident" */
+	const char *address;		/* the path's, or the incident's hop's */
+	unsigned port;			/* 0 for an incident */
+	const char *target;		/* NULL: none */
+	const char *state;		/* the worst verdict */
+	const char *scales;		/* "7:rewritten,14:stripped" */
+	int hop_index;			/* 0: not known */
+	const char *hop_address;	/* NULL: not known */
+	const char *incident;		/* a path's incident's hop address, or NULL */
+	unsigned paths;			/* an incident's paths */
+	const char *reason;		/* NULL: none */
+	int64_t raised_ns, changed_ns;
+};
+
+/* Written (inserted or replaced by vantage, kind, address and port) in
+ * the open batch, like a result; with clear, the row goes instead. */
+int store_alert_put(struct store *st, const struct store_alert *a, bool clear);
+
+/* Calls fn for each open alert of vantage (every vantage: NULL), in the
+ * order they were raised; fn's strings last for the call.  The number
+ * read, or -1. */
+typedef void (*store_alert_fn)(void *arg, const struct store_alert *a);
+int64_t store_alert_each(struct store *st, const char *vantage, store_alert_fn fn, void *arg);
 
 /* For the tests and the tools: runs sql (no rows expected); -1 on error. */
 int store_exec(struct store *st, const char *sql);

@@ -92,7 +92,7 @@ void store_caches_free(struct store *st);
 
 /* store_keep.c: the open batch's rows in memory.  A kept row, its kind
  * and what it names; the run handle is the caller's. */
-enum keep_kind { KEEP_RUN, KEEP_CYCLE, KEEP_PATH, KEEP_STATE };
+enum keep_kind { KEEP_RUN, KEEP_CYCLE, KEEP_PATH, KEEP_STATE, KEEP_ALERT };
 
 /* What the store writes of one scale: the fields of its row and its side
  * findings, nothing else (a result's structs are ~1 KB a scale). */
@@ -151,6 +151,13 @@ struct keep {
 			int64_t cycle, time_ns, next_due_ns;
 			unsigned paths;
 		} state;
+		struct {	/* store_alert.c; s[] in its KEPT_ALERT_* order */
+			char *s[9];
+			unsigned port, paths;
+			int hop_index;
+			int64_t raised_ns, changed_ns;
+			bool clear;
+		} alert;
 	} u;
 };
 
@@ -183,6 +190,7 @@ int store_exec_run(struct store *st, struct keep *k);
 int store_exec_cycle(struct store *st, struct keep *k);
 int store_exec_path(struct store *st, struct keep *k);
 int store_exec_state(struct store *st, struct keep *k);
+int store_exec_alert(struct store *st, struct keep *k);
 
 /* store_backup.c: FILE.vVERSION-TIME.bak through the backup API, from
  * st's connection (in the migration's transaction); 0, or -1 err set */

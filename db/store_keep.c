@@ -225,6 +225,10 @@ keep_free(struct keep *k)
 		free(k->u.path.hop_present);
 		free(k->u.path.ev);
 		break;
+	case KEEP_ALERT:
+		for (size_t i = 0; i < sizeof(k->u.alert.s) / sizeof(k->u.alert.s[0]); i++)
+			free(k->u.alert.s[i]);
+		break;
 	case KEEP_STATE:
 		free(k->u.state.group);
 		free(k->u.state.target);
@@ -316,6 +320,9 @@ keep_exec(struct store *st, struct keep *k)
 		break;
 	case KEEP_PATH:
 		rc = store_exec_path(st, k);
+		break;
+	case KEEP_ALERT:
+		rc = store_exec_alert(st, k);
 		break;
 	default:
 		rc = store_exec_state(st, k);

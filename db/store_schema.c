@@ -136,7 +136,33 @@ static const char schema_v2[] =
 	"  UNIQUE (grp, target_id, cycle));"
 	"CREATE INDEX target_states_time ON target_states (target_id, time_ns);";
 
+/* v3: the daemon's open alerts, one row per path (or incident) with a
+ * problem raised and not yet cleared, written with the batch that holds
+ * the result that raised it: a restart reads them back, so it neither
+ * raises them again nor forgets to clear them.  kind 'incident': address
+ * is the hop's, port 0, paths its paths; a path of an incident names
+ * that hop's address in incident. */
+static const char schema_v3[] =
+	"CREATE TABLE open_alerts ("
+	"  id INTEGER PRIMARY KEY,"
+	"  vantage TEXT NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('path', 'incident')),"
+	"  address TEXT NOT NULL,"
+	"  port INTEGER NOT NULL CHECK (port BETWEEN 0 AND 65535),"
+	"  target TEXT,"
+	"  state TEXT NOT NULL,"			/* the worst verdict */
+	"  scales TEXT NOT NULL,"			/* "7:rewritten,14:stripped" */
+	"  hop_index INTEGER,"
+	"  hop_address TEXT,"
+	"  incident TEXT,"
+	"  paths INTEGER,"
+	"  reason TEXT,"
+	"  raised_ns INTEGER NOT NULL,"
+	"  changed_ns INTEGER NOT NULL,"
+	"  UNIQUE (vantage, kind, address, port));";
+
 const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v1,
 	schema_v2,
+	schema_v3,
 };

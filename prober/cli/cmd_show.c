@@ -18,6 +18,7 @@
 #include "show.h"
 #include "show_fold.h"
 #include "show_render.h"
+#include "store.h"
 
 enum { OPT_PORT = 256, OPT_SINCE, OPT_VANTAGE, OPT_LIVE, OPT_JSON, OPT_DB };
 
@@ -112,6 +113,15 @@ show_options(int argc, char **argv, struct show_opts *o)
 	return 0;
 }
 
+/* The daemon's open alerts on the fold's paths (show marks them). */
+static void
+show_alert(void *arg, const struct store_alert *a)
+{
+	if (strcmp(a->kind, "path") == 0)
+		show_fold_alert(arg, a->address, (int)a->port, a->vantage, a->state, a->scales,
+		    a->hop_index, a->hop_address, a->incident, a->raised_ns);
+}
+
 static int
 show_add(void *arg, const struct history_row *row)
 {
@@ -135,10 +145,10 @@ show_finding(void *arg, const struct history_finding *hf)
 
 /* The story of o->host as the store has it; exit status. */
 static int
-show_history(struct history *h, const struct show_opts *o, const char *host)
+show_history(struct store *st, struct history *h, const struct show_opts *o, const char *host)
 {
 	struct history_query q = { host, o->port, o->since_ns, o->vantage };
-	struct show_fold fold = { NULL, 0, 0, false };
+	struct show_fold fold = { NULL, 0, 0, false, NULL, 0 };
 	int rc = EXIT_CLEAN;
 
 	if (history_show(h, &q, show_add, &fold) != 0) {
@@ -155,6 +165,11 @@ show_history(struct history *h, const struct show_opts *o, const char *host)
 			rc = EXIT_USAGE;
 			goto done;
 		}
+	}
+	if (store_alert_each(st, o->vantage, show_alert, &fold) < 0) {
+		log_warnx("%s", store_error(st));
+		rc = EXIT_USAGE;
+		goto done;
 	}
 	if (fold.failed) {
 		log_warnx("show: out of memory");
@@ -225,7 +240,7 @@ cmd_show(int argc, char **argv)
 	if (o.live)
 		rc = show_live(&c, &o, db, h);
 	if (rc == EXIT_CLEAN)
-		rc = show_history(h, &o, o.host);
+		rc = show_history(st, h, &o, o.host);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		log_warn("standard output");
 		rc = EXIT_USAGE;

@@ -204,5 +204,68 @@ show_fold_free(struct show_fold *f)
 		row_free(&f->v[i].last);
 	}
 	free(f->v);
+	for (size_t i = 0; i < f->nal; i++) {
+		free(f->al[i].address);
+		free(f->al[i].vantage);
+		free(f->al[i].state);
+		free(f->al[i].scales);
+		free(f->al[i].hop_address);
+		free(f->al[i].incident);
+	}
+	free(f->al);
 	memset(f, 0, sizeof(*f));
+}
+
+static char *
+dup_opt(const char *s, bool *failed)
+{
+	char *d;
+
+	if (s == NULL)
+		return NULL;
+	if ((d = strdup(s)) == NULL)
+		*failed = true;
+	return d;
+}
+
+void
+show_fold_alert(struct show_fold *f, const char *address, int port, const char *vantage,
+    const char *state, const char *scales, int hop_index, const char *hop_address,
+    const char *incident, int64_t raised_ns)
+{
+	struct show_alert *a, *al;
+	bool ours = false;
+
+	for (size_t i = 0; i < f->n && !ours; i++)
+		ours = f->v[i].last.port == port && strcmp(f->v[i].last.address, address) == 0 &&
+		    strcmp(f->v[i].last.vantage, vantage) == 0;
+	if (!ours)
+		return;
+	if ((al = realloc(f->al, (f->nal + 1) * sizeof(*al))) == NULL) {
+		f->failed = true;
+		return;
+	}
+	f->al = al;
+	a = &f->al[f->nal++];
+	memset(a, 0, sizeof(*a));
+	a->port = port;
+	a->hop_index = hop_index;
+	a->raised_ns = raised_ns;
+	a->address = dup_opt(address, &f->failed);
+	a->vantage = dup_opt(vantage, &f->failed);
+	a->state = dup_opt(state, &f->failed);
+	a->scales = dup_opt(scales, &f->failed);
+	a->hop_address = dup_opt(hop_address, &f->failed);
+	a->incident = dup_opt(incident, &f->failed);
+}
+
+const struct show_alert *
+show_fold_alert_of(const struct show_fold *f, const struct history_row *r)
+{
+	for (size_t i = 0; i < f->nal; i++)
+		if (f->al[i].port == r->port && f->al[i].address != NULL &&
+		    f->al[i].vantage != NULL && strcmp(f->al[i].address, r->address) == 0 &&
+		    strcmp(f->al[i].vantage, r->vantage) == 0)
+			return &f->al[i];
+	return NULL;
 }

@@ -46,10 +46,20 @@ struct show_series {
 	size_t nfi, ficap;
 };
 
+/* An open alert of the daemon (the store's open_alerts) on a path of the
+ * fold, its strings owned: show marks the path with it. */
+struct show_alert {
+	char *address, *vantage, *state, *scales, *hop_address, *incident;
+	int port, hop_index;
+	int64_t raised_ns;
+};
+
 struct show_fold {
 	struct show_series *v;
 	size_t n, cap;
 	bool failed;			/* sticky: no memory */
+	struct show_alert *al;
+	size_t nal;
 };
 
 /* Adds a row; rows come ordered by address, port, vantage, scale sent,
@@ -59,6 +69,16 @@ void show_fold_free(struct show_fold *f);
 /* A side finding of s's latest row (history_findings reads them). */
 void show_fold_finding(struct show_fold *f, struct show_series *s,
     const struct history_finding *hf);
+
+/* An open alert on (address, port, vantage), kept when a series of the
+ * fold is on that path and vantage (after the rows are added).  Strings
+ * may be NULL but address and vantage. */
+void show_fold_alert(struct show_fold *f, const char *address, int port, const char *vantage,
+    const char *state, const char *scales, int hop_index, const char *hop_address,
+    const char *incident, int64_t raised_ns);
+/* The alert open on r's path and vantage, or NULL. */
+const struct show_alert *show_fold_alert_of(const struct show_fold *f,
+    const struct history_row *r);
 
 /* rewritten, stripped, syn-dropped: the verdicts that are path problems. */
 bool show_is_problem(const char *verdict);

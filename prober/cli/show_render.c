@@ -99,6 +99,29 @@ text_series(FILE *f, const struct show_series *s)
 	}
 }
 
+/* The daemon's open alert on the path, above its scales. */
+static void
+text_alert(FILE *f, const struct show_alert *a)
+{
+	char s[64], sc[256], h[256], t[64];
+
+	if (a == NULL)
+		return;
+	show_printable(a->state, s, sizeof(s));
+	show_printable(a->scales, sc, sizeof(sc));
+	show_local_time(a->raised_ns, t, sizeof(t));
+	fprintf(f, "  OPEN ALERT: %s (scales %s)", s, sc);
+	if (a->hop_index > 0) {
+		show_printable(a->hop_address, h, sizeof(h));
+		fprintf(f, " at hop %d (%s)", a->hop_index, h);
+	}
+	if (a->incident != NULL) {
+		show_printable(a->incident, h, sizeof(h));
+		fprintf(f, ", one path of the incident at %s", h);
+	}
+	fprintf(f, ", raised %s\n", t);
+}
+
 void
 show_render_text(FILE *f, const struct show_fold *fold)
 {
@@ -119,6 +142,7 @@ show_render_text(FILE *f, const struct show_fold *fold)
 		    strcmp(p->vantage, r->vantage) != 0) {
 			show_printable(r->vantage, v, sizeof(v));
 			fprintf(f, "  from vantage %s\n", v);
+			text_alert(f, show_fold_alert_of(fold, r));
 		}
 		text_series(f, &fold->v[i]);
 	}
@@ -190,6 +214,7 @@ size_t
 show_render_json(struct json *j, const struct show_fold *fold, size_t from)
 {
 	const struct history_row *r = &fold->v[from].last;
+	const struct show_alert *a;
 	size_t i = from;
 
 	json_object_begin(j);
@@ -198,6 +223,19 @@ show_render_json(struct json *j, const struct show_fold *fold, size_t from)
 	json_kint_or_null(j, "port", r->port);
 	json_kstring(j, "family", r->family);
 	json_kstring(j, "vantage", r->vantage);
+	json_key(j, "open_alert");
+	if ((a = show_fold_alert_of(fold, r)) == NULL)
+		json_null(j);
+	else {
+		json_object_begin(j);
+		json_kstring(j, "state", a->state);
+		json_kstring(j, "scales", a->scales);
+		json_kint_or_null(j, "hop", a->hop_index > 0 ? a->hop_index : -1);
+		json_kstring(j, "hop_address", a->hop_address);
+		json_kstring(j, "incident", a->incident);
+		json_ns(j, "since", a->raised_ns);
+		json_object_end(j);
+	}
 	json_key(j, "scales");
 	json_array_begin(j);
 	for (; i < fold->n; i++) {

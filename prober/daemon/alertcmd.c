@@ -1,6 +1,7 @@
 /*
  * alertcmd.c -- alert-command's runs on the daemon's loop (alertcmd.h):
- * fork and exec with a clean slate, the pipes, the timer, SIGCHLD.
+ * fork and exec with a clean slate, the pipes, the timer, SIGCHLD, and a
+ * failed run's alert tried again later (alertrun_retry_delay).
  */
 #define _GNU_SOURCE	/* pipe2 */
 
@@ -28,8 +29,10 @@ struct run {
 	pid_t pid;
 	int in, out;			/* our ends; -1 once closed */
 	struct event *ev_in, *ev_out, *timer;
-	char *json;
+	char *json, *program;
 	size_t len, off;
+	unsigned timeout_s, retry_s;
+	unsigned tries;			/* this run's, counted from 1 */
 	struct alertrun_out o;
 	enum alertrun_stage st;
 	bool exited;			/* seen with WNOWAIT: a zombie, not reaped */
@@ -39,7 +42,15 @@ struct run {
 struct pending {
 	char *program, *json;
 	size_t len;
-	unsigned timeout_s;
+	unsigned timeout_s, retry_s;
+	unsigned tries;			/* runs of it that failed before */
+};
+
+/* An alert waiting to be tried again after a failed run. */
+struct retry {
+	struct alertcmd *ac;
+	struct event *ev;
+	struct pending p;
 };
 
 struct alertcmd {
@@ -48,9 +59,11 @@ struct alertcmd {
 	struct run *runs[ALERTRUN_MAX];
 	struct pending q[ALERTRUN_QUEUE_MAX];
 	size_t qhead, qn;
+	struct retry *retries[ALERTRUN_RETRY_MAX];
 };
 
 static void start(struct alertcmd *ac, struct pending *p);
+static void submit(struct alertcmd *ac, struct pending *p);
 
 /* --- the child, between fork and exec: async-signal-safe calls only --- */
 
@@ -149,7 +162,68 @@ run_free(struct run *r)
 	if (r->timer != NULL)
 		event_free(r->timer);
 	free(r->json);
+	free(r->program);
 	free(r);
+}
+
+static void
+on_retry(evutil_socket_t fd, short what, void *arg)
+{
+	struct retry *rt = arg;
+	struct alertcmd *ac = rt->ac;
+	struct pending p = rt->p;
+
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; i < ALERTRUN_RETRY_MAX; i++)
+		if (ac->retries[i] == rt)
+			ac->retries[i] = NULL;
+	event_free(rt->ev);
+	free(rt);
+	submit(ac, &p);
+}
+
+/* r failed: its alert tried again after alertrun_retry_delay, while a
+ * try is left and there is room; r's program and input taken over. */
+static void
+retry_later(struct alertcmd *ac, struct run *r)
+{
+	unsigned delay = alertrun_retry_delay(r->tries, r->retry_s);
+	struct timeval tv = { 0, 0 };
+	struct retry *rt;
+	size_t slot;
+
+	if (delay == 0) {
+		log_warnx("alert-command [%ld]: failed %u times; this alert is not tried again",
+		    (long)r->pid, r->tries);
+		return;
+	}
+	for (slot = 0; slot < ALERTRUN_RETRY_MAX && ac->retries[slot] != NULL; slot++)
+		;
+	if (slot == ALERTRUN_RETRY_MAX) {
+		log_warnx("alert-command [%ld]: failed, and %d alerts already wait to be tried "
+		    "again; this one is not", (long)r->pid, ALERTRUN_RETRY_MAX);
+		return;
+	}
+	rt = xcalloc(1, sizeof(*rt));
+	rt->ac = ac;
+	if ((rt->ev = evtimer_new(ac->base, on_retry, rt)) == NULL) {
+		log_warnx("alert-command: cannot make a retry's timer");
+		free(rt);
+		return;
+	}
+	rt->p.program = r->program;
+	rt->p.json = r->json;
+	rt->p.len = r->len;
+	rt->p.timeout_s = r->timeout_s;
+	rt->p.retry_s = r->retry_s;
+	rt->p.tries = r->tries;
+	r->program = r->json = NULL;
+	ac->retries[slot] = rt;
+	tv.tv_sec = (time_t)delay;
+	evtimer_add(rt->ev, &tv);
+	log_warnx("alert-command [%ld]: failed (try %u of %d); tried again in %u s",
+	    (long)r->pid, r->tries, ALERTRUN_TRIES, delay);
 }
 
 /* The run ends when its program exited and its output is closed (EOF, or
@@ -175,6 +249,8 @@ check_done(struct run *r)
 	alertrun_status_text(text, sizeof(text), status, r->st, r->out_killed);
 	if (text[0] != '\0')
 		log_warnx("alert-command [%ld]: %s", (long)r->pid, text);
+	if (alertrun_failed(status, r->st, r->out_killed))
+		retry_later(ac, r);
 	for (size_t i = 0; i < ALERTRUN_MAX; i++)
 		if (ac->runs[i] == r)
 			ac->runs[i] = NULL;
@@ -339,6 +415,9 @@ start(struct alertcmd *ac, struct pending *p)
 	r->out = out[0];
 	r->json = p->json;
 	r->len = p->len;
+	r->timeout_s = p->timeout_s;
+	r->retry_s = p->retry_s;
+	r->tries = p->tries + 1;
 	p->json = NULL;
 	r->timer = evtimer_new(ac->base, on_timer, r);
 	r->ev_out = event_new(ac->base, r->out, EV_READ | EV_PERSIST, on_out, r);
@@ -364,7 +443,8 @@ start(struct alertcmd *ac, struct pending *p)
 	close(out[1]);
 	ac->runs[slot] = r;
 	log_debug("alert-command [%ld]: %s started", (long)r->pid, p->program);
-	free(p->program);
+	r->program = p->program;
+	p->program = NULL;
 	event_add(r->ev_out, NULL);
 	evtimer_add(r->timer, &tv);
 	write_in(r);
@@ -399,12 +479,33 @@ alertcmd_open(struct event_base *base)
 	return ac;
 }
 
+/* p started, or queued, or (the queue full) dropped; p's strings taken. */
+static void
+submit(struct alertcmd *ac, struct pending *p)
+{
+	size_t running = 0;
+
+	for (size_t i = 0; i < ALERTRUN_MAX; i++)
+		running += ac->runs[i] != NULL;
+	if (running < ALERTRUN_MAX) {
+		start(ac, p);
+		return;
+	}
+	if (ac->qn == ALERTRUN_QUEUE_MAX) {
+		log_warnx("alert-command: %d running and %d waiting; not run for this alert",
+		    ALERTRUN_MAX, ALERTRUN_QUEUE_MAX);
+		free(p->program);
+		free(p->json);
+		return;
+	}
+	ac->q[(ac->qhead + ac->qn++) % ALERTRUN_QUEUE_MAX] = *p;
+}
+
 void
-alertcmd_run(struct alertcmd *ac, const char *program, unsigned timeout_s, const char *json,
-    size_t len)
+alertcmd_run(struct alertcmd *ac, const char *program, unsigned timeout_s, unsigned retry_s,
+    const char *json, size_t len)
 {
 	struct pending p;
-	size_t running = 0;
 
 	if (ac == NULL)
 		return;
@@ -417,20 +518,9 @@ alertcmd_run(struct alertcmd *ac, const char *program, unsigned timeout_s, const
 	memcpy(p.json, json, len);
 	p.len = len;
 	p.timeout_s = timeout_s;
-	for (size_t i = 0; i < ALERTRUN_MAX; i++)
-		running += ac->runs[i] != NULL;
-	if (running < ALERTRUN_MAX) {
-		start(ac, &p);
-		return;
-	}
-	if (ac->qn == ALERTRUN_QUEUE_MAX) {
-		log_warnx("alert-command: %d running and %d waiting; not run for this alert",
-		    ALERTRUN_MAX, ALERTRUN_QUEUE_MAX);
-		free(p.program);
-		free(p.json);
-		return;
-	}
-	ac->q[(ac->qhead + ac->qn++) % ALERTRUN_QUEUE_MAX] = p;
+	p.retry_s = retry_s;
+	p.tries = 0;
+	submit(ac, &p);
 }
 
 static bool
@@ -438,6 +528,9 @@ busy(const struct alertcmd *ac)
 {
 	for (size_t i = 0; i < ALERTRUN_MAX; i++)
 		if (ac->runs[i] != NULL)
+			return true;
+	for (size_t i = 0; i < ALERTRUN_RETRY_MAX; i++)
+		if (ac->retries[i] != NULL)
 			return true;
 	return ac->qn > 0;
 }
@@ -460,6 +553,18 @@ alertcmd_close(struct alertcmd *ac)
 
 	if (ac == NULL)
 		return;
+	for (size_t i = 0; i < ALERTRUN_RETRY_MAX; i++)
+		if (ac->retries[i] != NULL) {
+			struct retry *rt = ac->retries[i];
+
+			log_warnx("alert-command: stopping; an alert that failed %u times not "
+			    "tried again", rt->p.tries);
+			event_free(rt->ev);
+			free(rt->p.program);
+			free(rt->p.json);
+			free(rt);
+			ac->retries[i] = NULL;
+		}
 	if (ac->qn > 0)
 		log_warnx("alert-command: stopping; %zu alerts not run", ac->qn);
 	while (ac->qn > 0) {

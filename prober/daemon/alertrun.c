@@ -1,6 +1,7 @@
 /*
  * alertrun.c -- the alert command's environment, the cap on its output,
- * the steps after its timeout, and the words for how it ended
+ * the steps after its timeout, the words for how it ended, and when a
+ * failed run is tried again
  * (alertrun.h).
  */
 #include <sys/wait.h>
@@ -105,4 +106,24 @@ alertrun_status_text(char *buf, size_t len, int status, enum alertrun_stage st,
 		snprintf(buf, len, "signal %d%s", WTERMSIG(status), why);
 	else
 		snprintf(buf, len, "status %#x%s", (unsigned)status, why);
+}
+
+bool
+alertrun_failed(int status, enum alertrun_stage st, bool out_killed)
+{
+	if (out_killed || st != ALERTRUN_RUNNING)
+		return false;
+	return !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+}
+
+unsigned
+alertrun_retry_delay(unsigned tries, unsigned first_s)
+{
+	/* a mail relay's or a web hook's refusal while it restarts: a
+	 * retry soon (10 s by default), then one a minute later; beyond
+	 * that the failure is the program's own and a retry would only
+	 * repeat it */
+	if (tries == 0 || tries >= ALERTRUN_TRIES || first_s == 0)
+		return 0;
+	return tries == 1 ? first_s : 6 * first_s;
 }

@@ -22,6 +22,8 @@
 #define ALERTRUN_MAX 4			/* runs at once */
 #define ALERTRUN_QUEUE_MAX 64		/* alerts waiting for a free run */
 #define ALERTRUN_INPUT_MAX 65536	/* the change's JSON, at most */
+#define ALERTRUN_TRIES 3		/* runs of one alert, the first included */
+#define ALERTRUN_RETRY_MAX 64		/* alerts waiting to be tried again */
 
 /* The whole environment of the program: nothing of the daemon's. */
 extern const char *const alertrun_env[];
@@ -62,5 +64,18 @@ int alertrun_on_timer(enum alertrun_stage *st, unsigned *next_s);
  * when there is nothing to say (exit 0 before any timeout). */
 void alertrun_status_text(char *buf, size_t len, int status, enum alertrun_stage st,
     bool out_killed);
+
+/* Whether a run failed and its alert is to be tried again: it exited with
+ * a status other than 0 or died of a signal not the daemon's.  A run
+ * killed at its timeout or for its output is not: it already held one
+ * of ALERTRUN_MAX places for alert-timeout (or wrote a flood), and
+ * running it again would hold the others' alerts back as long again. */
+bool alertrun_failed(int status, enum alertrun_stage st, bool out_killed);
+
+/* After the tries-th run of an alert failed: the seconds to wait before
+ * the next (first_s, the alert-retry setting, after the first; 6 times
+ * that after the second), or 0 when no try is left (ALERTRUN_TRIES
+ * reached). */
+unsigned alertrun_retry_delay(unsigned tries, unsigned first_s);
 
 #endif

@@ -82,6 +82,9 @@ control_reply(void *arg, const char *in, size_t len, char **out, size_t *out_len
 		free(buf);
 		return SERVE_CLOSE;
 	}
+	/* then the open alerts, as many as the reply's bound holds */
+	if ((size_t)n < CONTROL_REPLY_MAX)
+		n += (int)daemon_alerts_list(d, buf + n, CONTROL_REPLY_MAX - (size_t)n);
 	*out = buf;
 	*out_len = (size_t)n < CONTROL_REPLY_MAX ? (size_t)n : CONTROL_REPLY_MAX - 1;
 	return SERVE_REPLY;

@@ -220,8 +220,9 @@ unit_end(struct daemon *d, struct unit *u, const char *state, const char *reason
 		    next);
 	d->n.cycles_missed += missed;
 	d->n.done_cycle++;
-	if (u->cycle == gen->g[u->group].st_cycle)
-		gen->g[u->group].ended++;
+	if (u->cycle == gen->g[u->group].st_cycle &&
+	    ++gen->g[u->group].ended >= gen->g[u->group].n)
+		daemon_alerts_flush(d);	/* the cycle's raises, incidents counted */
 	if (u->busy) {
 		paths_free(&u->paths);
 		u->busy = false;

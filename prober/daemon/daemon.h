@@ -28,6 +28,7 @@ struct control;
 struct serve;
 struct notify;
 struct retention;
+struct alert_hold;
 
 /* One target as written in a group, on each of its ports: what is
  * scheduled, probed as one batch, and given one state per cycle. */
@@ -93,6 +94,7 @@ struct daemon {
 	struct event *timer, *sigterm, *sighup, *sigint, *watchdog;
 	struct notify *notify;
 	struct tracks tracks;		/* alerting.c */
+	struct alert_hold *hold;	/* alerting.c: raises held, incidents */
 	struct alertcmd *alertcmd;
 	struct daemon_stats n;
 	size_t once_left;		/* --once: units not yet done */
@@ -142,6 +144,18 @@ void metrics_http_close(struct daemon *d);
 
 /* alerting.c: a result's verdicts through alert.h; log and command */
 void daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *res);
+/* At start: the open alerts the store kept, so they are not raised again. */
+void daemon_alerts_load(struct daemon *d);
+/* A group's cycle ended: the raises held in it told, as incidents where
+ * incident-paths of them name one hop. */
+void daemon_alerts_flush(struct daemon *d);
+/* Each second: held raises told once the oldest waited the longest cycle
+ * (a cycle whose end was not seen: a restart inside it, a reload). */
+void daemon_alerts_tick(struct daemon *d);
+/* The open alerts, a line each, into buf (at most len bytes, NUL
+ * included; cut with "... and N more"); the bytes written. */
+size_t daemon_alerts_list(struct daemon *d, char *buf, size_t len);
+void daemon_alerts_free(struct daemon *d);
 /* After a write to the store: raised (log, alert-command) when it cannot
  * write any more, cleared when it writes again. */
 void daemon_store_alert(struct daemon *d);

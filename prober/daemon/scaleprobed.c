@@ -210,6 +210,7 @@ on_watchdog(evutil_socket_t fd, short what, void *arg)
 	if (d->st != NULL && store_flush(d->st, false) != 0 && !store_failing(d->st))
 		log_warnx("%s", store_error(d->st));
 	daemon_store_alert(d);
+	daemon_alerts_tick(d);
 }
 
 /* One daemon per database: a lock on FILE.lock, held for the process's
@@ -398,6 +399,7 @@ main(int argc, char **argv)
 			rc = 2;
 		goto out;
 	}
+	daemon_alerts_load(&d);
 	d.notify = notify_open();
 	if (notify_enabled(d.notify)) {
 		uint64_t wd = notify_watchdog_usec(d.notify);
@@ -471,6 +473,7 @@ out:
 	gen_free(d.cur);
 	startq_free(&d.pending);
 	route_close(d.rt);
+	daemon_alerts_free(&d);
 	tracks_free(&d.tracks);
 	notify_close(d.notify);
 	if (d.base != NULL)

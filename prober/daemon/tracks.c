@@ -48,6 +48,8 @@ tracks_get(struct tracks *ts, const struct addr *dst, uint16_t port, uint64_t no
 static bool
 idle(const struct track *t)
 {
+	if (t->open.bad)
+		return false;
 	for (int i = 0; i < RESULT_MAX_SCALES; i++)
 		if (!alert_track_idle(&t->t[i]))
 			return false;
@@ -66,6 +68,7 @@ tracks_expire(struct tracks *ts, uint64_t now_ns, uint64_t max_age_ns)
 		for (struct track **pp = &ts->b[i], *t; (t = *pp) != NULL;) {
 			if (now_ns > t->seen_ns && now_ns - t->seen_ns > max_age_ns && idle(t)) {
 				*pp = t->next;
+				free(t->target);
 				free(t);
 				ts->n--;
 				freed++;
@@ -83,6 +86,7 @@ tracks_free(struct tracks *ts)
 			struct track *t = ts->b[i];
 
 			ts->b[i] = t->next;
+			free(t->target);
 			free(t);
 		}
 	ts->n = 0;

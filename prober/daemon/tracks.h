@@ -4,7 +4,8 @@
  * probed (a reload dropped it, a name moved, a prefix's address stopped
  * answering) must not stay forever: an entry whose every scale is idle
  * (alert_track_idle: nothing raised, no problem in its window) and that
- * got no result for max_age is freed by tracks_expire.  A path still
+ * got no result for max_age is freed by tracks_expire; one with an open
+ * alert never is (the store has it, and it is cleared only by a result).  A path still
  * probed keeps its entry, so an alert says which state it left ("ok ->
  * stripped").  Pure: the caller draws the key (getrandom) and gives the
  * time.
@@ -28,6 +29,16 @@ struct track {
 	struct addr dst;
 	uint16_t port;
 	struct alert_track t[RESULT_MAX_SCALES];
+	struct alert_path open;		/* its alert (alert.h); open.bad: raised */
+	char *target;			/* the open alert's target (owned) */
+	int64_t raised_ns;		/* wall clock */
+	bool restored;			/* open read from the store: its scales'
+					   tracks are seeded from it at the
+					   path's next result */
+	bool held;			/* its raise waits for the cycle's end
+					   (incidents: alerting.c) */
+	struct addr incident;		/* the hop of the incident it is one
+					   path of; family 0: none */
 	uint64_t seen_ns;		/* its latest result */
 	struct track *next;
 };

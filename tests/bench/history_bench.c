@@ -125,7 +125,7 @@ fold_finding(void *arg, const struct history_finding *hf)
 static int
 show_all(struct history *h, const struct history_query *q)
 {
-	struct show_fold f = { NULL, 0, 0, false };
+	struct show_fold f = { NULL, 0, 0, false, NULL, 0 };
 	int n;
 
 	if (history_show(h, q, fold_row, &f) != 0)

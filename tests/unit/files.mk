@@ -39,9 +39,11 @@ UNIT_TESTS += test_schedule
 # units waiting for room in the runner (max-inflight), and the descriptors it costs
 UNIT_TESTS += test_startq
 UNIT_TESTS += test_fdbudget
+# a path's scales as one alert (raise, change, clear, read back after a
+# restart) and raises grouped by hop into incidents
 UNIT_TESTS += test_alert
-# alert tracks freed when idle, under a key; the alert command's output cap
-# and timeout steps
+# alert tracks freed when idle, under a key; the alert command's output cap,
+# timeout steps and the retries of a failed run (alert-retry, 6 times it; 3 runs)
 UNIT_TESTS += test_tracks
 UNIT_TESTS += test_alertrun
 UNIT_TESTS += test_metrics
@@ -112,6 +114,11 @@ test_retention_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null) -lpthread
 UNIT_TESTS += test_store_readers
 test_store_readers_SRCS = $(DB_SRCS) tests/unit/storegen.c
 test_store_readers_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
+# scaleprobed's open alerts in the store: written, changed and cleared through the
+# writer, committed at once, read back per vantage
+UNIT_TESTS += test_store_alert
+test_store_alert_SRCS = $(DB_SRCS) tests/unit/storegen.c
+test_store_alert_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 # the settings table and scaleprobe.conf's parser, printer and opt-out lists
 UNIT_TESTS += test_conf
 test_conf_SRCS = config/conf_file.c

@@ -1,6 +1,8 @@
 /*
- * test_alert.c -- alerts on a path's change of state, as a table: each row
- * a sequence of run verdicts, N of M, and the events they must give.
+ * test_alert.c -- alerts on a path's change of state, as tables: each row
+ * a sequence of run verdicts, N of M, and the events they must give; then
+ * a path's scales as one alert (raise, change, clear, its state read back
+ * after a restart) and raises grouped into incidents by their hop.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -123,6 +125,190 @@ test_idle(void **state)
 	assert_false(alert_track_idle(&t));
 }
 
+/* --- a path's scales as one alert ------------------------------------------ */
+
+#define MAXRUNS 8
+/* a run: each scale's verdict and the hop the run names (0: none) */
+struct prun {
+	enum verdict v[2];
+	int hop;
+};
+
+static const struct prow {
+	const char *what;
+	int n, m;
+	struct prun runs[MAXRUNS];
+	int nruns;
+	const char *events;		/* R raise, C change, X clear, u quiet update, . */
+	bool restored;			/* starts from a stored alert: 7,14 rewritten at 3 */
+} prows[] = {
+	{ "two scales broken together: one raise, one clear", 1, 1,
+	  { { { OK, OK }, 0 }, { { RW, RW }, 3 }, { { RW, RW }, 3 }, { { OK, OK }, 0 } }, 4,
+	  ".R.X", false },
+	{ "7 then 14 too: the same state at the same hop is no new alert", 1, 1,
+	  { { { OK, OK }, 0 }, { { RW, OK }, 3 }, { { RW, RW }, 3 }, { { OK, OK }, 0 } }, 4,
+	  ".RuX", false },
+	{ "one scale fixed, the other still broken: no clear until both are", 1, 1,
+	  { { { RW, RW }, 3 }, { { OK, RW }, 3 }, { { OK, OK }, 0 } }, 3, "RuX", false },
+	{ "a worse state is a change, and back", 1, 1,
+	  { { { RW, RW }, 3 }, { { SD, RW }, 3 }, { { RW, RW }, 3 }, { { OK, OK }, 0 } }, 4,
+	  "RCCX", false },
+	{ "the hop moves: a change", 1, 1,
+	  { { { RW, RW }, 3 }, { { RW, RW }, 4 } }, 2, "RC", false },
+	{ "a run that names no hop keeps the last: nothing", 1, 1,
+	  { { { RW, RW }, 3 }, { { RW, RW }, 0 }, { { RW, RW }, 3 } }, 3, "R..", false },
+	{ "2 of 3 per scale: the path raised once both are confirmed, once", 2, 3,
+	  { { { OK, OK }, 0 }, { { RW, RW }, 3 }, { { RW, RW }, 3 }, { { RW, RW }, 3 },
+	    { { OK, OK }, 0 }, { { OK, OK }, 0 } }, 6, "..R..X", false },
+	{ "not measured (filtered) says nothing", 1, 1,
+	  { { { RW, RW }, 3 }, { { FI, FI }, 0 }, { { IN, IN }, 0 }, { { OK, OK }, 0 } }, 4,
+	  "R..X", false },
+	{ "read back after a restart, still broken: no raise", 2, 3,
+	  { { { RW, RW }, 3 }, { { RW, RW }, 3 } }, 2, "..", true },
+	{ "read back after a restart, fixed: cleared after 2 clean runs as before", 2, 3,
+	  { { { OK, OK }, 0 }, { { OK, OK }, 0 }, { { OK, OK }, 0 } }, 3, ".X.", true },
+	{ "read back, then a worse state: a change, not a raise", 1, 1,
+	  { { { SD, SD }, 3 } }, 1, "C", true },
+};
+
+static void
+test_path(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < sizeof(prows) / sizeof(prows[0]); k++) {
+		const struct prow *r = &prows[k];
+		struct alert_cfg cfg = { r->n, r->m };
+		struct alert_track t[2];
+		struct alert_path open, now;
+		const int scale[2] = { 7, 14 };
+		char got[MAXRUNS + 1] = "";
+		int i;
+
+		memset(t, 0, sizeof(t));
+		memset(&open, 0, sizeof(open));
+		if (r->restored) {
+			open.bad = true;
+			open.worst = RW;
+			open.hop = 3;
+			addr_parse("198.18.3.2", &open.hop_address);
+			open.nscales = 2;
+			open.scale[0] = 7;
+			open.scale[1] = 14;
+			open.verdict[0] = open.verdict[1] = RW;
+			alert_path_seed(t, 2, scale, &open);
+		}
+		for (i = 0; i < r->nruns; i++) {
+			struct hop_loc h[2];
+			const struct hop_loc *hp[2] = { &h[0], &h[1] };
+			enum verdict f, x;
+			enum alert_event e;
+			bool update;
+			char a[32];
+
+			memset(h, 0, sizeof(h));
+			for (int s = 0; s < 2; s++) {
+				(void)alert_observe(&t[s], &cfg, r->runs[i].v[s], &f, &x);
+				if (r->runs[i].hop > 0 && r->runs[i].v[s] != OK) {
+					h[s].present = true;
+					h[s].index = r->runs[i].hop;
+					snprintf(a, sizeof(a), "198.18.%d.2", r->runs[i].hop);
+					addr_parse(a, &h[s].address);
+				}
+			}
+			alert_path_summary(t, 2, scale, hp, &open, &now);
+			e = alert_path_decide(&open, &now, &update);
+			got[i] = e != ALERT_NONE ? letter(e) : update ? 'u' : '.';
+			/* nothing told without the store written */
+			if (e != ALERT_NONE)
+				assert_true(update);
+			open = now;
+		}
+		got[i] = '\0';
+		print_message("# %s: %s\n", r->what, got);
+		assert_string_equal(got, r->events);
+	}
+}
+
+/* What a raise names: the worst state, its scales, the hop of the worst. */
+static void
+test_path_summary(void **state)
+{
+	struct alert_track t[3];
+	const int scale[3] = { 0, 7, 14 };
+	struct hop_loc h[3];
+	const struct hop_loc *hp[3] = { &h[0], &h[1], &h[2] };
+	struct alert_path p;
+	char buf[64];
+
+	(void)state;
+	memset(t, 0, sizeof(t));
+	memset(h, 0, sizeof(h));
+	t[0].confirmed = OK;
+	t[1].confirmed = RW;
+	t[2].confirmed = ST;
+	h[1].present = h[2].present = true;
+	h[1].index = 3;
+	h[2].index = 4;
+	addr_parse("198.18.3.2", &h[1].address);
+	addr_parse("198.18.4.2", &h[2].address);
+	alert_path_summary(t, 3, scale, hp, NULL, &p);
+	assert_true(p.bad);
+	assert_int_equal(p.worst, ST);
+	assert_int_equal(p.hop, 4);
+	assert_string_equal(alert_path_scales(&p, buf, sizeof(buf)), "7,14");
+	assert_true(alert_severity(VERDICT_SYN_DROPPED) > alert_severity(ST));
+	assert_true(alert_severity(ST) > alert_severity(RW));
+	assert_int_equal(alert_severity(UN), 0);
+	assert_int_equal(alert_severity(OK), 0);
+	/* nothing confirmed (a new path, or not measured): not bad */
+	memset(t, 0, sizeof(t));
+	alert_path_summary(t, 3, scale, hp, NULL, &p);
+	assert_false(p.bad);
+	assert_int_equal(p.nscales, 0);
+}
+
+/* --- incidents ---------------------------------------------------------------- */
+
+static void
+test_incidents(void **state)
+{
+	enum { N = 70 };
+	struct addr hops[N];
+	long inc[N];
+	size_t found;
+
+	(void)state;
+	memset(hops, 0, sizeof(hops));
+	/* 50 raises at hop A (every other one first, then the rest), 5 at B,
+	 * 15 without a hop */
+	for (int i = 0; i < N; i++) {
+		if (i < 50)
+			addr_parse("198.18.1.2", &hops[(i * 7) % 50]);
+		else if (i < 55)
+			addr_parse("198.18.3.2", &hops[i]);
+	}
+	found = alert_incidents(hops, N, 10, inc);
+	assert_int_equal(found, 1);
+	for (int i = 0; i < N; i++) {
+		if (i < 50)
+			assert_int_equal(inc[i], 0);	/* the first raise at A leads */
+		else
+			assert_int_equal(inc[i], -1);
+	}
+	/* at 5: B is one too; the 15 without a hop never are */
+	found = alert_incidents(hops, N, 5, inc);
+	assert_int_equal(found, 2);
+	for (int i = 50; i < 55; i++)
+		assert_int_equal(inc[i], 50);
+	for (int i = 55; i < N; i++)
+		assert_int_equal(inc[i], -1);
+	/* 0: never; above every group: none */
+	assert_int_equal(alert_incidents(hops, N, 0, inc), 0);
+	assert_int_equal(inc[0], -1);
+	assert_int_equal(alert_incidents(hops, N, 51, inc), 0);
+	assert_int_equal(alert_incidents(hops, 0, 1, inc), 0);
+}
+
 int
 main(void)
 {
@@ -130,6 +316,9 @@ main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_bad_config),
 		cmocka_unit_test(test_idle),
+		cmocka_unit_test(test_path),
+		cmocka_unit_test(test_path_summary),
+		cmocka_unit_test(test_incidents),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -179,6 +179,32 @@ test_status(void **state)
 	assert_string_equal(b, "signal 13, killed for its output");
 }
 
+/* A failed run is tried again after alert-retry, then 6 times that: 3 runs
+ * in all; only a run that failed by itself is. */
+static void
+test_retry(void **state)
+{
+	(void)state;
+	assert_int_equal(ALERTRUN_TRIES, 3);
+	assert_int_equal(alertrun_retry_delay(1, 10), 10);
+	assert_int_equal(alertrun_retry_delay(2, 10), 60);
+	assert_int_equal(alertrun_retry_delay(3, 10), 0);
+	assert_int_equal(alertrun_retry_delay(1, 1), 1);
+	assert_int_equal(alertrun_retry_delay(2, 1), 6);
+	assert_int_equal(alertrun_retry_delay(0, 10), 0);
+	assert_int_equal(alertrun_retry_delay(100, 10), 0);
+	assert_int_equal(alertrun_retry_delay(1, 0), 0);
+	assert_false(alertrun_failed(0, ALERTRUN_RUNNING, false));
+	assert_true(alertrun_failed(3 << 8, ALERTRUN_RUNNING, false));	/* exit 3 */
+	assert_true(alertrun_failed(127 << 8, ALERTRUN_RUNNING, false));	/* not executed */
+	assert_true(alertrun_failed(SIGSEGV, ALERTRUN_RUNNING, false));	/* its own signal */
+	/* killed by the daemon: at its timeout, or for its output */
+	assert_false(alertrun_failed(SIGTERM, ALERTRUN_TERMED, false));
+	assert_false(alertrun_failed(SIGKILL, ALERTRUN_KILLED, false));
+	assert_false(alertrun_failed(3 << 8, ALERTRUN_TERMED, false));
+	assert_false(alertrun_failed(SIGPIPE, ALERTRUN_RUNNING, true));
+}
+
 int
 main(void)
 {
@@ -190,6 +216,7 @@ main(void)
 		cmocka_unit_test(test_empty_lines_count),
 		cmocka_unit_test(test_timer),
 		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_retry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
