@@ -14,6 +14,7 @@
 
 #include "blocklist.h"
 #include "cli.h"
+#include "cli_run.h"
 #include "cli_settings.h"
 #include "conf.h"
 #include "histcli.h"
@@ -22,7 +23,6 @@
 #include "log.h"
 #include "output.h"
 #include "paths.h"
-#include "probe_run.h"
 #include "store.h"
 #include "version.h"
 

@@ -1,6 +1,6 @@
 # prober/engine: probes in flight -- the stages (handshake, window test,
 # trace), pacing, cookies, the window test's machine and requests -- handed
-# time and packets; and probe_run.c, the event loop that drives a run.
+# time and packets (prober/run drives it on an event loop).
 PURE_SRCS += prober/engine/cookie.c
 PURE_SRCS += prober/engine/ratelimit.c
 PURE_SRCS += prober/engine/engine.c
@@ -16,4 +16,3 @@ PURE_SRCS += prober/engine/window.c
 PURE_SRCS += prober/engine/window_judge.c
 PURE_SRCS += prober/engine/window_ranges.c
 PURE_SRCS += prober/engine/request.c
-PROBER_SRCS += prober/engine/probe_run.c
