@@ -12,6 +12,14 @@
  * paths while the stage has room and --rate has tokens.  Input only
  * records and asks for a run (engine_wants_run), so nothing recurses and
  * every result is handed over from the run loop.
+ *
+ * The files call down only, never back up:
+ *   engine.c         the run loop: admission, moving on, results
+ *   engine_match.c   a reply to its path and the stage it answers
+ *   stage_*.c        the stages, reached through the table (the match
+ *                    asks stage_window_owns which segments are the test's)
+ *   engine_out.c     every packet sent, paid with a token; the RSTs owed
+ *   engine_slot.c    the slots: lists, the path table, memory, the SYNs
  */
 #ifndef SCALEPROBE_ENGINE_INT_H
 #define SCALEPROBE_ENGINE_INT_H
@@ -173,11 +181,13 @@ extern const struct stage_ops stage_handshake_ops;
 extern const struct stage_ops stage_window_ops;
 extern const struct stage_ops stage_trace_ops;
 
-/* engine.c */
+/* engine_slot.c: the slots, beneath every other file of the engine */
 void slot_list_remove(struct slot *s);
 void slot_list_append(struct slot_list *l, struct slot *s);
 struct slot *engine_path_find(const struct engine *e, const struct addr *dst,
     uint16_t port);
+void engine_path_insert(struct engine *e, struct slot *s);
+void engine_path_unlink(struct engine *e, struct slot *s);
 /* What the paths in flight hold grew (or shrank) by delta bytes. */
 void engine_mem(struct engine *e, int64_t delta);
 /* The path's stage is over with it: the run loop moves it on. */

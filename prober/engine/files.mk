@@ -6,6 +6,7 @@ PURE_SRCS += prober/engine/ratelimit.c
 PURE_SRCS += prober/engine/engine.c
 PURE_SRCS += prober/engine/engine_match.c
 PURE_SRCS += prober/engine/engine_out.c
+PURE_SRCS += prober/engine/engine_slot.c
 PURE_SRCS += prober/engine/rst_owed.c
 PURE_SRCS += prober/engine/stage_handshake.c
 PURE_SRCS += prober/engine/stage_window.c
