@@ -49,19 +49,6 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 		return NULL;
 	}
 	cookie_key_init(&e->key, cfg->key);
-	if (cfg->trace_pace > 0) {
-		struct hop_pace_config pc;
-
-		pc.rate_min = cfg->trace_pace;
-		pc.rate_max = cfg->rate;
-		pc.burst = cfg->trace_pace_burst ? cfg->trace_pace_burst : 6;
-		pc.loss_ns = cfg->timeout_ns > 0 ? cfg->timeout_ns : ENGINE_NS_PER_SEC;
-		if (pc.rate_max < pc.rate_min || hop_pace_init(&e->pace, &pc) != 0) {
-			free(e);
-			return NULL;
-		}
-		e->paced = true;
-	}
 	want = cfg->max_inflight * 2;
 	for (e->nbuckets = 64; e->nbuckets < want; e->nbuckets <<= 1)
 		;
@@ -73,13 +60,41 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 	e->stages[STAGE_HANDSHAKE].limit = cfg->max_inflight;
 	e->stages[STAGE_WINDOW].limit = cfg->max_windows > 0 ? cfg->max_windows : 1;
 	e->stages[STAGE_TRACE].limit = cfg->max_traces > 0 ? cfg->max_traces : 1;
+	/* each stage's state of a path after the variants, aligned for its
+	 * widest member (ENGINE_STATE_ALIGN); its state of the engine in a
+	 * block of its own */
+	e->slot_bytes = sizeof(struct slot) + (size_t)cfg->nvariants * sizeof(struct vstate);
+	for (int i = 0; i < STAGE_COUNT; i++) {
+		const struct stage_ops *o = e->stages[i].ops;
+		size_t align = ENGINE_STATE_ALIGN;
+
+		e->slot_bytes = (e->slot_bytes + align - 1) / align * align;
+		e->stages[i].slot_off = e->slot_bytes;
+		e->slot_bytes += o->slot_state_bytes;
+		if (o->engine_state_bytes > 0)
+			e->stages[i].state = xcalloc(1, o->engine_state_bytes);
+	}
+	for (int i = 0; i < STAGE_COUNT; i++)
+		if (e->stages[i].ops->init != NULL && !e->stages[i].ops->init(e)) {
+			engine_free(e);
+			return NULL;
+		}
 	return e;
 }
 
 static size_t
 slot_bytes(const struct engine *e)
 {
-	return sizeof(struct slot) + (size_t)e->cfg.nvariants * sizeof(struct vstate);
+	return e->slot_bytes;
+}
+
+/* Whether stage id has packets of running paths waiting for tokens. */
+static bool
+stage_sending(const struct engine *e, enum stage_id id)
+{
+	const struct stage_ops *o = e->stages[id].ops;
+
+	return o->sending != NULL && o->sending(e);
 }
 
 static void
@@ -106,6 +121,8 @@ engine_free(struct engine *e)
 		}
 	}
 	engine_out_free(e);
+	for (int i = 0; i < STAGE_COUNT; i++)
+		free(e->stages[i].state);
 	free(e->buckets);
 	free(e);
 }
@@ -196,12 +213,15 @@ evidence_syns(struct engine *e, struct slot *s)
 				evidence_add(&s->ev, v - 1, 0, EVIDENCE_SYN, fields, buf, len);
 			}
 		}
-		if (s->tr != NULL) {
-			engine_make_syn(e, s, v, 1, s->trace_tsval, &syn);
-			if ((len = e->ops.render_syn(e->ops.arg, &syn, buf, sizeof(buf))) > 0) {
-				snprintf(fields, sizeof(fields), "ttl=1 isn=%08x", (unsigned)syn.isn);
-				evidence_add(&s->ev, v - 1, 1, EVIDENCE_SYN, fields, buf, len);
-			}
+		for (int i = STAGE_HANDSHAKE + 1; i < STAGE_COUNT; i++) {
+			const struct stage_ops *o = e->stages[i].ops;
+			int ttl;
+
+			if (o->evidence_syn == NULL ||
+			    (ttl = o->evidence_syn(e, s, v, &syn, fields, sizeof(fields))) == 0)
+				continue;
+			if ((len = e->ops.render_syn(e->ops.arg, &syn, buf, sizeof(buf))) > 0)
+				evidence_add(&s->ev, v - 1, ttl, EVIDENCE_SYN, fields, buf, len);
 		}
 	}
 	engine_mem(e, (int64_t)evidence_bytes(s->ev) - (int64_t)before);
@@ -234,12 +254,9 @@ path_finish(struct engine *e, struct slot *s)
 		if (why != NULL)
 			snprintf(r->capture_error, sizeof(r->capture_error), "%s", why);
 	}
-	if (s->tr != NULL)
-		for (int v = 0; v < e->cfg.nvariants; v++)
-			r->trace[v] = trace_result(s->tr, v);
-	if (s->wobs != NULL)
-		for (int v = 1; v < e->cfg.nvariants; v++)
-			r->window[v - 1] = s->wobs[v];
+	for (int i = 0; i < STAGE_COUNT; i++)
+		if (e->stages[i].ops->result != NULL)
+			e->stages[i].ops->result(e, s, r);
 	evidence_syns(e, s);
 	r->evidence = s->ev;
 
@@ -411,7 +428,7 @@ engine_run(struct engine *e, uint64_t now)
 		move_all(e);
 	}
 	admit_waiting(e, now);
-	while (e->hs_sendq.head == NULL && !stage_backlog(e) && engine_out_can(e, now) &&
+	while (!stage_sending(e, STAGE_HANDSHAKE) && !stage_backlog(e) && engine_out_can(e, now) &&
 	    path_admit(e, now)) {
 		e->stages[STAGE_HANDSHAKE].ops->run(e, now);
 		move_all(e);
@@ -468,7 +485,7 @@ next_wake(struct engine *e, uint64_t now)
 		}
 	}
 	if (!e->no_more_paths && !e->paths_later && e->inflight < e->cfg.max_inflight &&
-	    e->hs_sendq.head == NULL && !stage_backlog(e) && !stages_full(e))
+	    !stage_sending(e, STAGE_HANDSHAKE) && !stage_backlog(e) && !stages_full(e))
 		one = true;
 	if (one) {
 		uint64_t t = engine_out_when(e, now, 1);

@@ -30,14 +30,11 @@
 #include "cookie.h"
 #include "engine.h"
 #include "evidence.h"
-#include "hop_pace.h"
 #include "ratelimit.h"
 #include "reply.h"
 #include "rst_owed.h"
-#include "trace.h"
 
 struct slot;
-struct window;
 
 struct slot_list {
 	struct slot *head, *tail;
@@ -68,23 +65,15 @@ struct slot {
 	enum stage_id stage;		/* where the path is */
 	enum stage_id left;		/* while moving: the stage it left */
 	bool running;			/* started in its stage (not waiting) */
-	uint16_t wreq_len;		/* window stage: its request's length */
-	struct trace *tr;		/* trace stage */
-	uint32_t trace_tsval;		/* one TSval for every trace SYN */
-	struct window **win;		/* window stage: a machine per variant */
-	struct window_obs *wobs;	/* its results, per variant */
-	uint8_t *wres;			/* tokens set aside per variant's test */
-	uint64_t deadline;		/* handshake: end of the current round;
-					   window test: its machines' earliest
-					   timer, 0 when input came */
 	uint64_t drops_at_start;
 	uint64_t fails_at_start;	/* send failures when it was admitted */
-	uint32_t pending;		/* handshake: variants still to send;
-					   window test: actions wait for tokens */
-	uint32_t answered;		/* handshake: variants with a reply */
+	struct window_obs *wobs;	/* the window test's results per variant,
+					   for the result and the trace's choice;
+					   NULL: no test ran */
 	struct path_evidence *ev;	/* the packets that prove the result,
 					   until it is handed over (evidence.h) */
-	struct vstate v[];		/* nvariants */
+	struct vstate v[];		/* nvariants; after them each stage's own
+					   state of the path (engine_slot_state) */
 };
 
 /* What a reply is, once matched to a path (engine_match.c). */
@@ -128,12 +117,33 @@ struct stage_ops {
 	uint64_t (*wake)(struct engine *e, uint64_t now);
 	/* Releases the stage's state of s, whether done or abandoned. */
 	void (*free)(struct engine *e, struct slot *s);
+
+	/* The stage's own state, a struct of its file the engine only makes
+	 * room for: per path (engine_slot_state, zeroed at admission) and per
+	 * engine (engine_stage_state, zeroed).  0: none. */
+	size_t slot_state_bytes, engine_state_bytes;
+	/* Sets the engine's state up from e->cfg; false refuses the
+	 * configuration.  NULL: zeroed is ready. */
+	bool (*init)(struct engine *e);
+	/* Whether packets of paths it runs wait for tokens now: new paths
+	 * wait behind them.  NULL: never. */
+	bool (*sending)(const struct engine *e);
+	/* Writes the stage's part of s's result.  NULL: none. */
+	void (*result)(const struct engine *e, const struct slot *s,
+	    struct path_result *r);
+	/* The SYN of variant v the stage sent that the evidence keeps beside
+	 * the replies, and what it says of it: the TTL the evidence files it
+	 * under, 0 for none.  NULL: none. */
+	int (*evidence_syn)(const struct engine *e, const struct slot *s, int v,
+	    struct send_syn *syn, char *fields, size_t len);
 };
 
 struct stage {
 	const struct stage_ops *ops;
 	struct slot_list waiting;	/* wanted, not started: no room yet */
 	size_t running, limit;		/* started and not over; at most */
+	void *state;			/* ops->engine_state_bytes */
+	size_t slot_off;		/* where its state of a path begins */
 };
 
 /* A RST owed to a SYN-ACK, waiting for its token. */
@@ -161,12 +171,8 @@ struct engine {
 
 	struct stage stages[STAGE_COUNT];
 	struct slot_list moving;	/* over with a stage, not yet moved on */
-	struct slot_list hs_sendq;	/* handshake: variants to send */
-	struct slot_list hs_waitq;	/* handshake: all sent, by deadline */
-	struct slot_list win_running, trace_running;
-	struct hop_pace pace;		/* trace probes per TTL (stage_trace.c) */
-	bool paced;			/* cfg.trace_pace set */
-	size_t win_conns;		/* window-test connections open */
+	size_t slot_bytes;		/* a slot with its variants and every
+					   stage's state of the path */
 
 	struct rst_owed *rsts;		/* ring of RSTs owed */
 	size_t rst_head, rst_len, rst_cap;
@@ -176,6 +182,23 @@ struct engine {
 	uint64_t mem;			/* bytes the paths in flight hold */
 	struct path_result result;	/* scratch for ops->done */
 };
+
+/* A stage's state of a path holds pointers and 64-bit fields at most
+ * (each stage file asserts it): the slot aligns it to this. */
+#define ENGINE_STATE_ALIGN _Alignof(uint64_t)
+
+/* A stage's own state of path s, and of the engine: its file's struct. */
+static inline void *
+engine_slot_state(const struct engine *e, const struct slot *s, enum stage_id id)
+{
+	return (char *)s + e->stages[id].slot_off;
+}
+
+static inline void *
+engine_stage_state(const struct engine *e, enum stage_id id)
+{
+	return e->stages[id].state;
+}
 
 extern const struct stage_ops stage_handshake_ops;
 extern const struct stage_ops stage_window_ops;
