@@ -286,9 +286,9 @@ win_start_need(struct engine *e)
 	uint64_t conns = (uint64_t)e->cfg.nvariants - 1;
 	uint64_t need = (1 + FIRST_EXCHANGE) * conns;
 
-	size_t open = win_engine(e)->conns;
+	size_t now_open = win_engine(e)->conns;
 
-	if (open > 0 && open + conns > e->cfg.rate / 50)
+	if (now_open > 0 && now_open + conns > e->cfg.rate / 50)
 		return ENGINE_NEVER;
 	return need < e->burst ? need : e->burst;
 }
