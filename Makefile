@@ -57,7 +57,7 @@ WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 # SYSCONFDIR: where scaleprobe.conf is looked for (config/settings.h)
 CSTD     = -std=c11 -D_DEFAULT_SOURCE -DSYSCONFDIR='"$(SYSCONFDIR)"'
 OPT      ?= -O2 -g
-INCLUDES = $(addprefix -Iprober/,lib wire net engine infer cli daemon) -Iconfig -Idb
+INCLUDES = $(addprefix -Iprober/,lib wire net engine infer run cli daemon) -Iconfig -Idb
 
 # libnet1-dev 1.1.6 ships no .pc file; its --defines carry -D_BSD_SOURCE,
 # which glibc warns about (fatal under -Werror) unless _DEFAULT_SOURCE is set.

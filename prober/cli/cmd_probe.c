@@ -14,6 +14,7 @@
 
 #include "blocklist.h"
 #include "cli.h"
+#include "cli_run.h"
 #include "cli_settings.h"
 #include "conf.h"
 #include "histcli.h"
@@ -22,7 +23,6 @@
 #include "log.h"
 #include "output.h"
 #include "paths.h"
-#include "probe_run.h"
 #include "store.h"
 #include "version.h"
 
@@ -312,6 +312,50 @@ probe_privileged(void)
 	return found ? ok : geteuid() == 0;
 }
 
+/* The paths of the targets, through the blocklist, from the sources and
+ * interface asked for; -1 (logged, nothing left open) when there is
+ * nothing to probe. */
+static int
+probe_paths_open(const struct conf *c, const struct targets *targets,
+    const struct blocklist *bl, struct paths *paths)
+{
+	struct paths_opts po;
+
+	memset(&po, 0, sizeof(po));
+	po.bl = bl;
+	po.source4 = c->have_source4 ? &c->source4 : NULL;
+	po.source6 = c->have_source6 ? &c->source6 : NULL;
+	po.ifname = c->interface;
+	if (paths_open(paths, targets, &po) != 0) {
+		paths_free(paths);
+		return -1;
+	}
+	/* names are resolved during the run: only they may still give one */
+	if (paths->n == 0 && paths->nnames == 0 && !paths->more_now) {
+		log_warnx("nothing to probe");
+		paths_free(paths);
+		return -1;
+	}
+	return 0;
+}
+
+/* The exit status of a run that ended by itself: a problem found, paths
+ * left unmeasured, or clean. */
+static int
+probe_status(const struct probe_out *out, const struct paths *paths)
+{
+	if (paths->n == 0) {
+		log_warnx("nothing to probe");
+		return EXIT_USAGE;
+	}
+	if (out->problems > 0)
+		return EXIT_PROBLEM;
+	if (out->unmeasured > 0 || paths->blocked_targets > 0 ||
+	    paths->unresolved > 0 || paths->unrouted > 0)
+		return EXIT_UNMEASURED;
+	return EXIT_CLEAN;
+}
+
 static int
 cmd_probe(int argc, char **argv)
 {
@@ -321,7 +365,6 @@ cmd_probe(int argc, char **argv)
 	struct probe_out out;
 	struct stat sb;
 	struct paths paths;
-	struct paths_opts po;
 	struct probe_run_config rc;
 	struct probe_run_stats st;
 	char vantage[256];
@@ -358,20 +401,7 @@ cmd_probe(int argc, char **argv)
 		snprintf(vantage, sizeof(vantage), "unknown");
 
 	bl = conf_blocklist(&c);
-	memset(&po, 0, sizeof(po));
-	po.bl = bl;
-	po.source4 = c.have_source4 ? &c.source4 : NULL;
-	po.source6 = c.have_source6 ? &c.source6 : NULL;
-	po.ifname = c.interface;
-	if (paths_open(&paths, &targets, &po) != 0) {
-		paths_free(&paths);
-		status = EXIT_USAGE;
-		goto done;
-	}
-	/* names are resolved during the run: only they may still give one */
-	if (paths.n == 0 && paths.nnames == 0 && !paths.more_now) {
-		log_warnx("nothing to probe");
-		paths_free(&paths);
+	if (probe_paths_open(&c, &targets, bl, &paths) != 0) {
 		status = EXIT_USAGE;
 		goto done;
 	}
@@ -397,20 +427,10 @@ cmd_probe(int argc, char **argv)
 	rc.progress = isatty(STDERR_FILENO) && paths.total > 1;
 	rc.on_result = probe_result;
 	rc.arg = &out;
-	if (probe_run(&rc, &st) != 0)
+	if (probe_run(&rc, &st) != 0 || st.interrupted)
 		status = EXIT_USAGE;
-	else if (st.interrupted)
-		status = EXIT_USAGE;
-	else if (paths.n == 0) {
-		log_warnx("nothing to probe");
-		status = EXIT_USAGE;
-	} else if (out.problems > 0)
-		status = EXIT_PROBLEM;
-	else if (out.unmeasured > 0 || paths.blocked_targets > 0 ||
-	    paths.unresolved > 0 || paths.unrouted > 0)
-		status = EXIT_UNMEASURED;
 	else
-		status = EXIT_CLEAN;
+		status = probe_status(&out, &paths);
 	if (!out.stdout_failed && (fflush(stdout) != 0 || ferror(stdout))) {
 		log_warn("standard output");
 		status = EXIT_USAGE;

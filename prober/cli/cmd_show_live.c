@@ -1,6 +1,6 @@
 /*
  * cmd_show_live.c -- show --live: the host probed now through the run
- * API (probe_run.h, as `probe` does), each result printed beside the
+ * API (cli_run.h, as `probe` does), each result printed beside the
  * history that follows it and stored, in a run of its own, in the store
  * being shown.
  */
@@ -12,12 +12,12 @@
 
 #include "blocklist.h"
 #include "cli.h"
+#include "cli_run.h"
 #include "histcli.h"
 #include "json.h"
 #include "log.h"
 #include "output.h"
 #include "paths.h"
-#include "probe_run.h"
 #include "show.h"
 #include "store.h"
 #include "version.h"

@@ -3,6 +3,8 @@
 PURE_SRCS += prober/cli/output.c
 CLI_SRCS += prober/cli/cli.c
 CLI_SRCS += prober/cli/cmd_probe.c
+# the CLI's run: one batch, the signals that end it, the progress line
+CLI_SRCS += prober/cli/cli_run.c
 CLI_SRCS += prober/cli/cmd_config.c
 CLI_SRCS += prober/cli/cmd_status.c
 CLI_SRCS += prober/cli/cli_settings.c

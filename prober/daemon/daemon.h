@@ -13,7 +13,7 @@
 #include "alert.h"
 #include "conf.h"
 #include "paths.h"
-#include "probe_run.h"
+#include "runner.h"
 #include "startq.h"
 #include "targets.h"
 #include "tracks.h"

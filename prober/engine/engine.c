@@ -3,9 +3,10 @@
  * moves each path through the stages (engine_int.h), and the hand-over of
  * results.  See engine.h for the model.
  *
- * A path lives in a slot from admission to its result, found through a
- * hash of (family, destination, port) once a reply's ISN cookie has proved
- * it answers a probe of ours (engine_match.c).
+ * engine.c is the top of the engine's files: it calls the match of
+ * replies (engine_match.c), the stages through their table, the paid
+ * output (engine_out.c) and the slots (engine_slot.c); none of them calls
+ * back into it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,83 +14,6 @@
 
 #include "engine_int.h"
 #include "log.h"
-
-/* --- lists --------------------------------------------------------------- */
-
-void
-slot_list_remove(struct slot *s)
-{
-	struct slot_list *l = s->on;
-
-	if (l == NULL)
-		return;
-	if (s->prev != NULL)
-		s->prev->next = s->next;
-	else
-		l->head = s->next;
-	if (s->next != NULL)
-		s->next->prev = s->prev;
-	else
-		l->tail = s->prev;
-	l->n--;
-	s->prev = s->next = NULL;
-	s->on = NULL;
-}
-
-void
-slot_list_append(struct slot_list *l, struct slot *s)
-{
-	slot_list_remove(s);
-	s->prev = l->tail;
-	s->next = NULL;
-	if (l->tail != NULL)
-		l->tail->next = s;
-	else
-		l->head = s;
-	l->tail = s;
-	l->n++;
-	s->on = l;
-}
-
-/* --- the path table ------------------------------------------------------ */
-
-static size_t
-path_hash(const struct engine *e, const struct addr *dst, uint16_t port)
-{
-	/* FNV-1a: the key needs no secrecy, replies are validated first */
-	uint64_t h = 1469598103934665603ull;
-	size_t n = addr_len(dst);
-
-	h = (h ^ dst->family) * 1099511628211ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ dst->bytes[i]) * 1099511628211ull;
-	h = (h ^ (port >> 8)) * 1099511628211ull;
-	h = (h ^ (port & 0xff)) * 1099511628211ull;
-	return (size_t)(h ^ (h >> 32)) & (e->nbuckets - 1);
-}
-
-struct slot *
-engine_path_find(const struct engine *e, const struct addr *dst, uint16_t port)
-{
-	struct slot *s = e->buckets[path_hash(e, dst, port)];
-
-	for (; s != NULL; s = s->hnext)
-		if (s->path.port == port && addr_equal(&s->path.dst, dst))
-			return s;
-	return NULL;
-}
-
-static void
-path_unlink(struct engine *e, struct slot *s)
-{
-	struct slot **pp = &e->buckets[path_hash(e, &s->path.dst, s->path.port)];
-
-	for (; *pp != NULL; pp = &(*pp)->hnext)
-		if (*pp == s) {
-			*pp = s->hnext;
-			return;
-		}
-}
 
 /* --- lifecycle ----------------------------------------------------------- */
 
@@ -125,19 +49,6 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 		return NULL;
 	}
 	cookie_key_init(&e->key, cfg->key);
-	if (cfg->trace_pace > 0) {
-		struct hop_pace_config pc;
-
-		pc.rate_min = cfg->trace_pace;
-		pc.rate_max = cfg->rate;
-		pc.burst = cfg->trace_pace_burst ? cfg->trace_pace_burst : 6;
-		pc.loss_ns = cfg->timeout_ns > 0 ? cfg->timeout_ns : ENGINE_NS_PER_SEC;
-		if (pc.rate_max < pc.rate_min || hop_pace_init(&e->pace, &pc) != 0) {
-			free(e);
-			return NULL;
-		}
-		e->paced = true;
-	}
 	want = cfg->max_inflight * 2;
 	for (e->nbuckets = 64; e->nbuckets < want; e->nbuckets <<= 1)
 		;
@@ -149,23 +60,41 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 	e->stages[STAGE_HANDSHAKE].limit = cfg->max_inflight;
 	e->stages[STAGE_WINDOW].limit = cfg->max_windows > 0 ? cfg->max_windows : 1;
 	e->stages[STAGE_TRACE].limit = cfg->max_traces > 0 ? cfg->max_traces : 1;
+	/* each stage's state of a path after the variants, aligned for its
+	 * widest member (ENGINE_STATE_ALIGN); its state of the engine in a
+	 * block of its own */
+	e->slot_bytes = sizeof(struct slot) + (size_t)cfg->nvariants * sizeof(struct vstate);
+	for (int i = 0; i < STAGE_COUNT; i++) {
+		const struct stage_ops *o = e->stages[i].ops;
+		size_t align = ENGINE_STATE_ALIGN;
+
+		e->slot_bytes = (e->slot_bytes + align - 1) / align * align;
+		e->stages[i].slot_off = e->slot_bytes;
+		e->slot_bytes += o->slot_state_bytes;
+		if (o->engine_state_bytes > 0)
+			e->stages[i].state = xcalloc(1, o->engine_state_bytes);
+	}
+	for (int i = 0; i < STAGE_COUNT; i++)
+		if (e->stages[i].ops->init != NULL && !e->stages[i].ops->init(e)) {
+			engine_free(e);
+			return NULL;
+		}
 	return e;
 }
 
 static size_t
 slot_bytes(const struct engine *e)
 {
-	return sizeof(struct slot) + (size_t)e->cfg.nvariants * sizeof(struct vstate);
+	return e->slot_bytes;
 }
 
-void
-engine_mem(struct engine *e, int64_t delta)
+/* Whether stage id has packets of running paths waiting for tokens. */
+static bool
+stage_sending(const struct engine *e, enum stage_id id)
 {
-	e->mem = (uint64_t)((int64_t)e->mem + delta);
-	if (e->mem > e->n.mem_peak) {
-		e->n.mem_peak = e->mem;
-		e->n.mem_peak_paths = e->inflight;
-	}
+	const struct stage_ops *o = e->stages[id].ops;
+
+	return o->sending != NULL && o->sending(e);
 }
 
 static void
@@ -192,6 +121,8 @@ engine_free(struct engine *e)
 		}
 	}
 	engine_out_free(e);
+	for (int i = 0; i < STAGE_COUNT; i++)
+		free(e->stages[i].state);
 	free(e->buckets);
 	free(e);
 }
@@ -240,43 +171,6 @@ engine_wants_run(const struct engine *e)
 	return e->wants_run;
 }
 
-uint16_t
-engine_variant_sport(const struct engine *e, int v)
-{
-	return (uint16_t)(e->cfg.port_lo + v);
-}
-
-/* The IPv6 flow label of a 4-tuple: constant whatever the tag, so ECMP
- * keeps one path for the handshake, every step of the trace, the window
- * test's connections and our RSTs. */
-uint32_t
-engine_flow_label(const struct engine *e, const struct addr *src, const struct addr *dst,
-    uint16_t sport, uint16_t dport)
-{
-	return cookie_isn(&e->key, src, dst, sport, dport, 0) >> 12;
-}
-
-void
-engine_make_syn(const struct engine *e, const struct slot *s, int v, int tag,
-    uint32_t tsval, struct send_syn *syn)
-{
-	uint16_t sport = engine_variant_sport(e, v);
-
-	memset(syn, 0, sizeof(*syn));
-	syn->variant = v;
-	syn->src = &s->path.src;
-	syn->dst = &s->path.dst;
-	syn->sport = sport;
-	syn->dport = s->path.port;
-	/* only a trace's tag is a TTL */
-	syn->ttl = tag >= 1 && tag <= COOKIE_TRACE_TTL_MAX ? (uint8_t)tag : e->cfg.ttl;
-	syn->isn = cookie_isn(&e->key, &s->path.src, &s->path.dst, sport,
-	    s->path.port, (unsigned)tag);
-	syn->tsval = tsval;
-	syn->flow_label = engine_flow_label(e, &s->path.src, &s->path.dst, sport,
-	    s->path.port);
-}
-
 /* The bucket's depth: 10 ms of the rate, and at low rates up to 10 packets
  * (a tenth of the rate at most, which the refill gives up), so that the
  * packets of one exchange (a window test's SYNs, then its ACKs and
@@ -292,23 +186,6 @@ engine_default_burst(uint64_t rate)
 }
 
 /* --- stages -------------------------------------------------------------- */
-
-void
-engine_stage_over(struct engine *e, struct slot *s)
-{
-	struct stage *st;
-
-	if (s->stage >= STAGE_COUNT)
-		return;
-	st = &e->stages[s->stage];
-	if (s->running && st->running > 0)
-		st->running--;
-	s->running = false;
-	s->left = s->stage;
-	s->stage = STAGE_MOVING;
-	slot_list_append(&e->moving, s);
-	e->wants_run = true;
-}
 
 /* The SYNs as sent beside the replies kept: per variant, the handshake's
  * (its latest attempt) and, when traced, the trace's at TTL 1 (a quote's
@@ -336,12 +213,15 @@ evidence_syns(struct engine *e, struct slot *s)
 				evidence_add(&s->ev, v - 1, 0, EVIDENCE_SYN, fields, buf, len);
 			}
 		}
-		if (s->tr != NULL) {
-			engine_make_syn(e, s, v, 1, s->trace_tsval, &syn);
-			if ((len = e->ops.render_syn(e->ops.arg, &syn, buf, sizeof(buf))) > 0) {
-				snprintf(fields, sizeof(fields), "ttl=1 isn=%08x", (unsigned)syn.isn);
-				evidence_add(&s->ev, v - 1, 1, EVIDENCE_SYN, fields, buf, len);
-			}
+		for (int i = STAGE_HANDSHAKE + 1; i < STAGE_COUNT; i++) {
+			const struct stage_ops *o = e->stages[i].ops;
+			int ttl;
+
+			if (o->evidence_syn == NULL ||
+			    (ttl = o->evidence_syn(e, s, v, &syn, fields, sizeof(fields))) == 0)
+				continue;
+			if ((len = e->ops.render_syn(e->ops.arg, &syn, buf, sizeof(buf))) > 0)
+				evidence_add(&s->ev, v - 1, ttl, EVIDENCE_SYN, fields, buf, len);
 		}
 	}
 	engine_mem(e, (int64_t)evidence_bytes(s->ev) - (int64_t)before);
@@ -374,17 +254,14 @@ path_finish(struct engine *e, struct slot *s)
 		if (why != NULL)
 			snprintf(r->capture_error, sizeof(r->capture_error), "%s", why);
 	}
-	if (s->tr != NULL)
-		for (int v = 0; v < e->cfg.nvariants; v++)
-			r->trace[v] = trace_result(s->tr, v);
-	if (s->wobs != NULL)
-		for (int v = 1; v < e->cfg.nvariants; v++)
-			r->window[v - 1] = s->wobs[v];
+	for (int i = 0; i < STAGE_COUNT; i++)
+		if (e->stages[i].ops->result != NULL)
+			e->stages[i].ops->result(e, s, r);
 	evidence_syns(e, s);
 	r->evidence = s->ev;
 
 	slot_list_remove(s);
-	path_unlink(e, s);
+	engine_path_unlink(e, s);
 	e->inflight--;
 	e->n.paths_done++;
 	engine_out_retire(e, s);
@@ -514,9 +391,7 @@ path_admit(struct engine *e, uint64_t now)
 		s->v[i].obs.sa.wscale = -1;
 		s->v[i].obs.sa.mss = -1;
 	}
-	size_t b = path_hash(e, &p.dst, p.port);
-	s->hnext = e->buckets[b];
-	e->buckets[b] = s;
+	engine_path_insert(e, s);
 	e->inflight++;
 	if (e->inflight > e->n.inflight_peak)
 		e->n.inflight_peak = e->inflight;
@@ -553,7 +428,7 @@ engine_run(struct engine *e, uint64_t now)
 		move_all(e);
 	}
 	admit_waiting(e, now);
-	while (e->hs_sendq.head == NULL && !stage_backlog(e) && engine_out_can(e, now) &&
+	while (!stage_sending(e, STAGE_HANDSHAKE) && !stage_backlog(e) && engine_out_can(e, now) &&
 	    path_admit(e, now)) {
 		e->stages[STAGE_HANDSHAKE].ops->run(e, now);
 		move_all(e);
@@ -610,7 +485,7 @@ next_wake(struct engine *e, uint64_t now)
 		}
 	}
 	if (!e->no_more_paths && !e->paths_later && e->inflight < e->cfg.max_inflight &&
-	    e->hs_sendq.head == NULL && !stage_backlog(e) && !stages_full(e))
+	    !stage_sending(e, STAGE_HANDSHAKE) && !stage_backlog(e) && !stages_full(e))
 		one = true;
 	if (one) {
 		uint64_t t = engine_out_when(e, now, 1);

@@ -37,7 +37,7 @@
 #include "addr.h"
 #include "probe_settings.h"
 #include "result.h"
-#include "send.h"
+#include "wire_send.h"
 
 #define ENGINE_NS_PER_SEC 1000000000ull
 #define ENGINE_NEVER UINT64_MAX

@@ -12,6 +12,14 @@
  * paths while the stage has room and --rate has tokens.  Input only
  * records and asks for a run (engine_wants_run), so nothing recurses and
  * every result is handed over from the run loop.
+ *
+ * The files call down only, never back up:
+ *   engine.c         the run loop: admission, moving on, results
+ *   engine_match.c   a reply to its path and the stage it answers
+ *   stage_*.c        the stages, reached through the table (the match
+ *                    asks stage_window_owns which segments are the test's)
+ *   engine_out.c     every packet sent, paid with a token; the RSTs owed
+ *   engine_slot.c    the slots: lists, the path table, memory, the SYNs
  */
 #ifndef SCALEPROBE_ENGINE_INT_H
 #define SCALEPROBE_ENGINE_INT_H
@@ -22,14 +30,11 @@
 #include "cookie.h"
 #include "engine.h"
 #include "evidence.h"
-#include "hop_pace.h"
 #include "ratelimit.h"
 #include "reply.h"
 #include "rst_owed.h"
-#include "trace.h"
 
 struct slot;
-struct window;
 
 struct slot_list {
 	struct slot *head, *tail;
@@ -60,23 +65,15 @@ struct slot {
 	enum stage_id stage;		/* where the path is */
 	enum stage_id left;		/* while moving: the stage it left */
 	bool running;			/* started in its stage (not waiting) */
-	uint16_t wreq_len;		/* window stage: its request's length */
-	struct trace *tr;		/* trace stage */
-	uint32_t trace_tsval;		/* one TSval for every trace SYN */
-	struct window **win;		/* window stage: a machine per variant */
-	struct window_obs *wobs;	/* its results, per variant */
-	uint8_t *wres;			/* tokens set aside per variant's test */
-	uint64_t deadline;		/* handshake: end of the current round;
-					   window test: its machines' earliest
-					   timer, 0 when input came */
 	uint64_t drops_at_start;
 	uint64_t fails_at_start;	/* send failures when it was admitted */
-	uint32_t pending;		/* handshake: variants still to send;
-					   window test: actions wait for tokens */
-	uint32_t answered;		/* handshake: variants with a reply */
+	struct window_obs *wobs;	/* the window test's results per variant,
+					   for the result and the trace's choice;
+					   NULL: no test ran */
 	struct path_evidence *ev;	/* the packets that prove the result,
 					   until it is handed over (evidence.h) */
-	struct vstate v[];		/* nvariants */
+	struct vstate v[];		/* nvariants; after them each stage's own
+					   state of the path (engine_slot_state) */
 };
 
 /* What a reply is, once matched to a path (engine_match.c). */
@@ -120,12 +117,33 @@ struct stage_ops {
 	uint64_t (*wake)(struct engine *e, uint64_t now);
 	/* Releases the stage's state of s, whether done or abandoned. */
 	void (*free)(struct engine *e, struct slot *s);
+
+	/* The stage's own state, a struct of its file the engine only makes
+	 * room for: per path (engine_slot_state, zeroed at admission) and per
+	 * engine (engine_stage_state, zeroed).  0: none. */
+	size_t slot_state_bytes, engine_state_bytes;
+	/* Sets the engine's state up from e->cfg; false refuses the
+	 * configuration.  NULL: zeroed is ready. */
+	bool (*init)(struct engine *e);
+	/* Whether packets of paths it runs wait for tokens now: new paths
+	 * wait behind them.  NULL: never. */
+	bool (*sending)(const struct engine *e);
+	/* Writes the stage's part of s's result.  NULL: none. */
+	void (*result)(const struct engine *e, const struct slot *s,
+	    struct path_result *r);
+	/* The SYN of variant v the stage sent that the evidence keeps beside
+	 * the replies, and what it says of it: the TTL the evidence files it
+	 * under, 0 for none.  NULL: none. */
+	int (*evidence_syn)(const struct engine *e, const struct slot *s, int v,
+	    struct send_syn *syn, char *fields, size_t len);
 };
 
 struct stage {
 	const struct stage_ops *ops;
 	struct slot_list waiting;	/* wanted, not started: no room yet */
 	size_t running, limit;		/* started and not over; at most */
+	void *state;			/* ops->engine_state_bytes */
+	size_t slot_off;		/* where its state of a path begins */
 };
 
 /* A RST owed to a SYN-ACK, waiting for its token. */
@@ -153,12 +171,8 @@ struct engine {
 
 	struct stage stages[STAGE_COUNT];
 	struct slot_list moving;	/* over with a stage, not yet moved on */
-	struct slot_list hs_sendq;	/* handshake: variants to send */
-	struct slot_list hs_waitq;	/* handshake: all sent, by deadline */
-	struct slot_list win_running, trace_running;
-	struct hop_pace pace;		/* trace probes per TTL (stage_trace.c) */
-	bool paced;			/* cfg.trace_pace set */
-	size_t win_conns;		/* window-test connections open */
+	size_t slot_bytes;		/* a slot with its variants and every
+					   stage's state of the path */
 
 	struct rst_owed *rsts;		/* ring of RSTs owed */
 	size_t rst_head, rst_len, rst_cap;
@@ -169,15 +183,34 @@ struct engine {
 	struct path_result result;	/* scratch for ops->done */
 };
 
+/* A stage's state of a path holds pointers and 64-bit fields at most
+ * (each stage file asserts it): the slot aligns it to this. */
+#define ENGINE_STATE_ALIGN _Alignof(uint64_t)
+
+/* A stage's own state of path s, and of the engine: its file's struct. */
+static inline void *
+engine_slot_state(const struct engine *e, const struct slot *s, enum stage_id id)
+{
+	return (char *)s + e->stages[id].slot_off;
+}
+
+static inline void *
+engine_stage_state(const struct engine *e, enum stage_id id)
+{
+	return e->stages[id].state;
+}
+
 extern const struct stage_ops stage_handshake_ops;
 extern const struct stage_ops stage_window_ops;
 extern const struct stage_ops stage_trace_ops;
 
-/* engine.c */
+/* engine_slot.c: the slots, beneath every other file of the engine */
 void slot_list_remove(struct slot *s);
 void slot_list_append(struct slot_list *l, struct slot *s);
 struct slot *engine_path_find(const struct engine *e, const struct addr *dst,
     uint16_t port);
+void engine_path_insert(struct engine *e, struct slot *s);
+void engine_path_unlink(struct engine *e, struct slot *s);
 /* What the paths in flight hold grew (or shrank) by delta bytes. */
 void engine_mem(struct engine *e, int64_t delta);
 /* The path's stage is over with it: the run loop moves it on. */

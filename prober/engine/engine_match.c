@@ -76,7 +76,8 @@ keep_evidence(struct engine *e, struct slot *s, const struct match *m)
 	if (trace && m->icmp) {
 		struct send_syn syn;
 
-		engine_make_syn(e, s, m->v, m->tag, s->trace_tsval, &syn);
+		/* only its ISN is wanted, which no TSval changes */
+		engine_make_syn(e, s, m->v, m->tag, 0, &syn);
 		snprintf(fields, sizeof(fields), "ttl=%d isn=%08x", m->tag, (unsigned)syn.isn);
 	}
 	evidence_add(&s->ev, m->v - 1, trace ? m->tag : 0,

@@ -1,11 +1,12 @@
 # prober/engine: probes in flight -- the stages (handshake, window test,
 # trace), pacing, cookies, the window test's machine and requests -- handed
-# time and packets; and probe_run.c, the event loop that drives a run.
+# time and packets (prober/run drives it on an event loop).
 PURE_SRCS += prober/engine/cookie.c
 PURE_SRCS += prober/engine/ratelimit.c
 PURE_SRCS += prober/engine/engine.c
 PURE_SRCS += prober/engine/engine_match.c
 PURE_SRCS += prober/engine/engine_out.c
+PURE_SRCS += prober/engine/engine_slot.c
 PURE_SRCS += prober/engine/rst_owed.c
 PURE_SRCS += prober/engine/stage_handshake.c
 PURE_SRCS += prober/engine/stage_window.c
@@ -13,7 +14,9 @@ PURE_SRCS += prober/engine/stage_trace.c
 PURE_SRCS += prober/engine/trace.c
 PURE_SRCS += prober/engine/hop_pace.c
 PURE_SRCS += prober/engine/window.c
+PURE_SRCS += prober/engine/window_act.c
+PURE_SRCS += prober/engine/window_round.c
+PURE_SRCS += prober/engine/window_result.c
 PURE_SRCS += prober/engine/window_judge.c
 PURE_SRCS += prober/engine/window_ranges.c
 PURE_SRCS += prober/engine/request.c
-PROBER_SRCS += prober/engine/probe_run.c

@@ -202,13 +202,85 @@ tls_ext_begin(struct out *o, unsigned type, size_t *at)
 	*at = out_len_begin(o, 2);
 }
 
+#define TLS_X25519_LEN 32		/* an x25519 public key */
+
+/* The ClientHello's extensions but the padding: the server name when
+ * there is one, then what a browser offers (groups, ALPN, signature
+ * algorithms, an x25519 key share, TLS 1.3 and 1.2). */
+static void
+tls_extensions(struct out *o, const char *name, size_t namelen,
+    const uint8_t share[TLS_X25519_LEN])
+{
+	size_t e, lst;
+
+	if (namelen > 0) {
+		tls_ext_begin(o, 0x0000, &e);	/* server_name */
+		lst = out_len_begin(o, 2);
+		out_u8(o, 0);			/* host_name */
+		out_u16(o, (unsigned)namelen);
+		out_bytes(o, name, namelen);
+		out_len_end(o, lst, 2);
+		out_len_end(o, e, 2);
+	}
+	tls_ext_begin(o, 0x0017, &e);		/* extended_master_secret */
+	out_len_end(o, e, 2);
+	tls_ext_begin(o, 0xff01, &e);		/* renegotiation_info */
+	out_u8(o, 0);
+	out_len_end(o, e, 2);
+	tls_ext_begin(o, 0x000a, &e);		/* supported_groups */
+	lst = out_len_begin(o, 2);
+	for (size_t i = 0; i < sizeof(tls_groups) / sizeof(tls_groups[0]); i++)
+		out_u16(o, tls_groups[i]);
+	out_len_end(o, lst, 2);
+	out_len_end(o, e, 2);
+	tls_ext_begin(o, 0x000b, &e);		/* ec_point_formats: uncompressed */
+	out_u8(o, 1);
+	out_u8(o, 0);
+	out_len_end(o, e, 2);
+	tls_ext_begin(o, 0x0023, &e);		/* session_ticket, empty */
+	out_len_end(o, e, 2);
+	tls_ext_begin(o, 0x0010, &e);		/* ALPN */
+	lst = out_len_begin(o, 2);
+	out_u8(o, 8);
+	out_str(o, "http/1.1");
+	out_len_end(o, lst, 2);
+	out_len_end(o, e, 2);
+	tls_ext_begin(o, 0x0005, &e);		/* status_request: OCSP */
+	out_u8(o, 1);
+	out_u16(o, 0);
+	out_u16(o, 0);
+	out_len_end(o, e, 2);
+	tls_ext_begin(o, 0x000d, &e);		/* signature_algorithms */
+	lst = out_len_begin(o, 2);
+	for (size_t i = 0; i < sizeof(tls_sigalgs) / sizeof(tls_sigalgs[0]); i++)
+		out_u16(o, tls_sigalgs[i]);
+	out_len_end(o, lst, 2);
+	out_len_end(o, e, 2);
+	tls_ext_begin(o, 0x0033, &e);		/* key_share: x25519 */
+	lst = out_len_begin(o, 2);
+	out_u16(o, 0x001d);
+	out_u16(o, TLS_X25519_LEN);
+	out_bytes(o, share, TLS_X25519_LEN);
+	out_len_end(o, lst, 2);
+	out_len_end(o, e, 2);
+	tls_ext_begin(o, 0x002d, &e);		/* psk_key_exchange_modes: psk_dhe_ke */
+	out_u8(o, 1);
+	out_u8(o, 1);
+	out_len_end(o, e, 2);
+	tls_ext_begin(o, 0x002b, &e);		/* supported_versions: 1.3, 1.2 */
+	out_u8(o, 4);
+	out_u16(o, 0x0304);
+	out_u16(o, 0x0303);
+	out_len_end(o, e, 2);
+}
+
 size_t
 request_tls(uint8_t *buf, size_t cap, const char *sni, uint64_t seed)
 {
 	struct out o = { buf, cap, 0, false };
 	char name[REQUEST_NAME_MAX + 1];
-	uint8_t rnd[32], sid[32], share[32];
-	size_t rec, hs, lst, exts, e, l2, namelen, hslen;
+	uint8_t rnd[32], sid[32], share[TLS_X25519_LEN];
+	size_t rec, hs, lst, exts, l2, namelen, hslen;
 
 	namelen = request_sni_name(sni, name, sizeof(name));
 	if (sni != NULL && sni[0] != '\0' && namelen == 0) {
@@ -240,65 +312,7 @@ request_tls(uint8_t *buf, size_t cap, const char *sni, uint64_t seed)
 	out_u8(&o, 0);
 	exts = out_len_begin(&o, 2);
 
-	if (namelen > 0) {
-		tls_ext_begin(&o, 0x0000, &e);	/* server_name */
-		lst = out_len_begin(&o, 2);
-		out_u8(&o, 0);			/* host_name */
-		out_u16(&o, (unsigned)namelen);
-		out_bytes(&o, name, namelen);
-		out_len_end(&o, lst, 2);
-		out_len_end(&o, e, 2);
-	}
-	tls_ext_begin(&o, 0x0017, &e);		/* extended_master_secret */
-	out_len_end(&o, e, 2);
-	tls_ext_begin(&o, 0xff01, &e);		/* renegotiation_info */
-	out_u8(&o, 0);
-	out_len_end(&o, e, 2);
-	tls_ext_begin(&o, 0x000a, &e);		/* supported_groups */
-	lst = out_len_begin(&o, 2);
-	for (size_t i = 0; i < sizeof(tls_groups) / sizeof(tls_groups[0]); i++)
-		out_u16(&o, tls_groups[i]);
-	out_len_end(&o, lst, 2);
-	out_len_end(&o, e, 2);
-	tls_ext_begin(&o, 0x000b, &e);		/* ec_point_formats: uncompressed */
-	out_u8(&o, 1);
-	out_u8(&o, 0);
-	out_len_end(&o, e, 2);
-	tls_ext_begin(&o, 0x0023, &e);		/* session_ticket, empty */
-	out_len_end(&o, e, 2);
-	tls_ext_begin(&o, 0x0010, &e);		/* ALPN */
-	lst = out_len_begin(&o, 2);
-	out_u8(&o, 8);
-	out_str(&o, "http/1.1");
-	out_len_end(&o, lst, 2);
-	out_len_end(&o, e, 2);
-	tls_ext_begin(&o, 0x0005, &e);		/* status_request: OCSP */
-	out_u8(&o, 1);
-	out_u16(&o, 0);
-	out_u16(&o, 0);
-	out_len_end(&o, e, 2);
-	tls_ext_begin(&o, 0x000d, &e);		/* signature_algorithms */
-	lst = out_len_begin(&o, 2);
-	for (size_t i = 0; i < sizeof(tls_sigalgs) / sizeof(tls_sigalgs[0]); i++)
-		out_u16(&o, tls_sigalgs[i]);
-	out_len_end(&o, lst, 2);
-	out_len_end(&o, e, 2);
-	tls_ext_begin(&o, 0x0033, &e);		/* key_share: x25519 */
-	lst = out_len_begin(&o, 2);
-	out_u16(&o, 0x001d);
-	out_u16(&o, sizeof(share));
-	out_bytes(&o, share, sizeof(share));
-	out_len_end(&o, lst, 2);
-	out_len_end(&o, e, 2);
-	tls_ext_begin(&o, 0x002d, &e);		/* psk_key_exchange_modes: psk_dhe_ke */
-	out_u8(&o, 1);
-	out_u8(&o, 1);
-	out_len_end(&o, e, 2);
-	tls_ext_begin(&o, 0x002b, &e);		/* supported_versions: 1.3, 1.2 */
-	out_u8(&o, 4);
-	out_u16(&o, 0x0304);
-	out_u16(&o, 0x0303);
-	out_len_end(&o, e, 2);
+	tls_extensions(&o, name, namelen, share);
 
 	/* RFC 7685 padding, as BoringSSL does it: a hello of 256..511 bytes
 	 * (handshake header included) grows to 512. */

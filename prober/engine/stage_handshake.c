@@ -12,6 +12,33 @@
 
 #include "engine_int.h"
 
+/* The stage's own state: its two lists, and per path its round. */
+struct hs_engine {
+	struct slot_list sendq;		/* variants still to send this round */
+	struct slot_list waitq;		/* all sent, by deadline */
+};
+
+struct hs_slot {
+	uint64_t deadline;		/* end of the current round */
+	uint32_t pending;		/* variants still to send */
+	uint32_t answered;		/* variants with a reply */
+};
+
+static struct hs_engine *
+hs_engine(const struct engine *e)
+{
+	return engine_stage_state(e, STAGE_HANDSHAKE);
+}
+
+_Static_assert(_Alignof(struct hs_slot) <= ENGINE_STATE_ALIGN,
+    "the slot does not align struct hs_slot");
+
+static struct hs_slot *
+hs_slot(const struct engine *e, const struct slot *s)
+{
+	return engine_slot_state(e, s, STAGE_HANDSHAKE);
+}
+
 static uint32_t
 all_variants(const struct engine *e)
 {
@@ -23,8 +50,8 @@ static void
 hs_start(struct engine *e, struct slot *s, uint64_t now)
 {
 	(void)now;
-	s->pending = all_variants(e);
-	slot_list_append(&e->hs_sendq, s);
+	hs_slot(e, s)->pending = all_variants(e);
+	slot_list_append(&hs_engine(e)->sendq, s);
 }
 
 /* Variant v's SYN, paid with a token; false when none was left. */
@@ -50,10 +77,11 @@ send_variant(struct engine *e, struct slot *s, int v, uint64_t now)
 static void
 expire(struct engine *e, struct slot *s)
 {
+	struct hs_slot *h = hs_slot(e, s);
 	uint32_t again = 0;
 
 	for (int v = 0; v < e->cfg.nvariants; v++) {
-		if (s->answered & (1u << v))
+		if (h->answered & (1u << v))
 			continue;
 		if (s->v[v].obs.attempts <= e->cfg.retries)
 			again |= 1u << v;
@@ -62,18 +90,19 @@ expire(struct engine *e, struct slot *s)
 		engine_stage_over(e, s);
 		return;
 	}
-	s->pending = again;
-	slot_list_append(&e->hs_sendq, s);
+	h->pending = again;
+	slot_list_append(&hs_engine(e)->sendq, s);
 }
 
 static void
 hs_run(struct engine *e, uint64_t now)
 {
+	struct hs_engine *he = hs_engine(e);
 	bool drained = false;
 	struct slot *s;
 
 	/* timeouts first: their retries go ahead of new paths */
-	while ((s = e->hs_waitq.head) != NULL && s->deadline <= now) {
+	while ((s = he->waitq.head) != NULL && hs_slot(e, s)->deadline <= now) {
 		if (!drained && e->ops.drain != NULL) {
 			/* a reply may sit in the capture ring: read it before
 			 * calling anything silent (it may end the head's stage) */
@@ -83,15 +112,16 @@ hs_run(struct engine *e, uint64_t now)
 		}
 		expire(e, s);
 	}
-	while ((s = e->hs_sendq.head) != NULL) {
-		int v = __builtin_ctz(s->pending);
+	while ((s = he->sendq.head) != NULL) {
+		struct hs_slot *h = hs_slot(e, s);
+		int v = __builtin_ctz(h->pending);
 
 		if (!send_variant(e, s, v, now))
 			break;
-		s->pending &= ~(1u << v);
-		if (s->pending == 0) {
-			s->deadline = now + e->cfg.timeout_ns;
-			slot_list_append(&e->hs_waitq, s);
+		h->pending &= ~(1u << v);
+		if (h->pending == 0) {
+			h->deadline = now + e->cfg.timeout_ns;
+			slot_list_append(&he->waitq, s);
 		}
 	}
 }
@@ -99,11 +129,20 @@ hs_run(struct engine *e, uint64_t now)
 static uint64_t
 hs_wake(struct engine *e, uint64_t now)
 {
-	if (e->hs_sendq.head != NULL)
+	const struct hs_engine *he = hs_engine(e);
+
+	if (he->sendq.head != NULL)
 		return engine_out_when(e, now, 1);	/* SYNs wait for tokens */
-	if (e->hs_waitq.head != NULL)
-		return e->hs_waitq.head->deadline;
+	if (he->waitq.head != NULL)
+		return hs_slot(e, he->waitq.head)->deadline;
 	return ENGINE_NEVER;
+}
+
+/* Whether SYNs wait for tokens: new paths wait behind them. */
+static bool
+hs_sending(const struct engine *e)
+{
+	return hs_engine(e)->sendq.head != NULL;
 }
 
 /* Records what answered variant v; a path with every variant answered is
@@ -113,6 +152,8 @@ hs_input(struct engine *e, struct slot *s, const struct match *m,
     const struct reply *r, uint64_t now)
 {
 	struct vstate *vs = &s->v[m->v];
+	struct hs_engine *he = hs_engine(e);
+	struct hs_slot *h = hs_slot(e, s);
 
 	if (m->kind == REPLY_SYNACK)
 		e->n.synacks++;
@@ -135,13 +176,13 @@ hs_input(struct engine *e, struct slot *s, const struct match *m,
 		vs->obs.icmp_code = r->icmp_code;
 		vs->obs.icmp_from = r->src;
 	}
-	s->answered |= 1u << m->v;
-	s->pending &= ~(1u << m->v);
-	if (s->answered == all_variants(e))
+	h->answered |= 1u << m->v;
+	h->pending &= ~(1u << m->v);
+	if (h->answered == all_variants(e))
 		engine_stage_over(e, s);
-	else if (s->pending == 0 && s->on == &e->hs_sendq) {
-		s->deadline = now + e->cfg.timeout_ns;
-		slot_list_append(&e->hs_waitq, s);
+	else if (h->pending == 0 && s->on == &he->sendq) {
+		h->deadline = now + e->cfg.timeout_ns;
+		slot_list_append(&he->waitq, s);
 	}
 }
 
@@ -153,4 +194,7 @@ const struct stage_ops stage_handshake_ops = {
 	.run = hs_run,
 	.wake = hs_wake,
 	.free = NULL,
+	.slot_state_bytes = sizeof(struct hs_slot),
+	.engine_state_bytes = sizeof(struct hs_engine),
+	.sending = hs_sending,
 };

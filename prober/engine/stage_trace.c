@@ -5,10 +5,60 @@
  * itself is trace.c, the comparison of a quote with the bytes sent
  * quote.c.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "engine_int.h"
+#include "hop_pace.h"
 #include "quote.h"
+#include "trace.h"
+
+/* The stage's own state: the traces running and the pace per TTL across
+ * them, and per path its trace. */
+struct tr_engine {
+	struct slot_list running;
+	struct hop_pace pace;		/* trace probes per TTL (hop_pace.h) */
+	bool paced;			/* cfg.trace_pace set */
+};
+
+struct tr_slot {
+	struct trace *tr;		/* NULL until the trace starts */
+	uint32_t tsval;			/* one TSval for every trace SYN */
+};
+
+static struct tr_engine *
+tr_engine(const struct engine *e)
+{
+	return engine_stage_state(e, STAGE_TRACE);
+}
+
+_Static_assert(_Alignof(struct tr_slot) <= ENGINE_STATE_ALIGN,
+    "the slot does not align struct tr_slot");
+
+static struct tr_slot *
+tr_slot(const struct engine *e, const struct slot *s)
+{
+	return engine_slot_state(e, s, STAGE_TRACE);
+}
+
+/* The pace of trace probes per TTL, when --trace-pace asks for one. */
+static bool
+tr_init(struct engine *e)
+{
+	struct tr_engine *te = tr_engine(e);
+	struct hop_pace_config pc;
+
+	if (e->cfg.trace_pace == 0)
+		return true;
+	pc.rate_min = e->cfg.trace_pace;
+	pc.rate_max = e->cfg.rate;
+	pc.burst = e->cfg.trace_pace_burst ? e->cfg.trace_pace_burst : 6;
+	pc.loss_ns = e->cfg.timeout_ns > 0 ? e->cfg.timeout_ns : ENGINE_NS_PER_SEC;
+	if (pc.rate_max < pc.rate_min || hop_pace_init(&te->pace, &pc) != 0)
+		return false;
+	te->paced = true;
+	return true;
+}
 
 /* Whether a window test says variant v is clean: it ran, concluded, and
  * the shift the server applied is the one sent (14 for anything above). */
@@ -58,6 +108,7 @@ trace_wanted(struct engine *e, const struct slot *s)
 static void
 tr_start(struct engine *e, struct slot *s, uint64_t now)
 {
+	struct tr_slot *ts = tr_slot(e, s);
 	struct trace_config tc;
 
 	memset(&tc, 0, sizeof(tc));
@@ -66,15 +117,15 @@ tr_start(struct engine *e, struct slot *s, uint64_t now)
 	tc.retries = e->cfg.retries;
 	tc.gap_ns = e->cfg.trace_gap_ns;
 	tc.timeout_ns = e->cfg.timeout_ns;
-	s->tr = trace_new(&tc, now);
-	if (s->tr == NULL) {
+	ts->tr = trace_new(&tc, now);
+	if (ts->tr == NULL) {
 		engine_stage_over(e, s);
 		return;
 	}
 	engine_mem(e, (int64_t)trace_bytes(e->cfg.nvariants));
-	s->trace_tsval = (uint32_t)(now / 1000000u);
+	ts->tsval = (uint32_t)(now / 1000000u);
 	e->n.paths_traced++;
-	slot_list_append(&e->trace_running, s);
+	slot_list_append(&tr_engine(e)->running, s);
 }
 
 /* Sends the trace probes due now, as far as the tokens go; the stage is
@@ -82,27 +133,29 @@ tr_start(struct engine *e, struct slot *s, uint64_t now)
 static void
 tr_run(struct engine *e, uint64_t now)
 {
+	struct tr_engine *te = tr_engine(e);
 	struct slot *s, *next;
 
-	if (e->paced)
-		hop_pace_expire(&e->pace, now);
-	for (s = e->trace_running.head; s != NULL; s = next) {
+	if (te->paced)
+		hop_pace_expire(&te->pace, now);
+	for (s = te->running.head; s != NULL; s = next) {
+		struct tr_slot *ts = tr_slot(e, s);
 		int v, ttl;
 
 		next = s->next;
 		/* a TTL out of its budget holds this trace back, not the others */
-		while (engine_out_can(e, now) && trace_next(s->tr, now, &v, &ttl) &&
-		    (!e->paced || hop_pace_can(&e->pace, ttl, now))) {
+		while (engine_out_can(e, now) && trace_next(ts->tr, now, &v, &ttl) &&
+		    (!te->paced || hop_pace_can(&te->pace, ttl, now))) {
 			struct send_syn syn;
 
-			engine_make_syn(e, s, v, ttl, s->trace_tsval, &syn);
+			engine_make_syn(e, s, v, ttl, ts->tsval, &syn);
 			if (engine_out_syn(e, &syn, now) > 0)
 				e->n.trace_sent++;
-			if (e->paced)
-				hop_pace_sent(&e->pace, ttl, now);
-			trace_sent(s->tr, v, ttl, now);
+			if (te->paced)
+				hop_pace_sent(&te->pace, ttl, now);
+			trace_sent(ts->tr, v, ttl, now);
 		}
-		if (trace_step(s->tr, now))
+		if (trace_step(ts->tr, now))
 			engine_stage_over(e, s);
 	}
 }
@@ -110,18 +163,20 @@ tr_run(struct engine *e, uint64_t now)
 static uint64_t
 tr_wake(struct engine *e, uint64_t now)
 {
+	struct tr_engine *te = tr_engine(e);
 	uint64_t next = ENGINE_NEVER, paced = ENGINE_NEVER;
 	bool due = false;
 
-	for (struct slot *s = e->trace_running.head; s != NULL; s = s->next) {
-		uint64_t w = trace_wake(s->tr);
+	for (struct slot *s = te->running.head; s != NULL; s = s->next) {
+		struct trace *tr = tr_slot(e, s)->tr;
+		uint64_t w = trace_wake(tr);
 		int v, ttl;
 
 		/* a probe due now whose TTL is out of budget waits for the
 		 * budget, not for --rate's next token */
-		if (w <= now && e->paced && trace_next(s->tr, now, &v, &ttl) &&
-		    !hop_pace_can(&e->pace, ttl, now)) {
-			uint64_t t = hop_pace_when(&e->pace, ttl, now);
+		if (w <= now && te->paced && trace_next(tr, now, &v, &ttl) &&
+		    !hop_pace_can(&te->pace, ttl, now)) {
+			uint64_t t = hop_pace_when(&te->pace, ttl, now);
 
 			if (t < paced)
 				paced = t;
@@ -150,8 +205,9 @@ quote(struct engine *e, struct slot *s, int v, int ttl, const struct reply *r,
 	struct send_syn syn;
 	struct hop_quote q;
 	size_t len = 0;
+	struct tr_slot *ts = tr_slot(e, s);
 
-	engine_make_syn(e, s, v, ttl, s->trace_tsval, &syn);
+	engine_make_syn(e, s, v, ttl, ts->tsval, &syn);
 	if (e->ops.render_syn != NULL)
 		len = e->ops.render_syn(e->ops.arg, &syn, sent, sizeof(sent));
 	memset(&q, 0, sizeof(q));
@@ -159,34 +215,64 @@ quote(struct engine *e, struct slot *s, int v, int ttl, const struct reply *r,
 	q.from = r->src;
 	q.rfc4884 = r->rfc4884;
 	e->n.trace_hops++;
-	trace_hop(s->tr, v, ttl, &q, now);
+	trace_hop(ts->tr, v, ttl, &q, now);
 }
 
 static void
 tr_input(struct engine *e, struct slot *s, const struct match *m,
     const struct reply *r, uint64_t now)
 {
-	if (e->paced)
-		hop_pace_answered(&e->pace, m->tag, now);
+	struct tr_engine *te = tr_engine(e);
+	struct trace *tr = tr_slot(e, s)->tr;
+
+	if (te->paced)
+		hop_pace_answered(&te->pace, m->tag, now);
 	if (m->icmp) {
 		/* an ICMP error from a router on the way */
 		quote(e, s, m->v, m->tag, r, now);
 		if (r->unreach)
-			trace_refused(s->tr, m->v, m->tag);
+			trace_refused(tr, m->v, m->tag);
 		return;
 	}
 	/* a trace probe reached the destination */
 	e->n.trace_dest++;
-	trace_dest(s->tr, m->v, m->tag);
+	trace_dest(tr, m->v, m->tag);
 }
 
 static void
 tr_free(struct engine *e, struct slot *s)
 {
-	if (s->tr != NULL)
+	struct tr_slot *ts = tr_slot(e, s);
+
+	if (ts->tr != NULL)
 		engine_mem(e, -(int64_t)trace_bytes(e->cfg.nvariants));
-	trace_free(s->tr);
-	s->tr = NULL;
+	trace_free(ts->tr);
+	ts->tr = NULL;
+}
+
+static void
+tr_result(const struct engine *e, const struct slot *s, struct path_result *r)
+{
+	const struct tr_slot *ts = tr_slot(e, s);
+
+	if (ts->tr != NULL)
+		for (int v = 0; v < e->cfg.nvariants; v++)
+			r->trace[v] = trace_result(ts->tr, v);
+}
+
+/* The trace's SYN of variant v at TTL 1, kept beside the quotes (each
+ * quote's fields say what its own SYN had otherwise). */
+static int
+tr_evidence_syn(const struct engine *e, const struct slot *s, int v, struct send_syn *syn,
+    char *fields, size_t len)
+{
+	const struct tr_slot *ts = tr_slot(e, s);
+
+	if (ts->tr == NULL)
+		return 0;
+	engine_make_syn(e, s, v, 1, ts->tsval, syn);
+	snprintf(fields, len, "ttl=1 isn=%08x", (unsigned)syn->isn);
+	return 1;
 }
 
 const struct stage_ops stage_trace_ops = {
@@ -197,4 +283,9 @@ const struct stage_ops stage_trace_ops = {
 	.run = tr_run,
 	.wake = tr_wake,
 	.free = tr_free,
+	.slot_state_bytes = sizeof(struct tr_slot),
+	.engine_state_bytes = sizeof(struct tr_engine),
+	.init = tr_init,
+	.result = tr_result,
+	.evidence_syn = tr_evidence_syn,
 };

@@ -16,6 +16,38 @@
 #include "log.h"
 #include "window.h"
 
+/* The stage's own state: the tests running and their connections open,
+ * and per path its machines. */
+struct win_engine {
+	struct slot_list running;
+	size_t conns;			/* connections open */
+};
+
+struct win_slot {
+	struct window **win;		/* a machine per variant, the request
+					   after them */
+	uint8_t *wres;			/* tokens set aside per variant's test */
+	uint64_t deadline;		/* the machines' earliest timer, 0 when
+					   input came */
+	uint32_t pending;		/* an action waits for tokens */
+	uint16_t req_len;		/* the request's length */
+};
+
+static struct win_engine *
+win_engine(const struct engine *e)
+{
+	return engine_stage_state(e, STAGE_WINDOW);
+}
+
+_Static_assert(_Alignof(struct win_slot) <= ENGINE_STATE_ALIGN,
+    "the slot does not align struct win_slot");
+
+static struct win_slot *
+win_slot(const struct engine *e, const struct slot *s)
+{
+	return engine_slot_state(e, s, STAGE_WINDOW);
+}
+
 /* The request for s into buf; 0 when its port has none. */
 static size_t
 request(struct engine *e, const struct slot *s, uint8_t *buf, size_t cap)
@@ -29,8 +61,10 @@ request(struct engine *e, const struct slot *s, uint8_t *buf, size_t cap)
 static size_t
 win_arrays_bytes(const struct engine *e, const struct slot *s)
 {
-	return (size_t)e->cfg.nvariants * (sizeof(*s->win) + sizeof(*s->wobs) +
-	    sizeof(*s->wres)) + s->wreq_len;
+	const struct win_slot *ws = win_slot(e, s);
+
+	return (size_t)e->cfg.nvariants * (sizeof(*ws->win) + sizeof(*s->wobs) +
+	    sizeof(*ws->wres)) + ws->req_len;
 }
 
 static bool
@@ -55,7 +89,8 @@ win_wanted(struct engine *e, const struct slot *s)
 static void
 send_actions(struct engine *e, struct slot *s, int v, uint64_t now)
 {
-	struct window *w = s->win[v];
+	struct win_slot *ws = win_slot(e, s);
+	struct window *w = ws->win[v];
 	struct window_act a;
 	int kind;
 
@@ -67,11 +102,11 @@ send_actions(struct engine *e, struct slot *s, int v, uint64_t now)
 		int rc;
 
 		/* a token first: the action stays in the machine without one */
-		if (kind == WINDOW_ACT_SYN && s->wres[v] == 0 && e->burst > FIRST_EXCHANGE) {
+		if (kind == WINDOW_ACT_SYN && ws->wres[v] == 0 && e->burst > FIRST_EXCHANGE) {
 			if (engine_out_tokens(e, now) < 1 + FIRST_EXCHANGE)
 				return;
 			first = true;
-		} else if (kind != WINDOW_ACT_SYN && s->wres[v] > 0) {
+		} else if (kind != WINDOW_ACT_SYN && ws->wres[v] > 0) {
 			promised = true;
 		} else if (!engine_out_can(e, now)) {
 			return;
@@ -87,7 +122,7 @@ send_actions(struct engine *e, struct slot *s, int v, uint64_t now)
 			syn.isn = a.seq;
 			rc = engine_out_syn(e, &syn, now);
 			if (rc != 0 && first && engine_out_reserve(e, FIRST_EXCHANGE, now))
-				s->wres[v] = FIRST_EXCHANGE;
+				ws->wres[v] = FIRST_EXCHANGE;
 		} else {
 			memset(&seg, 0, sizeof(seg));
 			seg.src = &s->path.src;
@@ -106,7 +141,7 @@ send_actions(struct engine *e, struct slot *s, int v, uint64_t now)
 			/* the SYN's flow label keeps every segment on its path */
 			seg.flow_label = syn.flow_label;
 			if (promised) {
-				s->wres[v]--;
+				ws->wres[v]--;
 				rc = engine_out_segment_reserved(e, &seg, now);
 			} else {
 				rc = engine_out_segment(e, &seg, now);
@@ -162,7 +197,7 @@ copy_result(struct engine *e, struct slot *s, int v)
 	struct window_result wr;
 	struct window_obs *o = &s->wobs[v];
 
-	window_result(s->win[v], &wr);
+	window_result(win_slot(e, s)->win[v], &wr);
 	log_result(e, s, v, &wr);
 	memset(o, 0, sizeof(*o));
 	o->ran = true;
@@ -185,25 +220,27 @@ copy_result(struct engine *e, struct slot *s, int v)
 static void
 over_if_done(struct engine *e, struct slot *s)
 {
+	struct win_slot *ws = win_slot(e, s);
+
 	/* a connection that ended without its SYN-ACK gives its tokens back */
 	for (int v = 1; v < e->cfg.nvariants; v++)
-		if (s->win[v] != NULL && s->wres[v] > 0 && window_done(s->win[v])) {
-			engine_out_release(e, s->wres[v]);
-			s->wres[v] = 0;
+		if (ws->win[v] != NULL && ws->wres[v] > 0 && window_done(ws->win[v])) {
+			engine_out_release(e, ws->wres[v]);
+			ws->wres[v] = 0;
 		}
 	for (int v = 1; v < e->cfg.nvariants; v++)
-		if (s->win[v] != NULL &&
-		    (!window_done(s->win[v]) || window_pending(s->win[v])))
+		if (ws->win[v] != NULL &&
+		    (!window_done(ws->win[v]) || window_pending(ws->win[v])))
 			return;
 	for (int v = 1; v < e->cfg.nvariants; v++)
-		if (s->win[v] != NULL) {
+		if (ws->win[v] != NULL) {
 			copy_result(e, s, v);
-			window_free(s->win[v]);
-			s->win[v] = NULL;
-			e->win_conns--;
+			window_free(ws->win[v]);
+			ws->win[v] = NULL;
+			win_engine(e)->conns--;
 			engine_mem(e, -(int64_t)window_bytes());
-			engine_out_release(e, s->wres[v]);
-			s->wres[v] = 0;
+			engine_out_release(e, ws->wres[v]);
+			ws->wres[v] = 0;
 		}
 	engine_stage_over(e, s);
 }
@@ -216,21 +253,23 @@ over_if_done(struct engine *e, struct slot *s)
 static void
 win_slot_wake(const struct engine *e, struct slot *s)
 {
-	s->deadline = ENGINE_NEVER;
-	s->pending = 0;
+	struct win_slot *ws = win_slot(e, s);
+
+	ws->deadline = ENGINE_NEVER;
+	ws->pending = 0;
 	for (int v = 1; v < e->cfg.nvariants; v++) {
-		const struct window *w = s->win[v];
+		const struct window *w = ws->win[v];
 		uint64_t t;
 
 		if (w == NULL)
 			continue;
 		if (window_pending(w)) {
-			s->pending = 1;
+			ws->pending = 1;
 			continue;
 		}
 		t = window_next_wake(w);
-		if (t < s->deadline)
-			s->deadline = t;
+		if (t < ws->deadline)
+			ws->deadline = t;
 	}
 }
 
@@ -247,7 +286,9 @@ win_start_need(struct engine *e)
 	uint64_t conns = (uint64_t)e->cfg.nvariants - 1;
 	uint64_t need = (1 + FIRST_EXCHANGE) * conns;
 
-	if (e->win_conns > 0 && e->win_conns + conns > e->cfg.rate / 50)
+	size_t now_open = win_engine(e)->conns;
+
+	if (now_open > 0 && now_open + conns > e->cfg.rate / 50)
 		return ENGINE_NEVER;
 	return need < e->burst ? need : e->burst;
 }
@@ -255,21 +296,22 @@ win_start_need(struct engine *e)
 static void
 win_start(struct engine *e, struct slot *s, uint64_t now)
 {
+	struct win_slot *ws = win_slot(e, s);
 	uint8_t buf[WINDOW_REQUEST_MAX], *req;
 	size_t len = request(e, s, buf, sizeof(buf));
 
 	/* the request once per path, after the machines' pointers in the
 	 * same block: the tests of its scales share it, and it goes with
 	 * them (win_free) */
-	s->win = xcalloc(1, (size_t)e->cfg.nvariants * sizeof(*s->win) + len);
-	req = (uint8_t *)(s->win + e->cfg.nvariants);
+	ws->win = xcalloc(1, (size_t)e->cfg.nvariants * sizeof(*ws->win) + len);
+	req = (uint8_t *)(ws->win + e->cfg.nvariants);
 	memcpy(req, buf, len);
-	s->wreq_len = (uint16_t)len;
+	ws->req_len = (uint16_t)len;
 	s->wobs = xcalloc((size_t)e->cfg.nvariants, sizeof(*s->wobs));
-	s->wres = xcalloc((size_t)e->cfg.nvariants, sizeof(*s->wres));
+	ws->wres = xcalloc((size_t)e->cfg.nvariants, sizeof(*ws->wres));
 	engine_mem(e, (int64_t)win_arrays_bytes(e, s));
 	e->n.paths_windowed++;
-	slot_list_append(&e->win_running, s);
+	slot_list_append(&win_engine(e)->running, s);
 	for (int v = 1; v < e->cfg.nvariants; v++) {
 		struct window_config wc;
 
@@ -284,11 +326,11 @@ win_start(struct engine *e, struct slot *s, uint64_t now)
 		wc.isn_second = cookie_isn(&e->key, &s->path.src, &s->path.dst,
 		    (uint16_t)(engine_variant_sport(e, v) + ENGINE_SECOND_PORTS),
 		    s->path.port, COOKIE_TAG_WINDOW);
-		s->win[v] = window_start(&wc, cookie_isn(&e->key, &s->path.src,
+		ws->win[v] = window_start(&wc, cookie_isn(&e->key, &s->path.src,
 		    &s->path.dst, engine_variant_sport(e, v), s->path.port,
 		    COOKIE_TAG_WINDOW), now);
-		if (s->win[v] != NULL) {
-			e->win_conns++;
+		if (ws->win[v] != NULL) {
+			win_engine(e)->conns++;
 			engine_mem(e, (int64_t)window_bytes());
 			send_actions(e, s, v, now);
 		}
@@ -301,8 +343,9 @@ static void
 win_input(struct engine *e, struct slot *s, const struct match *m,
     const struct reply *r, uint64_t now)
 {
+	struct win_slot *ws = win_slot(e, s);
 	struct window_seg seg;
-	struct window *w = s->win[m->v];
+	struct window *w = ws->win[m->v];
 
 	memset(&seg, 0, sizeof(seg));
 	seg.seq = r->seq;
@@ -318,7 +361,7 @@ win_input(struct engine *e, struct slot *s, const struct match *m,
 	seg.second = r->dport != engine_variant_sport(e, m->v);
 	window_input(w, &seg, now);
 	/* what it asks for leaves at the next run, which input asks for */
-	s->deadline = 0;
+	ws->deadline = 0;
 	e->wants_run = true;
 }
 
@@ -327,12 +370,14 @@ win_run(struct engine *e, uint64_t now)
 {
 	struct slot *s, *next;
 
-	for (s = e->win_running.head; s != NULL; s = next) {
+	for (s = win_engine(e)->running.head; s != NULL; s = next) {
+		struct win_slot *ws = win_slot(e, s);
+
 		next = s->next;
-		if (s->pending == 0 && s->deadline > now)
+		if (ws->pending == 0 && ws->deadline > now)
 			continue;
 		for (int v = 1; v < e->cfg.nvariants; v++) {
-			struct window *w = s->win[v];
+			struct window *w = ws->win[v];
 
 			if (w == NULL)
 				continue;
@@ -351,11 +396,12 @@ win_run(struct engine *e, uint64_t now)
 static uint64_t
 action_when(struct engine *e, const struct slot *s, int v, uint64_t now)
 {
-	int kind = window_next_kind(s->win[v]);
+	const struct win_slot *ws = win_slot(e, s);
+	int kind = window_next_kind(ws->win[v]);
 
-	if (kind != WINDOW_ACT_SYN && s->wres[v] > 0)
+	if (kind != WINDOW_ACT_SYN && ws->wres[v] > 0)
 		return now;
-	if (kind == WINDOW_ACT_SYN && s->wres[v] == 0 && e->burst > FIRST_EXCHANGE)
+	if (kind == WINDOW_ACT_SYN && ws->wres[v] == 0 && e->burst > FIRST_EXCHANGE)
 		return engine_out_when(e, now, 1 + FIRST_EXCHANGE);
 	return engine_out_when(e, now, 1);
 }
@@ -365,13 +411,15 @@ win_wake(struct engine *e, uint64_t now)
 {
 	uint64_t next = ENGINE_NEVER;
 
-	for (const struct slot *s = e->win_running.head; s != NULL; s = s->next) {
-		if (s->deadline < next)
-			next = s->deadline;
-		if (s->pending == 0)
+	for (const struct slot *s = win_engine(e)->running.head; s != NULL; s = s->next) {
+		const struct win_slot *ws = win_slot(e, s);
+
+		if (ws->deadline < next)
+			next = ws->deadline;
+		if (ws->pending == 0)
 			continue;
 		for (int v = 1; v < e->cfg.nvariants; v++) {
-			const struct window *w = s->win[v];
+			const struct window *w = ws->win[v];
 			uint64_t t;
 
 			if (w == NULL)
@@ -387,22 +435,32 @@ win_wake(struct engine *e, uint64_t now)
 static void
 win_free(struct engine *e, struct slot *s)
 {
-	if (s->win != NULL)
+	struct win_slot *ws = win_slot(e, s);
+
+	if (ws->win != NULL)
 		for (int v = 0; v < e->cfg.nvariants; v++)
-			if (s->win[v] != NULL) {
-				window_free(s->win[v]);
-				e->win_conns--;
+			if (ws->win[v] != NULL) {
+				window_free(ws->win[v]);
+				win_engine(e)->conns--;
 				engine_mem(e, -(int64_t)window_bytes());
-				engine_out_release(e, s->wres[v]);
+				engine_out_release(e, ws->wres[v]);
 			}
-	if (s->win != NULL)
+	if (ws->win != NULL)
 		engine_mem(e, -(int64_t)win_arrays_bytes(e, s));
-	free(s->win);
+	free(ws->win);
 	free(s->wobs);
-	free(s->wres);
-	s->win = NULL;
+	free(ws->wres);
+	ws->win = NULL;
 	s->wobs = NULL;
-	s->wres = NULL;
+	ws->wres = NULL;
+}
+
+static void
+win_result(const struct engine *e, const struct slot *s, struct path_result *r)
+{
+	if (s->wobs != NULL)
+		for (int v = 1; v < e->cfg.nvariants; v++)
+			r->window[v - 1] = s->wobs[v];
 }
 
 const struct stage_ops stage_window_ops = {
@@ -414,12 +472,17 @@ const struct stage_ops stage_window_ops = {
 	.run = win_run,
 	.wake = win_wake,
 	.free = win_free,
+	.slot_state_bytes = sizeof(struct win_slot),
+	.engine_state_bytes = sizeof(struct win_engine),
+	.result = win_result,
 };
 
 /* Whether s tests variant v now: its segments go to the machine. */
 bool
 stage_window_owns(const struct engine *e, const struct slot *s, int v)
 {
-	return s->stage == STAGE_WINDOW && s->running && s->win != NULL &&
-	    v >= 1 && v < e->cfg.nvariants && s->win[v] != NULL;
+	const struct win_slot *ws = win_slot(e, s);
+
+	return s->stage == STAGE_WINDOW && s->running && ws->win != NULL &&
+	    v >= 1 && v < e->cfg.nvariants && ws->win[v] != NULL;
 }

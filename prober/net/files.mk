@@ -1,6 +1,7 @@
 # prober/net: the only code that touches sockets: the raw sender (libnet),
 # the capture (libpcap), the nftables guard, routes, and targets to paths.
 PROBER_SRCS += prober/net/send.c
+PROBER_SRCS += prober/net/send_segment.c
 PROBER_SRCS += prober/net/capture.c
 PROBER_SRCS += prober/net/guard.c
 PROBER_SRCS += prober/net/route.c

@@ -6,9 +6,7 @@
  * addresses, ports, ISN, TSval, TTL / hop limit and flow label, adjusts the
  * IPv4 and TCP checksums incrementally (RFC 1624, wire_csum), and queues the
  * packet for one sendmmsg() per batch on a raw socket of its family.
- * Other segments (RST, ACK, data) are built by hand; those that fit a slot
- * (RSTs and ACKs: one per SYN-ACK at full speed) join the same queue, in
- * order behind the SYNs; longer ones go out alone after a flush.
+ * Other segments (RST, ACK, data) are built by hand in send_segment.c.
  */
 #define _GNU_SOURCE		/* sendmmsg, struct mmsghdr */
 
@@ -23,63 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "send.h"
+#include "send_int.h"
 #include "wire.h"
 #include "wire_csum.h"
-
-#define SEND_OPT_LEN		20	/* MSS 4, SACK-perm 2, TS 10, NOP, WS 3 */
-#define SEND_TCP_LEN		(20 + SEND_OPT_LEN)
-#define SEND_IP4_LEN		20
-#define SEND_IP6_LEN		40
-#define SEND_SYN4_LEN		(SEND_IP4_LEN + SEND_TCP_LEN)	/* 60 */
-#define SEND_SYN6_LEN		(SEND_IP6_LEN + SEND_TCP_LEN)	/* 80 */
-#define SEND_SLOT		SEND_SYN6_LEN
-#define SEND_SEGMENT_MAX	1500	/* whole packet of sender_segment */
-#define SEND_DEFAULT_MSS	1460
-#define SEND_DEFAULT_WINDOW	64240
-#define SEND_DEFAULT_BATCH	64
-#define SEND_MAX_BATCH		1024
-#define SEND_TEMPLATE_TTL	64	/* replaced per probe */
-#define SEND_SNDBUF		(4 * 1024 * 1024)
-
-/* Offsets in the TCP header and its option area (send.h's layout). */
-#define TCP_PORTS		0
-#define TCP_SEQ			4
-#define TCP_ACK			8
-#define TCP_OFF			12
-#define TCP_FLAGS		13
-#define TCP_WIN			14
-#define TCP_CSUM		16
-#define TCP_TSVAL		28	/* 20 + MSS 4 + SACK-perm 2 + kind, len */
-
-#define IP4_TOTLEN		2
-#define IP4_TTL			8
-#define IP4_CSUM		10
-#define IP4_SRC			12
-#define IP4_DST			16
-#define IP6_PLEN		4
-#define IP6_HLIM		7
-#define IP6_SRC			8
-#define IP6_DST			24
-
-/* SYNs queued for one socket, flushed with one sendmmsg(). */
-struct send_queue {
-	int			 fd;		/* -1: family not opened */
-	int			 n;		/* queued */
-	uint8_t			*pkts;		/* batch slots of SEND_SLOT bytes */
-	uint8_t			*is_seg;	/* per slot: a segment, not a SYN */
-	struct mmsghdr		*msgs;
-	struct iovec		*iov;
-	struct sockaddr_storage	*to;
-};
-
-struct sender {
-	struct send_config	 cfg;
-	uint8_t			 tmpl4[SEND_MAX_VARIANTS][SEND_SYN4_LEN];
-	uint8_t			 tmpl6[SEND_MAX_VARIANTS][SEND_SYN6_LEN];
-	struct send_queue	 q4, q6;
-	struct send_stats	 st;
-};
 
 /* The option bytes of a variant: Linux's order, NOP-padded; the control
  * SYN has four NOPs where a scale variant has NOP + window scale. */
@@ -251,7 +195,7 @@ send_queue_free(struct send_queue *q)
 /* Fills ss with dst (port 0: raw sockets take none); returns its length.
  * Only the bytes of the family's own struct are written: this runs per
  * probe. */
-static socklen_t
+socklen_t
 send_sockaddr(const struct addr *dst, struct sockaddr_storage *ss)
 {
 	if (dst->family == ADDR_V4) {
@@ -434,7 +378,7 @@ sender_render_syn(const struct sender *s, const struct send_syn *syn,
  * the rest still go.  Returns packets sent; *lasterr is the last errno
  * seen, 0 if none.
  */
-static int
+int
 send_queue_flush(struct sender *s, struct send_queue *q, int *lasterr)
 {
 	int off = 0, sent = 0, segs = 0, r;
@@ -511,112 +455,6 @@ sender_flush(struct sender *s)
 		return -1;
 	}
 	return sent;
-}
-
-/* Writes the IP header of a segment of l4len bytes; returns its length. */
-static size_t
-send_put_ip(uint8_t *buf, const struct send_segment *seg, size_t l4len)
-{
-	if (seg->src->family == ADDR_V4) {
-		memset(buf, 0, SEND_IP4_LEN);
-		buf[0] = 0x45;
-		wire_put16(buf + IP4_TOTLEN, (uint16_t)(SEND_IP4_LEN + l4len));
-		wire_put16(buf + 6, 0x4000);		/* DF; id 0 as Linux */
-		buf[IP4_TTL] = seg->ttl;
-		buf[IP4_TTL + 1] = IPPROTO_TCP;
-		memcpy(buf + IP4_SRC, seg->src->bytes, 4);
-		memcpy(buf + IP4_DST, seg->dst->bytes, 4);
-		wire_put16(buf + IP4_CSUM, wire_csum(buf, SEND_IP4_LEN));
-		return SEND_IP4_LEN;
-	}
-	memset(buf, 0, SEND_IP6_LEN);
-	wire_put32(buf, 6u << 28 | (seg->flow_label & 0xfffff));
-	wire_put16(buf + IP6_PLEN, (uint16_t)l4len);
-	buf[6] = IPPROTO_TCP;
-	buf[IP6_HLIM] = seg->ttl;
-	memcpy(buf + IP6_SRC, seg->src->bytes, 16);
-	memcpy(buf + IP6_DST, seg->dst->bytes, 16);
-	return SEND_IP6_LEN;
-}
-
-int
-sender_segment(struct sender *s, const struct send_segment *seg)
-{
-	uint8_t buf[SEND_SEGMENT_MAX], *tcp;
-	struct sockaddr_storage ss;
-	struct send_queue *q;
-	size_t iplen, tcplen, hlen;
-	int fd, e;
-
-	if (seg->src == NULL || seg->dst == NULL ||
-	    seg->src->family != seg->dst->family ||
-	    (seg->src->family != ADDR_V4 && seg->src->family != ADDR_V6) ||
-	    seg->options_len % 4 != 0 || seg->options_len > 40 ||
-	    (seg->options_len > 0 && seg->options == NULL) ||
-	    (seg->payload_len > 0 && seg->payload == NULL)) {
-		errno = EINVAL;
-		return -1;
-	}
-	q = seg->src->family == ADDR_V4 ? &s->q4 : &s->q6;
-	fd = q->fd;
-	if (fd == -1) {
-		errno = EAFNOSUPPORT;
-		return -1;
-	}
-	iplen = seg->src->family == ADDR_V4 ? SEND_IP4_LEN : SEND_IP6_LEN;
-	hlen = 20 + seg->options_len;
-	if (seg->payload_len > sizeof(buf) - iplen - hlen) {
-		errno = EMSGSIZE;
-		return -1;
-	}
-	tcplen = hlen + seg->payload_len;
-	send_put_ip(buf, seg, tcplen);
-	tcp = buf + iplen;
-	memset(tcp, 0, 20);
-	wire_put16(tcp + TCP_PORTS, seg->sport);
-	wire_put16(tcp + TCP_PORTS + 2, seg->dport);
-	wire_put32(tcp + TCP_SEQ, seg->seq);
-	wire_put32(tcp + TCP_ACK, seg->ack);
-	tcp[TCP_OFF] = (uint8_t)(hlen / 4 << 4);
-	tcp[TCP_FLAGS] = seg->flags;
-	wire_put16(tcp + TCP_WIN, seg->window);
-	if (seg->options_len > 0)
-		memcpy(tcp + 20, seg->options, seg->options_len);
-	if (seg->payload_len > 0)
-		memcpy(tcp + hlen, seg->payload, seg->payload_len);
-	wire_put16(tcp + TCP_CSUM, seg->src->family == ADDR_V4 ?
-	    wire_tcp_csum4(seg->src->bytes, seg->dst->bytes, tcp, tcplen) :
-	    wire_tcp_csum6(seg->src->bytes, seg->dst->bytes, tcp, tcplen));
-
-	/* small enough for a slot: queued behind what is there, so it
-	 * neither overtakes its SYN nor costs a system call of its own */
-	if (iplen + tcplen <= SEND_SLOT) {
-		memcpy(q->pkts + (size_t)q->n * SEND_SLOT, buf, iplen + tcplen);
-		q->iov[q->n].iov_len = iplen + tcplen;
-		q->is_seg[q->n] = 1;
-		q->msgs[q->n].msg_hdr.msg_namelen = send_sockaddr(seg->dst, &q->to[q->n]);
-		if (++q->n >= s->cfg.batch) {
-			send_queue_flush(s, q, &e);
-			if (e != 0) {
-				errno = e;
-				return -1;
-			}
-		}
-		return 0;
-	}
-	/* what was queued leaves first: a segment must not overtake its SYN */
-	(void)sender_flush(s);
-	socklen_t sl = send_sockaddr(seg->dst, &ss);
-	for (;;) {
-		if (sendto(fd, buf, iplen + tcplen, 0, (struct sockaddr *)&ss, sl) != -1)
-			break;
-		if (errno == EINTR)
-			continue;
-		s->st.errors++;
-		return -1;
-	}
-	s->st.segments++;
-	return 0;
 }
 
 void

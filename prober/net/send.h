@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "addr.h"
+#include "wire_send.h"
 
 /* The control SYN carries no window-scale option; a scale variant carries
  * one with this shift.  Options use Linux's layout, NOP-padded, 20 bytes
@@ -20,44 +21,12 @@
  *   MSS, SACK-permitted, timestamps, NOP, NOP, NOP, NOP    (the control)
  * The IPv4 header has DF set and IP ID 0 (what Linux itself leaves in a DF
  * packet sent on a raw socket), TOS / traffic class 0. */
-#define SEND_VARIANT_CONTROL (-1)
-#define SEND_MAX_VARIANTS 32
-
 struct send_config {
 	int nvariants;			/* entries of variant_scale */
 	int variant_scale[SEND_MAX_VARIANTS];	/* shift, or SEND_VARIANT_CONTROL */
 	uint16_t mss;			/* MSS offered; 0: 1460 */
 	uint16_t window;		/* window field of the SYN; 0: 64240 */
 	int batch;			/* packets per sendmmsg (1..1024); 0: 64 */
-};
-
-/* One SYN to send. */
-struct send_syn {
-	int variant;			/* index into send_config.variant_scale */
-	const struct addr *src, *dst;	/* same family */
-	uint16_t sport, dport;
-	uint32_t isn;
-	uint32_t tsval;			/* timestamp value (TSecr is 0) */
-	uint8_t ttl;			/* TTL / hop limit */
-	uint32_t flow_label;		/* IPv6 only, 20 bits */
-};
-
-/* Any other segment (RST, ACK, data for the window test): built by hand
- * on the slow path, without a template; at most 1500 bytes in all. */
-struct send_segment {
-	const struct addr *src, *dst;
-	uint16_t sport, dport;
-	uint32_t seq, ack;
-	uint8_t flags;			/* TCP flag bits as on the wire */
-	uint16_t window;
-	uint8_t ttl;
-	const uint8_t *payload;
-	size_t payload_len;
-	const uint8_t *options;		/* TCP options as on the wire (e.g. the
-					   timestamps the handshake agreed) */
-	size_t options_len;		/* a multiple of 4, at most 40 */
-	uint32_t flow_label;		/* IPv6 only, 20 bits: the SYN's, so
-					   ECMP keeps the segment on its path */
 };
 
 struct sender;

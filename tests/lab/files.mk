@@ -19,6 +19,7 @@ LAB_PROGS += wire_smoke
 wire_smoke_SRCS = tests/e2e/wire_smoke.c
 wire_smoke_SRCS += tests/e2e/wire_smoke_modes.c
 wire_smoke_SRCS += prober/net/send.c
+wire_smoke_SRCS += prober/net/send_segment.c
 wire_smoke_SRCS += prober/net/capture.c
 wire_smoke_SRCS += prober/net/guard.c
 wire_smoke_SRCS += prober/net/route.c

@@ -1,31 +1,22 @@
 /*
- * probe_run.c -- the runner on the caller's event loop: a timer drives the
- * engine, each interface's capture feeds it, batches of paths are walked
- * in the order given; and probe_run(), the CLI's one batch on a loop of
- * its own where SIGINT/SIGTERM end it cleanly (so the guard's nftables
- * table is always removed).  The guard's table and the raw sockets are
- * opened with the runner, captures as interfaces appear; new probing
- * settings make a new engine once the batches before them are done.
+ * runner.c -- the runner on the caller's event loop: a timer drives the
+ * engine, each interface's capture feeds it (runner_ops.c answers what the
+ * engine asks), batches of paths are walked in the order given and told
+ * done in that order.  The guard's table and the raw sockets are opened
+ * with the runner, captures as interfaces appear; new probing settings
+ * make a new engine once the batches before them are done.
  */
 #include <sys/random.h>
 
-#include <errno.h>
-#include <math.h>
 #include <event2/event.h>
-#include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "capture.h"
-#include "guard.h"
-#include "infer.h"
 #include "log.h"
-#include "probe_run.h"
-#include "request.h"
-#include "send.h"
+#include "runner_int.h"
 
 #define PROBE_TRACE_MAX_TTL	30
 #define PROBE_TRACE_GAP_NS	5000000u	/* 5 ms between TTL levels */
@@ -48,56 +39,6 @@
 #define PROBE_INFLIGHT_MAX	(1u << 14)	/* derived, at most: ~512 bytes
 					   each, 8 MiB; --max-inflight may ask
 					   for more (up to 1,048,576) */
-#define PROBE_SNAPLEN		256	/* IP + TCP with options, or an ICMP
-					   error quoting all of that */
-#define PROBE_CAPTURE_BUFFER	(4 * 1024 * 1024)	/* the ring is resident
-					   memory: ~14,000 frames of 256 bytes */
-
-/* A batch: one paths walk and the paths of it still in flight. */
-struct batch {
-	struct paths *p;
-	void *tag;
-	size_t inflight;
-	bool walked;			/* paths_next said 0 (or failed) */
-	bool error;			/* ... failed: the run cannot go on */
-	unsigned gen;			/* the settings it was added under */
-	struct batch *next;
-};
-
-struct runner {
-	const struct runner_config *cfg;
-	struct probe_settings ps;	/* the engine's, copied */
-	struct probe_settings next;	/* runner_configure's, until applied */
-	bool have_next;
-	unsigned gen, gen_next;		/* ps's and the batches added now */
-	uint8_t key[16];		/* the cookies' key: one for the runner's
-					   life, so late replies stay ours */
-	struct engine_counters past;	/* of the engines replaced */
-	struct send_config sc;
-	struct event_base *base;
-	struct event *timer;
-	struct event *more;		/* paths_next paused: ask again */
-	struct event *ended;		/* batches to tell done */
-	struct guard *guard;
-	struct sender *sender;
-	struct capture *cap[PATHS_MAX_IFACES];
-	char ifnames[PATHS_MAX_IFACES][ROUTE_IFNAMSIZ];
-	int ncap;
-	struct engine *engine;
-	struct batch *head, **tail;
-	size_t nbatches;
-	char filter[256];		/* the captures' BPF filter */
-	bool run_now;			/* the timer is set to fire at once */
-	bool drops_fresh;		/* drops read in this run of the engine */
-	uint64_t drops;			/* capture drops, as last read */
-	bool failed;			/* on_result could not hand a result on */
-	bool finishing, idle_told;
-	bool batch_error;		/* a walk failed (too many interfaces) */
-	uint64_t duplicates;
-	int send_errno;			/* the last send error logged */
-	bool cap_told[PATHS_MAX_IFACES];	/* its failure was logged */
-	char cap_why[PATHS_MAX_IFACES][160];	/* "ifname: why" */
-};
 
 static uint64_t
 run_timeout_ns(const struct probe_settings *ps)
@@ -112,261 +53,6 @@ now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * ENGINE_NS_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
-/* --- engine callbacks ---------------------------------------------------- */
-
-static void run_packet(void *arg, const uint8_t *pkt, size_t len, const struct timeval *ts);
-
-/* The capture of interface name, opened the first time a path goes
- * through it (paths are found lazily, so interfaces are too): its index,
- * or -1 after logging why. */
-static int
-run_capture_of(struct runner *r, const char *name)
-{
-	struct capture_config cc;
-	char err[512];
-	int i;
-
-	for (i = 0; i < r->ncap; i++)
-		if (strcmp(r->ifnames[i], name) == 0)
-			return i;
-	if (r->ncap == PATHS_MAX_IFACES) {
-		log_warnx("%s: more than %d interfaces", name, PATHS_MAX_IFACES);
-		return -1;
-	}
-	snprintf(r->ifnames[i], sizeof(r->ifnames[i]), "%s", name);
-	memset(&cc, 0, sizeof(cc));
-	cc.ifname = r->ifnames[i];
-	cc.filter = r->filter;
-	cc.snaplen = PROBE_SNAPLEN;
-	cc.buffer_bytes = PROBE_CAPTURE_BUFFER;
-	r->cap[i] = capture_open(r->base, &cc, run_packet, r, err, sizeof(err));
-	if (r->cap[i] == NULL) {
-		log_warnx("%s", err);
-		return -1;
-	}
-	return r->ncap++;
-}
-
-static void
-run_batch_walked(struct runner *r, struct batch *b)
-{
-	b->walked = true;
-	if (b->inflight == 0)
-		event_active(r->ended, EV_TIMEOUT, 0);
-}
-
-/* The next path: from the first batch that has one ready; LATER while a
- * batch waits for names (or for more batches: the daemon's runner never
- * runs dry until runner_finish). */
-static int
-run_next_path(void *arg, struct engine_path *out)
-{
-	struct runner *r = arg;
-	bool later = false;
-
-	if (r->failed)
-		return 0;
-	for (struct batch *b = r->head; b != NULL; b = b->next) {
-		struct path p;
-		int rc, cap;
-
-		/* added under newer settings: they wait for this engine's end */
-		if (b->gen != r->gen) {
-			later = true;
-			break;
-		}
-
-		while (!b->walked) {
-			rc = paths_next(b->p, &p);
-			if (rc == PATHS_LATER) {
-				/* a pause in a long skip: on at the loop's next turn */
-				if (b->p->more_now)
-					event_active(r->more, EV_TIMEOUT, 0);
-				later = true;
-				break;
-			}
-			if (rc != 1) {
-				if (rc < 0)
-					b->error = r->batch_error = true;
-				run_batch_walked(r, b);
-				break;
-			}
-			if ((cap = run_capture_of(r, b->p->ifnames[p.iface])) < 0) {
-				b->error = r->batch_error = true;
-				run_batch_walked(r, b);
-				break;
-			}
-			if (engine_has_path(r->engine, &p.dst, p.port)) {
-				/* another batch probes it now: that result serves */
-				r->duplicates++;
-				continue;
-			}
-			memset(out, 0, sizeof(*out));
-			out->target = p.target;
-			out->dst = p.dst;
-			out->src = p.src;
-			out->port = p.port;
-			out->host = p.host;
-			out->capture = cap;
-			out->tag = b;
-			clock_gettime(CLOCK_REALTIME, &out->wall);
-			b->inflight++;
-			return 1;
-		}
-	}
-	if (later || !r->finishing)
-		return ENGINE_PATH_LATER;
-	return 0;
-}
-
-static int
-run_send_syn(void *arg, const struct send_syn *syn)
-{
-	struct runner *r = arg;
-
-	return sender_syn(r->sender, syn);
-}
-
-static int
-run_send_segment(void *arg, const struct send_segment *seg)
-{
-	struct runner *r = arg;
-
-	return sender_segment(r->sender, seg);
-}
-
-/* The window test's request: the payload for the port when given, else
- * the payload for any port, else an HTTP GET on 80 and a TLS ClientHello
- * on 443; nothing (no test) on other ports. */
-static size_t
-run_request(void *arg, const struct engine_path *p, uint8_t *buf, size_t cap)
-{
-	struct runner *r = arg;
-	char lit[ADDR_STRLEN];
-	const char *host = p->host != NULL ? p->host :
-	    addr_format(&p->dst, lit, sizeof(lit));
-	const struct probe_payload *pl = NULL;
-
-	for (size_t i = 0; i < r->ps.npayloads; i++)
-		if (r->ps.payloads[i].port == p->port ||
-		    (r->ps.payloads[i].port == 0 && pl == NULL))
-			pl = &r->ps.payloads[i];
-	if (pl != NULL) {
-		if (pl->len > cap)
-			return 0;
-		memcpy(buf, pl->bytes, pl->len);
-		return pl->len;
-	}
-	if (p->port == PROBE_HTTP_PORT)
-		return request_http(buf, cap, host, r->ps.contact);
-	if (p->port == PROBE_TLS_PORT)
-		return request_tls(buf, cap, p->host, (uint64_t)p->wall.tv_nsec ^
-		    (uint64_t)p->wall.tv_sec << 30);
-	return 0;
-}
-
-static size_t
-run_render_syn(void *arg, const struct send_syn *syn, uint8_t *buf, size_t cap)
-{
-	struct runner *r = arg;
-
-	return sender_render_syn(r->sender, syn, buf, cap);
-}
-
-/* Sends what is queued.  A failure is logged once per kind of error (a
- * route gone fails every packet: one line, not thousands); the count is
- * charged to the paths in flight and -v prints it. */
-static void
-run_flush(void *arg)
-{
-	struct runner *r = arg;
-
-	if (sender_flush(r->sender) < 0 && errno != r->send_errno) {
-		r->send_errno = errno;
-		log_warn("send (the paths in flight end inconclusive; logged once)");
-	}
-}
-
-static uint64_t
-run_send_failures(void *arg)
-{
-	struct runner *r = arg;
-	struct send_stats st;
-
-	sender_stats(r->sender, &st);
-	return st.errors;
-}
-
-static void
-run_drain(void *arg)
-{
-	struct runner *r = arg;
-
-	for (int i = 0; i < r->ncap; i++)
-		capture_drain(r->cap[i]);
-	r->drops_fresh = false;	/* silence is judged next: read them anew */
-}
-
-static uint64_t
-run_capture_drops(void *arg)
-{
-	struct runner *r = arg;
-	uint64_t drops = 0;
-
-	/* asked as every path starts and ends: read once per run of the
-	 * engine and after each drain, not once per path (a system call
-	 * per capture each time) */
-	if (r->drops_fresh)
-		return r->drops;
-	for (int i = 0; i < r->ncap; i++) {
-		struct capture_stats st;
-		if (capture_stats(r->cap[i], &st) == 0)
-			drops += st.dropped + st.ifdropped;
-	}
-	r->drops = drops;
-	r->drops_fresh = true;
-	return drops;
-}
-
-/* Why capture i stopped, "ifname: why", logged the first time it is
- * seen; NULL while it works. */
-static const char *
-run_capture_failure(void *arg, int i)
-{
-	struct runner *r = arg;
-	const char *why;
-
-	if (i < 0 || i >= r->ncap || (why = capture_error(r->cap[i])) == NULL)
-		return NULL;
-	if (!r->cap_told[i]) {
-		char name[ROUTE_IFNAMSIZ];
-
-		memcpy(name, r->ifnames[i], sizeof(name));
-		r->cap_told[i] = true;
-		snprintf(r->cap_why[i], sizeof(r->cap_why[i]), "%s: %s", name, why);
-		log_warnx("capture on %s; the paths through it end inconclusive",
-		    r->cap_why[i]);
-	}
-	return r->cap_why[i];
-}
-
-/* A path's end: judged here, so that every caller stores and prints the
- * same verdicts. */
-static void
-run_done(void *arg, struct path_result *res)
-{
-	struct runner *r = arg;
-	struct batch *b = (struct batch *)(uintptr_t)res->tag;
-
-	infer_path(res);
-	if (!r->failed && r->cfg->on_result(r->cfg->arg, b->tag, res) != 0) {
-		r->failed = true;
-		event_active(r->ended, EV_TIMEOUT, 0);
-	}
-	if (--b->inflight == 0 && b->walked)
-		event_active(r->ended, EV_TIMEOUT, 0);
 }
 
 /* --- events -------------------------------------------------------------- */
@@ -426,7 +112,7 @@ run_kick(struct runner *r)
 	}
 }
 
-static void
+void
 run_packet(void *arg, const uint8_t *pkt, size_t len, const struct timeval *ts)
 {
 	struct runner *r = arg;
@@ -645,19 +331,7 @@ run_engine_new(struct runner *r)
 	ec.no_evidence = r->cfg->no_evidence;
 	ec.max_windows = PROBE_MAX_WINDOWS;
 	memcpy(ec.key, r->key, sizeof(ec.key));
-	memset(&ops, 0, sizeof(ops));
-	ops.arg = r;
-	ops.next_path = run_next_path;
-	ops.send_syn = run_send_syn;
-	ops.send_segment = run_send_segment;
-	ops.render_syn = run_render_syn;
-	ops.request = run_request;
-	ops.flush = run_flush;
-	ops.drain = run_drain;
-	ops.capture_drops = run_capture_drops;
-	ops.capture_failure = run_capture_failure;
-	ops.send_failures = run_send_failures;
-	ops.done = run_done;
+	run_engine_ops(r, &ops);
 	if ((r->engine = engine_new(&ec, &ops)) == NULL) {
 		log_warnx("engine: bad configuration");
 		return -1;
@@ -823,126 +497,4 @@ runner_close(struct runner *r, struct probe_run_stats *stats)
 	if (r->have_next)
 		probe_settings_free(&r->next);
 	free(r);
-}
-
-/* --- probe_run: the CLI's ------------------------------------------------ */
-
-struct cli_run {
-	const struct probe_run_config *cfg;
-	struct event_base *base;
-	struct runner *r;
-	bool interrupted;
-};
-
-static int
-cli_result(void *arg, void *tag, struct path_result *res)
-{
-	struct cli_run *c = arg;
-
-	(void)tag;
-	if (c->cfg->on_result(c->cfg->arg, res) != 0) {
-		event_base_loopexit(c->base, NULL);
-		return -1;
-	}
-	return 0;
-}
-
-static void
-cli_idle(void *arg)
-{
-	struct cli_run *c = arg;
-
-	event_base_loopexit(c->base, NULL);
-}
-
-static void
-cli_signal(evutil_socket_t sig, short what, void *arg)
-{
-	struct cli_run *c = arg;
-
-	(void)what;
-	log_warnx("%s: stopping", strsignal((int)sig));
-	c->interrupted = true;
-	event_base_loopexit(c->base, NULL);
-}
-
-static void
-cli_progress(evutil_socket_t fd, short what, void *arg)
-{
-	struct cli_run *c = arg;
-	struct probe_run_stats st;
-
-	(void)fd;
-	(void)what;
-	runner_stats(c->r, &st);
-	fprintf(stderr, "\rscaleprobe: %llu/%llu paths done, %zu in flight, %llu SYNs sent  ",
-	    (unsigned long long)st.n.paths_done, (unsigned long long)c->cfg->paths->total,
-	    runner_inflight(c->r), (unsigned long long)st.n.syns_sent);
-}
-
-int
-probe_run(const struct probe_run_config *cfg, struct probe_run_stats *stats)
-{
-	struct runner_config rc;
-	struct cli_run c;
-	struct event *sig[3] = { NULL, NULL, NULL }, *progress = NULL;
-	static const int signo[3] = { SIGINT, SIGTERM, SIGHUP };
-	int rc_ = -1;
-
-	memset(stats, 0, sizeof(*stats));
-	memset(&c, 0, sizeof(c));
-	c.cfg = cfg;
-	memset(&rc, 0, sizeof(rc));
-	rc.settings = cfg->settings;
-	rc.no_evidence = cfg->no_evidence;
-	rc.want_v4 = cfg->paths->want_v4;
-	rc.want_v6 = cfg->paths->want_v6;
-	rc.on_result = cli_result;
-	rc.on_idle = cli_idle;
-	rc.arg = &c;
-	if ((c.base = event_base_new()) == NULL) {
-		log_warnx("event_base_new failed");
-		return -1;
-	}
-	/* signals first: a SIGTERM while the table exists must remove it; a
-	 * closed terminal (SIGHUP) ends the run as they do, and a closed
-	 * pipe on stdout is a write error (EPIPE), not a death by SIGPIPE */
-	for (int i = 0; i < 3; i++)
-		if ((sig[i] = evsignal_new(c.base, signo[i], cli_signal, &c)) == NULL ||
-		    evsignal_add(sig[i], NULL) == -1)
-			goto setup;
-	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
-		goto setup;
-	if ((c.r = runner_open(c.base, &rc)) == NULL)
-		goto out;
-	if (runner_add(c.r, cfg->paths, NULL) != 0)
-		goto out;
-	runner_finish(c.r);
-	if (cfg->progress) {
-		struct timeval sec = { 1, 0 };
-		progress = event_new(c.base, -1, EV_PERSIST, cli_progress, &c);
-		if (progress != NULL)
-			event_add(progress, &sec);
-	}
-	if (event_base_dispatch(c.base) == -1) {
-		log_warnx("event loop failed");
-		goto out;
-	}
-	if (cfg->progress)
-		fprintf(stderr, "\n");
-	runner_stats(c.r, stats);
-	rc_ = stats->failed ? -1 : 0;
-	goto out;
-setup:
-	log_warnx("cannot set up the event loop");
-out:
-	runner_close(c.r, NULL);
-	stats->interrupted = c.interrupted;
-	if (progress != NULL)
-		event_free(progress);
-	for (int i = 0; i < 3; i++)
-		if (sig[i] != NULL)
-			event_free(sig[i]);
-	event_base_free(c.base);
-	return rc_;
 }

@@ -1,16 +1,16 @@
 /*
- * probe_run.h -- probing on the caller's event loop: a runner opens the
+ * runner.h -- probing on the caller's event loop: a runner opens the
  * privileged handles once (the guard's nftables table, the raw sockets),
  * opens each interface's capture when a path first goes through it, and
  * is handed batches of paths (paths.h walks) while it runs; each path is
  * judged (infer.h) and handed to a callback, each batch's end told once.
  * The daemon keeps one runner for its life, and a reload hands it new
  * probing settings for the batches that follow (an engine per settings,
- * on the same privileged handles); the CLI's probe_run() is one runner
- * with one batch on a loop of its own.
+ * on the same privileged handles); the CLI's probe_run() (cli_run.h) is
+ * one runner with one batch on a loop of its own.
  */
-#ifndef SCALEPROBE_PROBE_RUN_H
-#define SCALEPROBE_PROBE_RUN_H
+#ifndef SCALEPROBE_RUNNER_H
+#define SCALEPROBE_RUNNER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -84,21 +84,5 @@ void runner_stats(const struct runner *r, struct probe_run_stats *stats);
 /* Abandons whatever is in flight (no result is handed on), closes the
  * captures, the sockets and the guard (its table removed). */
 void runner_close(struct runner *r, struct probe_run_stats *stats);
-
-/* --- the CLI's run: one batch on a loop of its own ----------------------- */
-
-struct probe_run_config {
-	struct paths *paths;		/* walked as the engine has room */
-	const struct probe_settings *settings;
-	bool no_evidence;		/* nobody stores the results' packets */
-	bool progress;			/* a progress line on stderr */
-	/* A path's result, judged; non-zero ends the run as a failure. */
-	int (*on_result)(void *arg, struct path_result *res);
-	void *arg;
-};
-
-/* Runs until every path has its result or a signal arrives.
- * Returns 0, or -1 after printing why the run could not start. */
-int probe_run(const struct probe_run_config *cfg, struct probe_run_stats *stats);
 
 #endif

@@ -1,0 +1,296 @@
+/*
+ * runner_ops.c -- what the engine asks of its runner (engine_ops): the
+ * next path from the batches in order, the sender for packets out, the
+ * captures (opened as interfaces appear, drained, their drops and
+ * failures), the window test's request, and each path's end, judged
+ * (infer.h) before the caller sees it.
+ */
+#include <errno.h>
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "infer.h"
+#include "log.h"
+#include "request.h"
+#include "runner_int.h"
+
+#define PROBE_HTTP_PORT		80
+#define PROBE_TLS_PORT		443
+#define PROBE_SNAPLEN		256	/* IP + TCP with options, or an ICMP
+					   error quoting all of that */
+#define PROBE_CAPTURE_BUFFER	(4 * 1024 * 1024)	/* the ring is resident
+					   memory: ~14,000 frames of 256 bytes */
+
+
+
+/* The capture of interface name, opened the first time a path goes
+ * through it (paths are found lazily, so interfaces are too): its index,
+ * or -1 after logging why. */
+static int
+run_capture_of(struct runner *r, const char *name)
+{
+	struct capture_config cc;
+	char err[512];
+	int i;
+
+	for (i = 0; i < r->ncap; i++)
+		if (strcmp(r->ifnames[i], name) == 0)
+			return i;
+	if (r->ncap == PATHS_MAX_IFACES) {
+		log_warnx("%s: more than %d interfaces", name, PATHS_MAX_IFACES);
+		return -1;
+	}
+	snprintf(r->ifnames[i], sizeof(r->ifnames[i]), "%s", name);
+	memset(&cc, 0, sizeof(cc));
+	cc.ifname = r->ifnames[i];
+	cc.filter = r->filter;
+	cc.snaplen = PROBE_SNAPLEN;
+	cc.buffer_bytes = PROBE_CAPTURE_BUFFER;
+	r->cap[i] = capture_open(r->base, &cc, run_packet, r, err, sizeof(err));
+	if (r->cap[i] == NULL) {
+		log_warnx("%s", err);
+		return -1;
+	}
+	return r->ncap++;
+}
+
+static void
+run_batch_walked(struct runner *r, struct batch *b)
+{
+	b->walked = true;
+	if (b->inflight == 0)
+		event_active(r->ended, EV_TIMEOUT, 0);
+}
+
+/* The next path: from the first batch that has one ready; LATER while a
+ * batch waits for names (or for more batches: the daemon's runner never
+ * runs dry until runner_finish). */
+static int
+run_next_path(void *arg, struct engine_path *out)
+{
+	struct runner *r = arg;
+	bool later = false;
+
+	if (r->failed)
+		return 0;
+	for (struct batch *b = r->head; b != NULL; b = b->next) {
+		struct path p;
+		int rc, cap;
+
+		/* added under newer settings: they wait for this engine's end */
+		if (b->gen != r->gen) {
+			later = true;
+			break;
+		}
+
+		while (!b->walked) {
+			rc = paths_next(b->p, &p);
+			if (rc == PATHS_LATER) {
+				/* a pause in a long skip: on at the loop's next turn */
+				if (b->p->more_now)
+					event_active(r->more, EV_TIMEOUT, 0);
+				later = true;
+				break;
+			}
+			if (rc != 1) {
+				if (rc < 0)
+					b->error = r->batch_error = true;
+				run_batch_walked(r, b);
+				break;
+			}
+			if ((cap = run_capture_of(r, b->p->ifnames[p.iface])) < 0) {
+				b->error = r->batch_error = true;
+				run_batch_walked(r, b);
+				break;
+			}
+			if (engine_has_path(r->engine, &p.dst, p.port)) {
+				/* another batch probes it now: that result serves */
+				r->duplicates++;
+				continue;
+			}
+			memset(out, 0, sizeof(*out));
+			out->target = p.target;
+			out->dst = p.dst;
+			out->src = p.src;
+			out->port = p.port;
+			out->host = p.host;
+			out->capture = cap;
+			out->tag = b;
+			clock_gettime(CLOCK_REALTIME, &out->wall);
+			b->inflight++;
+			return 1;
+		}
+	}
+	if (later || !r->finishing)
+		return ENGINE_PATH_LATER;
+	return 0;
+}
+
+static int
+run_send_syn(void *arg, const struct send_syn *syn)
+{
+	struct runner *r = arg;
+
+	return sender_syn(r->sender, syn);
+}
+
+static int
+run_send_segment(void *arg, const struct send_segment *seg)
+{
+	struct runner *r = arg;
+
+	return sender_segment(r->sender, seg);
+}
+
+/* The window test's request: the payload for the port when given, else
+ * the payload for any port, else an HTTP GET on 80 and a TLS ClientHello
+ * on 443; nothing (no test) on other ports. */
+static size_t
+run_request(void *arg, const struct engine_path *p, uint8_t *buf, size_t cap)
+{
+	struct runner *r = arg;
+	char lit[ADDR_STRLEN];
+	const char *host = p->host != NULL ? p->host :
+	    addr_format(&p->dst, lit, sizeof(lit));
+	const struct probe_payload *pl = NULL;
+
+	for (size_t i = 0; i < r->ps.npayloads; i++)
+		if (r->ps.payloads[i].port == p->port ||
+		    (r->ps.payloads[i].port == 0 && pl == NULL))
+			pl = &r->ps.payloads[i];
+	if (pl != NULL) {
+		if (pl->len > cap)
+			return 0;
+		memcpy(buf, pl->bytes, pl->len);
+		return pl->len;
+	}
+	if (p->port == PROBE_HTTP_PORT)
+		return request_http(buf, cap, host, r->ps.contact);
+	if (p->port == PROBE_TLS_PORT)
+		return request_tls(buf, cap, p->host, (uint64_t)p->wall.tv_nsec ^
+		    (uint64_t)p->wall.tv_sec << 30);
+	return 0;
+}
+
+static size_t
+run_render_syn(void *arg, const struct send_syn *syn, uint8_t *buf, size_t cap)
+{
+	struct runner *r = arg;
+
+	return sender_render_syn(r->sender, syn, buf, cap);
+}
+
+/* Sends what is queued.  A failure is logged once per kind of error (a
+ * route gone fails every packet: one line, not thousands); the count is
+ * charged to the paths in flight and -v prints it. */
+static void
+run_flush(void *arg)
+{
+	struct runner *r = arg;
+
+	if (sender_flush(r->sender) < 0 && errno != r->send_errno) {
+		r->send_errno = errno;
+		log_warn("send (the paths in flight end inconclusive; logged once)");
+	}
+}
+
+static uint64_t
+run_send_failures(void *arg)
+{
+	struct runner *r = arg;
+	struct send_stats st;
+
+	sender_stats(r->sender, &st);
+	return st.errors;
+}
+
+static void
+run_drain(void *arg)
+{
+	struct runner *r = arg;
+
+	for (int i = 0; i < r->ncap; i++)
+		capture_drain(r->cap[i]);
+	r->drops_fresh = false;	/* silence is judged next: read them anew */
+}
+
+static uint64_t
+run_capture_drops(void *arg)
+{
+	struct runner *r = arg;
+	uint64_t drops = 0;
+
+	/* asked as every path starts and ends: read once per run of the
+	 * engine and after each drain, not once per path (a system call
+	 * per capture each time) */
+	if (r->drops_fresh)
+		return r->drops;
+	for (int i = 0; i < r->ncap; i++) {
+		struct capture_stats st;
+		if (capture_stats(r->cap[i], &st) == 0)
+			drops += st.dropped + st.ifdropped;
+	}
+	r->drops = drops;
+	r->drops_fresh = true;
+	return drops;
+}
+
+/* Why capture i stopped, "ifname: why", logged the first time it is
+ * seen; NULL while it works. */
+const char *
+run_capture_failure(void *arg, int i)
+{
+	struct runner *r = arg;
+	const char *why;
+
+	if (i < 0 || i >= r->ncap || (why = capture_error(r->cap[i])) == NULL)
+		return NULL;
+	if (!r->cap_told[i]) {
+		char name[ROUTE_IFNAMSIZ];
+
+		memcpy(name, r->ifnames[i], sizeof(name));
+		r->cap_told[i] = true;
+		snprintf(r->cap_why[i], sizeof(r->cap_why[i]), "%s: %s", name, why);
+		log_warnx("capture on %s; the paths through it end inconclusive",
+		    r->cap_why[i]);
+	}
+	return r->cap_why[i];
+}
+
+/* A path's end: judged here, so that every caller stores and prints the
+ * same verdicts. */
+static void
+run_done(void *arg, struct path_result *res)
+{
+	struct runner *r = arg;
+	struct batch *b = (struct batch *)(uintptr_t)res->tag;
+
+	infer_path(res);
+	if (!r->failed && r->cfg->on_result(r->cfg->arg, b->tag, res) != 0) {
+		r->failed = true;
+		event_active(r->ended, EV_TIMEOUT, 0);
+	}
+	if (--b->inflight == 0 && b->walked)
+		event_active(r->ended, EV_TIMEOUT, 0);
+}
+
+void
+run_engine_ops(struct runner *r, struct engine_ops *ops)
+{
+	memset(ops, 0, sizeof(*ops));
+	ops->arg = r;
+	ops->next_path = run_next_path;
+	ops->send_syn = run_send_syn;
+	ops->send_segment = run_send_segment;
+	ops->render_syn = run_render_syn;
+	ops->request = run_request;
+	ops->flush = run_flush;
+	ops->drain = run_drain;
+	ops->capture_drops = run_capture_drops;
+	ops->capture_failure = run_capture_failure;
+	ops->send_failures = run_send_failures;
+	ops->done = run_done;
+}
