@@ -4,6 +4,9 @@
 DB_SRCS  = db/store_open.c
 DB_SRCS += db/store_schema.c
 DB_SRCS += db/store_write.c
+DB_SRCS += db/store_rows.c
+DB_SRCS += db/store_rows_daemon.c
+DB_SRCS += db/store_util.c
 DB_SRCS += db/store_keep.c
 DB_SRCS += db/store_prune.c
 DB_SRCS += db/store_backup.c

@@ -1,17 +1,15 @@
 /*
  * store_alert.c -- the daemon's open alerts in the store (open_alerts,
  * schema v3): each raise, change and clear a row of the open batch, kept
- * and written again like a result when the store fails (store_keep.c),
- * and read back at the daemon's start.
+ * and written again like a result when the store fails (store_keep.c;
+ * its statement in store_rows_daemon.c), and read back at the daemon's
+ * start.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store_int.h"
-
-/* the order of keep.u.alert.s[] */
-enum { A_VANTAGE, A_KIND, A_ADDRESS, A_TARGET, A_STATE, A_SCALES, A_HOP, A_INCIDENT, A_REASON };
 
 int
 store_alert_put(struct store *st, const struct store_alert *a, bool clear)
@@ -57,57 +55,6 @@ store_alert_put(struct store *st, const struct store_alert *a, bool clear)
 oom:
 	snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
 	return -1;
-}
-
-static void
-bind_opt_text(sqlite3_stmt *s, int i, const char *t)
-{
-	if (t != NULL)
-		sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC);
-}
-
-int
-store_exec_alert(struct store *st, struct keep *k)
-{
-	char *const *v = k->u.alert.s;
-	sqlite3_stmt *s = NULL;
-	int rc;
-
-	rc = sqlite3_prepare_v2(st->db, k->u.alert.clear ?
-	    "DELETE FROM open_alerts WHERE vantage = ?1 AND kind = ?2 AND address = ?3 AND "
-	    "port = ?4" :
-	    "INSERT INTO open_alerts (vantage, kind, address, port, target, state, scales, "
-	    "hop_index, hop_address, incident, paths, reason, raised_ns, changed_ns) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
-	    "ON CONFLICT (vantage, kind, address, port) DO UPDATE SET target = ?5, "
-	    "state = ?6, scales = ?7, hop_index = ?8, hop_address = ?9, incident = ?10, "
-	    "paths = ?11, reason = ?12, changed_ns = ?14", -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return store_fail(st, "prepare alert");
-	bind_opt_text(s, 1, v[A_VANTAGE]);
-	bind_opt_text(s, 2, v[A_KIND]);
-	bind_opt_text(s, 3, v[A_ADDRESS]);
-	sqlite3_bind_int(s, 4, (int)k->u.alert.port);
-	if (!k->u.alert.clear) {
-		bind_opt_text(s, 5, v[A_TARGET]);
-		sqlite3_bind_text(s, 6, v[A_STATE] != NULL ? v[A_STATE] : "", -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 7, v[A_SCALES] != NULL ? v[A_SCALES] : "", -1,
-		    SQLITE_STATIC);
-		if (k->u.alert.hop_index > 0)
-			sqlite3_bind_int(s, 8, k->u.alert.hop_index);
-		bind_opt_text(s, 9, v[A_HOP]);
-		bind_opt_text(s, 10, v[A_INCIDENT]);
-		if (strcmp(v[A_KIND], "incident") == 0)
-			sqlite3_bind_int(s, 11, (int)k->u.alert.paths);
-		bind_opt_text(s, 12, v[A_REASON]);
-		sqlite3_bind_int64(s, 13, k->u.alert.raised_ns);
-		sqlite3_bind_int64(s, 14, k->u.alert.changed_ns);
-	}
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return store_fail(st, k->u.alert.clear ? "clear alert" : "write alert");
-	return 0;
 }
 
 static const char *

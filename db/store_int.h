@@ -80,12 +80,39 @@ extern const char *const store_migrations[STORE_SCHEMA_VERSION];
 #define STORE_SCALE_COLS	24
 #define STORE_HOP_COLS		6
 
+/*
+ * The store's files call down this list, never up (a file may call any
+ * file below it):
+ *   store_open.c, store_prune.c, store_state.c, store_alert.c  (the API)
+ *   store_write.c      the batched writer's API
+ *   store_keep.c       the open batch kept in memory, its commit and retry
+ *   store_rows_daemon.c, store_rows.c  the statements of one kept row
+ *   store_ckpt.c, store_backup.c, store_schema.c
+ *   store_util.c       the clock, store_fail, statements run once
+ */
+
+/* store_util.c */
+uint64_t store_now_ns(void);
+/* Fills st->err with "FILE: what: sqlite's message" and returns -1. */
+int store_fail(struct store *st, const char *what);
+/* An integer pragma or query on db; -1 with *rc set when it fails. */
+int64_t store_db_int(sqlite3 *db, const char *sql, int *rc);
+/* sql prepared (NULL, err set, when it cannot be); stepped once and
+ * finalized (0, or -1 err set naming what). */
+sqlite3_stmt *store_prep(struct store *st, const char *sql);
+int store_done(struct store *st, sqlite3_stmt *s, const char *what);
+/* A writer's connection db keeps the -wal and -shm at its close; 0 or -1. */
+int store_keep_wal(sqlite3 *db);
+
 /* store_ckpt.c: checkpoints on a thread of their own, not in COMMIT */
 int store_ckpt_start(struct store *st);
 void store_ckpt_stop(struct store *st);
 
-/* store_write.c: opens the batch when none is; targets.id of spec (added
+/* store_rows.c: the writer's statements prepared (0, or -1 err set) and
+ * finalized; opens the batch when none is; targets.id of spec (added
  * when new); frees the id caches */
+int store_rows_prepare(struct store *st);
+void store_rows_finalize(struct store *st);
 int store_batch_begin(struct store *st);
 int64_t store_target_id(struct store *st, const char *spec);
 void store_caches_free(struct store *st);
@@ -131,6 +158,11 @@ struct kept_path {
 	bool ev_truncated;
 };
 
+/* the order of keep.u.alert.s[] */
+enum kept_alert_field {
+	A_VANTAGE, A_KIND, A_ADDRESS, A_TARGET, A_STATE, A_SCALES, A_HOP, A_INCIDENT, A_REASON
+};
+
 struct keep {
 	enum keep_kind kind;
 	int64_t run;			/* handle; 0: none */
@@ -151,7 +183,7 @@ struct keep {
 			int64_t cycle, time_ns, next_due_ns;
 			unsigned paths;
 		} state;
-		struct {	/* store_alert.c; s[] in its KEPT_ALERT_* order */
+		struct {	/* store_alert.c; s[] in enum kept_alert_field's order */
 			char *s[9];
 			unsigned port, paths;
 			int hop_index;
@@ -171,8 +203,7 @@ void keep_free(struct keep *k);
  * now; a run's handle in *run_handle.  0: written or kept for a retry; -1: refused (its data: a
  * constraint) or dropped (the bound of kept rows reached), err filled. */
 int keep_add(struct store *st, struct keep *k, int64_t *run_handle);
-/* store_exec_run's: the run's row is id in this transaction. */
-int keep_run_inserted(struct store *st, struct keep *k, int64_t id);
+
 /* Ends the batch: COMMIT (and the kept rows freed), or after a failure
  * the transaction rolled back, the id caches dropped and the rows kept
  * for a retry.  0 or -1. */
@@ -181,11 +212,17 @@ int keep_commit(struct store *st);
  * 0 when the store writes again, -1. */
 int keep_retry(struct store *st);
 void keep_clear(struct store *st);
-/* The run id of a caller's handle. */
-int64_t keep_run_id(const struct store *st, int64_t handle);
 
-/* store_write.c / store_state.c: one kept row's statements, in the open
- * transaction.  0, or -1 with err set. */
+/* store_rows.c: the run id of a caller's handle; store_exec_run's: the
+ * run's row is id in this transaction. */
+int64_t keep_run_id(const struct store *st, int64_t handle);
+int keep_run_inserted(struct store *st, struct keep *k, int64_t id);
+/* The insert of n scale_results rows (kind 0) or n hops (kind 1) in one
+ * statement; NULL (err set) when it cannot be prepared. */
+sqlite3_stmt *store_multi(struct store *st, int kind, int n);
+
+/* store_rows.c / store_rows_daemon.c: one kept row's statements, in the
+ * open transaction.  0, or -1 with err set. */
 int store_exec_run(struct store *st, struct keep *k);
 int store_exec_cycle(struct store *st, struct keep *k);
 int store_exec_path(struct store *st, struct keep *k);
@@ -197,15 +234,5 @@ int store_exec_alert(struct store *st, struct keep *k);
 int store_backup_take(struct store *st, int64_t version);
 /* The newest copy beside file of a version this binary reads; 0 or -1. */
 int store_backup_find(const char *file, char *out, size_t len);
-
-/* store_open.c */
-/* The insert of n scale_results rows (kind 0) or n hops (kind 1) in one
- * statement; NULL (err set) when it cannot be prepared. */
-sqlite3_stmt *store_multi(struct store *st, int kind, int n);
-uint64_t store_now_ns(void);
-/* Fills st->err with "FILE: what: sqlite's message" and returns -1. */
-int store_fail(struct store *st, const char *what);
-/* A writer's connection db keeps the -wal and -shm at its close; 0 or -1. */
-int store_keep_wal(sqlite3 *db);
 
 #endif

@@ -253,40 +253,6 @@ keep_clear(struct store *st)
 	st->keep_bytes = 0;
 }
 
-int64_t
-keep_run_id(const struct store *st, int64_t handle)
-{
-	for (size_t i = 0; i < st->nruns; i++)
-		if (st->runs[i].handle == handle)
-			return st->runs[i].id;
-	return handle;
-}
-
-/* The run of handle is row id now. */
-static int
-run_map_set(struct store *st, int64_t handle, int64_t id)
-{
-	struct run_map *m;
-
-	for (size_t i = 0; i < st->nruns; i++)
-		if (st->runs[i].handle == handle) {
-			if (id == handle)
-				st->runs[i] = st->runs[--st->nruns];
-			else
-				st->runs[i].id = id;
-			return 0;
-		}
-	if (id == handle)
-		return 0;
-	if ((m = realloc(st->runs, (st->nruns + 1) * sizeof(*m))) == NULL) {
-		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
-		return -1;
-	}
-	st->runs = m;
-	st->runs[st->nruns++] = (struct run_map){ handle, id };
-	return 0;
-}
-
 /* A failure that is the row's own (the schema refuses it): retrying it
  * would fail again, so it goes alone; any other failure is the store's. */
 static bool
@@ -502,14 +468,4 @@ keep_retry(struct store *st)
 		prev = k;
 	}
 	return keep_commit(st);
-}
-
-int
-keep_run_inserted(struct store *st, struct keep *k, int64_t id)
-{
-	if (k->run == 0) {
-		k->run = id;		/* the handle its caller is given */
-		return 0;
-	}
-	return run_map_set(st, k->run, id);
 }

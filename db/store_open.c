@@ -41,15 +41,6 @@ permanent(int rc)
 	}
 }
 
-uint64_t
-store_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void errf(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -63,35 +54,6 @@ errf(char *err, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
-}
-
-int
-store_fail(struct store *st, const char *what)
-{
-	st->errcode = st->db != NULL ? sqlite3_extended_errcode(st->db) : SQLITE_CANTOPEN;
-	errf(st->err, sizeof(st->err), "%s: %s: %s", st->file, what,
-	    st->db != NULL ? sqlite3_errmsg(st->db) : "no connection");
-	return -1;
-}
-
-/* An integer pragma or query; -1 with *rc set when it fails. */
-static int64_t
-query_int(sqlite3 *db, const char *sql, int *rc)
-{
-	sqlite3_stmt *s;
-	int64_t v = -1;
-
-	*rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
-	if (*rc != SQLITE_OK)
-		return -1;
-	*rc = sqlite3_step(s);
-	if (*rc == SQLITE_ROW) {
-		v = sqlite3_column_int64(s, 0);
-		*rc = SQLITE_OK;
-	} else if (*rc == SQLITE_DONE)
-		*rc = SQLITE_OK;
-	sqlite3_finalize(s);
-	return v;
 }
 
 /* Why a failed read of the file says it cannot be used. */
@@ -116,11 +78,11 @@ check_file(sqlite3 *db, const char *file, int64_t *version, char *err, size_t er
 	int64_t app, ver, tables;
 	int rc;
 
-	app = query_int(db, "PRAGMA application_id", &rc);
+	app = store_db_int(db, "PRAGMA application_id", &rc);
 	if (rc == SQLITE_OK)
-		ver = query_int(db, "PRAGMA user_version", &rc);
+		ver = store_db_int(db, "PRAGMA user_version", &rc);
 	if (rc == SQLITE_OK)
-		tables = query_int(db, "SELECT count(*) FROM sqlite_schema", &rc);
+		tables = store_db_int(db, "SELECT count(*) FROM sqlite_schema", &rc);
 	if (rc != SQLITE_OK) {
 		errf(err, errlen, "%s: %s", file, bad_file(db, rc));
 		open_refused = permanent(rc);
@@ -295,27 +257,6 @@ check_readonly(const char *file, int64_t *version, char *err, size_t errlen)
 	return rc;
 }
 
-static const char *const stmt_sql[SQL_COUNT] = {
-	[SQL_BEGIN] = "BEGIN IMMEDIATE",
-	[SQL_COMMIT] = "COMMIT",
-	[SQL_ROLLBACK] = "ROLLBACK",
-	[SQL_PATH_RESULT_DEL] = "DELETE FROM path_results WHERE id = ?1",
-	[SQL_TARGET_GET] = "SELECT id FROM targets WHERE spec = ?1",
-	[SQL_TARGET_ADD] = "INSERT OR IGNORE INTO targets (spec) VALUES (?1)",
-	[SQL_PATH_GET] = "SELECT id FROM paths WHERE address = ?1 AND port = ?2",
-	[SQL_PATH_ADD] = "INSERT OR IGNORE INTO paths (address, port, family) VALUES (?1, ?2, ?3)",
-	[SQL_RUN_ADD] = "INSERT INTO runs (started_ns, vantage, settings_digest, settings, "
-	    "program) VALUES (?1, ?2, ?3, ?4, ?5)",
-	[SQL_PATH_RESULT_ADD] = "INSERT INTO path_results (run_id, target_id, path_id, "
-	    "time_ns, control_reply, control_sa_present, control_wscale, control_mss, "
-	    "control_sack, control_ts, traced, capture_drops, send_failures, capture_error) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-	[SQL_FINDING_ADD] = "INSERT INTO side_findings (path_result_id, scale_idx, idx, kind, "
-	    "detail, hop_index, hop_address) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	[SQL_EVIDENCE_ADD] = "INSERT INTO evidence (path_result_id, packets, truncated, "
-	    "bytes) VALUES (?1, ?2, ?3, ?4)",
-};
-
 /* Brings the schema from version from to STORE_SCHEMA_VERSION in one
  * transaction, re-reading the version inside it (another writer may have
  * migrated meanwhile).  An older store (seen as version seen) is copied
@@ -375,29 +316,9 @@ migrate(struct store *st, int64_t seen)
 	return 0;
 }
 
-/*
- * A writer's -wal and -shm stay when its last connection closes (the WAL,
- * checkpointed, cut to nothing): without them a reader that may not write
- * the directory could not read a store no writer has open (readonly_query).
- * SQLite makes them with the database's mode and owner.
- */
-int
-store_keep_wal(sqlite3 *db)
-{
-	int persist = 1;
-
-	if (sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist) != SQLITE_OK)
-		return -1;
-	/* a limit (any) makes the close cut the kept WAL to 0 bytes */
-	return sqlite3_exec(db, "PRAGMA journal_size_limit = 67108864", NULL, NULL, NULL) ==
-	    SQLITE_OK ? 0 : -1;
-}
-
 static int
 setup_writer(struct store *st, int64_t version)
 {
-	int rc;
-
 	/* only an empty file takes auto_vacuum without a VACUUM: set before
 	 * the first table, it makes the file shrinkable (store_prune) */
 	if (version == 0 &&
@@ -425,98 +346,41 @@ setup_writer(struct store *st, int64_t version)
 		return store_fail(st, "journal mode");
 	if (store_keep_wal(st->db) != 0)
 		return store_fail(st, "persistent WAL");
-	for (int i = 0; i < SQL_COUNT; i++) {
-		rc = sqlite3_prepare_v3(st->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-		    &st->stmt[i], NULL);
-		if (rc != SQLITE_OK)
-			return store_fail(st, "prepare");
-	}
+	if (store_rows_prepare(st) != 0)
+		return -1;
 	return store_ckpt_start(st);
 }
 
-/* INSERT INTO table (cols) VALUES (?, ...), ... with rows rows of ncols. */
-static char *
-multi_insert(const char *table, const char *cols, int ncols, int rows)
+/*
+ * What file must be before any connection to it: a name, a regular file
+ * (or none yet, for a writer), writable by a writer, and, when it has
+ * pages, one this program may open (check_readonly: nothing written).
+ * Sets *version; 0, or -1 with one line in err (open_refused set when no
+ * retry can mend it).
+ */
+static int
+check_before_open(const char *file, enum store_mode mode, int64_t *version, char *err,
+    size_t errlen)
 {
-	size_t len = strlen(table) + strlen(cols) + 64 + (size_t)rows * ((size_t)ncols * 2 + 4);
-	char *sql = malloc(len), *p = sql;
-
-	if (sql == NULL)
-		return NULL;
-	p += sprintf(p, "INSERT INTO %s (%s) VALUES ", table, cols);
-	for (int r = 0; r < rows; r++) {
-		*p++ = r ? ',' : ' ';
-		*p++ = '(';
-		for (int c = 0; c < ncols; c++) {
-			if (c)
-				*p++ = ',';
-			*p++ = '?';
-		}
-		*p++ = ')';
-	}
-	*p = '\0';
-	return sql;
-}
-
-/* The statement inserting n rows of scale_results (kind 0) or hops (1) in
- * one step: a result's rows cost one statement, not one each.  Prepared
- * when first needed. */
-sqlite3_stmt *
-store_multi(struct store *st, int kind, int n)
-{
-	static const char scale_cols[] = "path_result_id, idx, path_id, time_ns, problem, "
-	    "scale_sent, reply, icmp_type, icmp_code, sa_present, sa_wscale, sa_mss, sa_sack, "
-	    "sa_ts, scale_quoted, scale_effective, scale_effective_min, flight_bytes, verdict, "
-	    "reason, hop_index, hop_address, last_clean_index, last_clean_address";
-	static const char hop_cols[] = "path_result_id, ttl, address, quote, rfc4884, rtt_us";
-	sqlite3_stmt **s = kind == 0 ? &st->scale_multi[n] : &st->hop_multi[n];
-	char *sql;
-	int rc;
-
-	if (*s != NULL)
-		return *s;
-	sql = kind == 0 ? multi_insert("scale_results", scale_cols, STORE_SCALE_COLS, n) :
-	    multi_insert("hops", hop_cols, STORE_HOP_COLS, n);
-	if (sql == NULL) {
-		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
-		return NULL;
-	}
-	rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, s, NULL);
-	free(sql);
-	if (rc != SQLITE_OK) {
-		store_fail(st, "prepare");
-		return NULL;
-	}
-	return *s;
-}
-
-struct store *
-store_open(const char *file, enum store_mode mode, const struct store_opts *o,
-    char *err, size_t errlen)
-{
-	struct store *st;
 	struct stat sb;
-	int64_t version = 0;
-	int flags, rc;
 	bool exists;
 
-	open_refused = false;
 	/* SQLite would take "" for a private temporary database */
 	if (file[0] == '\0') {
 		errf(err, errlen, "the database file name is empty");
-		return NULL;
+		return -1;
 	}
 	errno = 0;
 	exists = stat(file, &sb) == 0;
 	if (!exists && (errno != ENOENT || mode == STORE_READ)) {
 		errf(err, errlen, "%s: %s", file, strerror(errno));
 		open_refused = errno == EACCES || errno == ENOENT || errno == ENOTDIR;
-		return NULL;
+		return -1;
 	}
 	if (exists && !S_ISREG(sb.st_mode)) {
 		errf(err, errlen, "%s: not a regular file", file);
 		open_refused = true;
-		return NULL;
+		return -1;
 	}
 	/* a WAL store without its -wal and -shm (last closed by an older
 	 * writer) is read only by who may make them beside it */
@@ -530,7 +394,7 @@ store_open(const char *file, enum store_mode mode, const struct store_opts *o,
 			    "writable: start scaleprobed once (it keeps them), or read it "
 			    "once as its owner", file, dir);
 			open_refused = true;
-			return NULL;
+			return -1;
 		}
 	}
 	/* SQLite opens a file it cannot write read-only, in silence: a
@@ -538,13 +402,22 @@ store_open(const char *file, enum store_mode mode, const struct store_opts *o,
 	 * directory (the -wal and -shm beside it) must be writable. */
 	if (mode == STORE_WRITE && writable(file, exists, err, errlen) != 0) {
 		open_refused = true;
-		return NULL;
+		return -1;
 	}
 	/* checked read-only first: a file we must refuse is never written */
-	if (exists && sb.st_size > 0 && check_readonly(file, &version, err, errlen) != 0)
-		return NULL;
+	if (exists && sb.st_size > 0 && check_readonly(file, version, err, errlen) != 0)
+		return -1;
+	return 0;
+}
 
-	st = calloc(1, sizeof(*st));
+/* A store of file not yet connected, its options' zeros the defaults;
+ * NULL (err set) when out of memory. */
+static struct store *
+store_new(const char *file, enum store_mode mode, const struct store_opts *o, char *err,
+    size_t errlen)
+{
+	struct store *st = calloc(1, sizeof(*st));
+
 	if (st == NULL || (st->file = strdup(file)) == NULL) {
 		free(st);
 		errf(err, errlen, "%s: out of memory", file);
@@ -563,61 +436,93 @@ store_open(const char *file, enum store_mode mode, const struct store_opts *o,
 		st->o.keep_bytes = STORE_KEEP_BYTES;
 	if (st->o.retry_ns == 0)
 		st->o.retry_ns = 5000000000u;
+	return st;
+}
 
-	if (mode == STORE_READ) {
+/* st's connection and its settings (a reader's read-only, as
+ * check_readonly read); 0, or -1 with st->err set. */
+static int
+connect_db(struct store *st)
+{
+	const char *file = st->file;
+	int rc;
+
+	if (st->mode == STORE_READ) {
 		/* what check_readonly read through: never a write beside it */
 		char *uri = file_uri(file, beside(file, "-wal") && beside(file, "-shm") ?
 		    "mode=ro&readonly_shm=1" : "mode=ro");
 
 		if (uri == NULL) {
 			snprintf(st->err, sizeof(st->err), "%s: out of memory", file);
-			goto fail;
+			return -1;
 		}
 		rc = sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
 		    SQLITE_OPEN_NOMUTEX, NULL);
 		free(uri);
 	} else {
-		flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+		int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+
 		rc = sqlite3_open_v2(file, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 	}
-	if (rc != SQLITE_OK) {
-		store_fail(st, "open");
-		goto fail;
-	}
+	if (rc != SQLITE_OK)
+		return store_fail(st, "open");
 	/* a reader's close never checkpoints (it could not; said, not hoped) */
-	if (mode == STORE_READ)
+	if (st->mode == STORE_READ)
 		sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, st->o.busy_ms);
-	if (sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK) {
-		store_fail(st, "foreign keys");
-		goto fail;
-	}
-	if (mode == STORE_WRITE && sqlite3_db_readonly(st->db, "main") == 1) {
+	if (sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK)
+		return store_fail(st, "foreign keys");
+	if (st->mode == STORE_WRITE && sqlite3_db_readonly(st->db, "main") == 1) {
 		errf(st->err, sizeof(st->err), "%s: read-only (its mode or its file "
 		    "system): a writer cannot use it", file);
 		st->errcode = SQLITE_READONLY;
-		goto fail;
+		return -1;
 	}
+	return 0;
+}
+
+/* A reader checks what it sees (the header may still be in the WAL) and
+ * reads only this binary's schema; 0, or -1 with st->err set. */
+static int
+check_reader(struct store *st)
+{
+	int64_t version;
+
+	if (check_file(st->db, st->file, &version, st->err, sizeof(st->err)) != 0)
+		return -1;
+	if (version == 0) {
+		errf(st->err, sizeof(st->err), "%s: an empty database, not a "
+		    "scaleprobe store", st->file);
+		return -1;
+	}
+	if (version != STORE_SCHEMA_VERSION) {
+		errf(st->err, sizeof(st->err), "%s: an older schema (version %lld, this "
+		    "scaleprobe's is %d): its owner migrates it with scaleprobe db "
+		    "upgrade %s", st->file, (long long)version, STORE_SCHEMA_VERSION, st->file);
+		return -1;
+	}
+	return 0;
+}
+
+struct store *
+store_open(const char *file, enum store_mode mode, const struct store_opts *o,
+    char *err, size_t errlen)
+{
+	struct store *st;
+	int64_t version = 0;
+
+	open_refused = false;
+	if (check_before_open(file, mode, &version, err, errlen) != 0)
+		return NULL;
+	if ((st = store_new(file, mode, o, err, errlen)) == NULL)
+		return NULL;
+	if (connect_db(st) != 0)
+		goto fail;
 	if (mode == STORE_WRITE && setup_writer(st, version) != 0)
 		goto fail;
-	/* a reader checks what it sees (the header may still be in the WAL)
-	 * and reads only this binary's schema */
-	if (mode == STORE_READ) {
-		if (check_file(st->db, file, &version, st->err, sizeof(st->err)) != 0)
-			goto fail;
-		if (version == 0) {
-			errf(st->err, sizeof(st->err), "%s: an empty database, not a "
-			    "scaleprobe store", file);
-			goto fail;
-		}
-		if (version != STORE_SCHEMA_VERSION) {
-			errf(st->err, sizeof(st->err), "%s: an older schema (version %lld, this "
-			    "scaleprobe's is %d): its owner migrates it with scaleprobe db "
-			    "upgrade %s", file, (long long)version, STORE_SCHEMA_VERSION, file);
-			goto fail;
-		}
-	}
+	if (mode == STORE_READ && check_reader(st) != 0)
+		goto fail;
 	return st;
 fail:
 	errf(err, errlen, "%s", st->err);
@@ -640,12 +545,7 @@ store_close(struct store *st, char *err, size_t errlen)
 		rc = -1;
 	}
 	store_ckpt_stop(st);
-	for (int i = 0; i < SQL_COUNT; i++)
-		sqlite3_finalize(st->stmt[i]);
-	for (int i = 0; i <= RESULT_MAX_SCALES; i++)
-		sqlite3_finalize(st->scale_multi[i]);
-	for (int i = 0; i <= RESULT_MAX_HOPS; i++)
-		sqlite3_finalize(st->hop_multi[i]);
+	store_rows_finalize(st);
 	sqlite3_close(st->db);
 	store_caches_free(st);
 	keep_clear(st);
@@ -672,25 +572,4 @@ const struct store_stats *
 store_get_stats(const struct store *st)
 {
 	return &st->stats;
-}
-
-int
-store_exec(struct store *st, const char *sql)
-{
-	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-		return store_fail(st, "exec");
-	return 0;
-}
-
-int64_t
-store_query_int(struct store *st, const char *sql)
-{
-	int rc;
-	int64_t v = query_int(st->db, sql, &rc);
-
-	if (rc != SQLITE_OK) {
-		store_fail(st, "query");
-		return -1;
-	}
-	return v;
 }

@@ -1,0 +1,554 @@
+/*
+ * store_rows.c -- the statements a kept row runs in the open transaction:
+ * the writer's prepared statements, a run's and a path result's rows (the
+ * fields and their NULLs follow output.c field by field), the id caches of
+ * targets and paths, and which row id a run's handle has now.  Called by
+ * the batch (store_keep.c); calls only store_util.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evidence.h"
+#include "siphash.h"
+#include "store_int.h"
+
+static const char *const stmt_sql[SQL_COUNT] = {
+	[SQL_BEGIN] = "BEGIN IMMEDIATE",
+	[SQL_COMMIT] = "COMMIT",
+	[SQL_ROLLBACK] = "ROLLBACK",
+	[SQL_PATH_RESULT_DEL] = "DELETE FROM path_results WHERE id = ?1",
+	[SQL_TARGET_GET] = "SELECT id FROM targets WHERE spec = ?1",
+	[SQL_TARGET_ADD] = "INSERT OR IGNORE INTO targets (spec) VALUES (?1)",
+	[SQL_PATH_GET] = "SELECT id FROM paths WHERE address = ?1 AND port = ?2",
+	[SQL_PATH_ADD] = "INSERT OR IGNORE INTO paths (address, port, family) VALUES (?1, ?2, ?3)",
+	[SQL_RUN_ADD] = "INSERT INTO runs (started_ns, vantage, settings_digest, settings, "
+	    "program) VALUES (?1, ?2, ?3, ?4, ?5)",
+	[SQL_PATH_RESULT_ADD] = "INSERT INTO path_results (run_id, target_id, path_id, "
+	    "time_ns, control_reply, control_sa_present, control_wscale, control_mss, "
+	    "control_sack, control_ts, traced, capture_drops, send_failures, capture_error) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+	[SQL_FINDING_ADD] = "INSERT INTO side_findings (path_result_id, scale_idx, idx, kind, "
+	    "detail, hop_index, hop_address) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[SQL_EVIDENCE_ADD] = "INSERT INTO evidence (path_result_id, packets, truncated, "
+	    "bytes) VALUES (?1, ?2, ?3, ?4)",
+};
+/* The writer's statements, prepared once for the connection's life. */
+int
+store_rows_prepare(struct store *st)
+{
+	for (int i = 0; i < SQL_COUNT; i++)
+		if (sqlite3_prepare_v3(st->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+		    &st->stmt[i], NULL) != SQLITE_OK)
+			return store_fail(st, "prepare");
+	return 0;
+}
+
+void
+store_rows_finalize(struct store *st)
+{
+	for (int i = 0; i < SQL_COUNT; i++)
+		sqlite3_finalize(st->stmt[i]);
+	for (int i = 0; i <= RESULT_MAX_SCALES; i++)
+		sqlite3_finalize(st->scale_multi[i]);
+	for (int i = 0; i <= RESULT_MAX_HOPS; i++)
+		sqlite3_finalize(st->hop_multi[i]);
+}
+
+/* INSERT INTO table (cols) VALUES (?, ...), ... with rows rows of ncols. */
+static char *
+multi_insert(const char *table, const char *cols, int ncols, int rows)
+{
+	size_t len = strlen(table) + strlen(cols) + 64 + (size_t)rows * ((size_t)ncols * 2 + 4);
+	char *sql = malloc(len), *p = sql;
+
+	if (sql == NULL)
+		return NULL;
+	p += sprintf(p, "INSERT INTO %s (%s) VALUES ", table, cols);
+	for (int r = 0; r < rows; r++) {
+		*p++ = r ? ',' : ' ';
+		*p++ = '(';
+		for (int c = 0; c < ncols; c++) {
+			if (c)
+				*p++ = ',';
+			*p++ = '?';
+		}
+		*p++ = ')';
+	}
+	*p = '\0';
+	return sql;
+}
+/* The statement inserting n rows of scale_results (kind 0) or hops (1) in
+ * one step: a result's rows cost one statement, not one each.  Prepared
+ * when first needed. */
+sqlite3_stmt *
+store_multi(struct store *st, int kind, int n)
+{
+	static const char scale_cols[] = "path_result_id, idx, path_id, time_ns, problem, "
+	    "scale_sent, reply, icmp_type, icmp_code, sa_present, sa_wscale, sa_mss, sa_sack, "
+	    "sa_ts, scale_quoted, scale_effective, scale_effective_min, flight_bytes, verdict, "
+	    "reason, hop_index, hop_address, last_clean_index, last_clean_address";
+	static const char hop_cols[] = "path_result_id, ttl, address, quote, rfc4884, rtt_us";
+	sqlite3_stmt **s = kind == 0 ? &st->scale_multi[n] : &st->hop_multi[n];
+	char *sql;
+	int rc;
+
+	if (*s != NULL)
+		return *s;
+	sql = kind == 0 ? multi_insert("scale_results", scale_cols, STORE_SCALE_COLS, n) :
+	    multi_insert("hops", hop_cols, STORE_HOP_COLS, n);
+	if (sql == NULL) {
+		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
+		return NULL;
+	}
+	rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, s, NULL);
+	free(sql);
+	if (rc != SQLITE_OK) {
+		store_fail(st, "prepare");
+		return NULL;
+	}
+	return *s;
+}
+int64_t
+keep_run_id(const struct store *st, int64_t handle)
+{
+	for (size_t i = 0; i < st->nruns; i++)
+		if (st->runs[i].handle == handle)
+			return st->runs[i].id;
+	return handle;
+}
+/* The run of handle is row id now. */
+static int
+run_map_set(struct store *st, int64_t handle, int64_t id)
+{
+	struct run_map *m;
+
+	for (size_t i = 0; i < st->nruns; i++)
+		if (st->runs[i].handle == handle) {
+			if (id == handle)
+				st->runs[i] = st->runs[--st->nruns];
+			else
+				st->runs[i].id = id;
+			return 0;
+		}
+	if (id == handle)
+		return 0;
+	if ((m = realloc(st->runs, (st->nruns + 1) * sizeof(*m))) == NULL) {
+		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
+		return -1;
+	}
+	st->runs = m;
+	st->runs[st->nruns++] = (struct run_map){ handle, id };
+	return 0;
+}
+int
+keep_run_inserted(struct store *st, struct keep *k, int64_t id)
+{
+	if (k->run == 0) {
+		k->run = id;		/* the handle its caller is given */
+		return 0;
+	}
+	return run_map_set(st, k->run, id);
+}
+/* binds v, or NULL when absent */
+static void
+bind_opt(sqlite3_stmt *s, int i, bool present, int64_t v)
+{
+	if (present)
+		sqlite3_bind_int64(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void
+bind_text(sqlite3_stmt *s, int i, const char *t)
+{
+	if (t != NULL)
+		sqlite3_bind_text(s, i, t, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* Text that outlives the step (static names, the result's own strings):
+ * bound without a copy. */
+static void
+bind_static(sqlite3_stmt *s, int i, const char *t)
+{
+	if (t != NULL)
+		sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void
+bind_addr(sqlite3_stmt *s, int i, const struct addr *a)
+{
+	char buf[ADDR_STRLEN];
+
+	if (a->family == 0)
+		sqlite3_bind_null(s, i);
+	else
+		bind_text(s, i, addr_format(a, buf, sizeof(buf)));
+}
+
+/* Runs a bound insert or statement without rows; resets it and clears
+ * its bindings (a NULL is a parameter left unbound). */
+static int
+step_stmt(struct store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return store_fail(st, what);
+	return 0;
+}
+
+static int
+step(struct store *st, enum store_stmt k, const char *what)
+{
+	return step_stmt(st, st->stmt[k], what);
+}
+
+int
+store_batch_begin(struct store *st)
+{
+	if (st->in_batch)
+		return 0;
+	if (step(st, SQL_BEGIN, "begin batch") != 0)
+		return -1;
+	st->in_batch = true;
+	st->batch_n = 0;
+	st->batch_start = store_now_ns();
+	return 0;
+}
+
+/* The id of the row the bound key names: inserted by add (OR IGNORE),
+ * else found by get.  New rows cost one statement, known ones two. */
+static int64_t
+add_or_get(struct store *st, enum store_stmt add, enum store_stmt get)
+{
+	sqlite3_stmt *g = st->stmt[get];
+	int64_t id = -1;
+	int rc;
+
+	if (step(st, add, "insert") != 0)
+		return -1;
+	if (sqlite3_changes(st->db) == 1) {
+		sqlite3_clear_bindings(g);
+		return sqlite3_last_insert_rowid(st->db);
+	}
+	rc = sqlite3_step(g);
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(g, 0);
+	sqlite3_reset(g);
+	sqlite3_clear_bindings(g);
+	if (rc != SQLITE_ROW)
+		store_fail(st, "lookup");
+	return id;
+}
+
+/* Target ids the writer has seen, as path ids below: a daemon's cycles
+ * name the same targets again. */
+#define TARGET_CACHE_SIZE 4096
+struct target_cache {
+	struct {
+		char *spec;
+		int64_t id;
+	} e[TARGET_CACHE_SIZE];
+};
+
+int64_t
+store_target_id(struct store *st, const char *spec)
+{
+	static const uint8_t key[SIPHASH_KEY_LEN];
+	size_t k = (size_t)(siphash24(key, spec, strlen(spec)) & (TARGET_CACHE_SIZE - 1));
+	int64_t id;
+
+	if (st->targets == NULL && (st->targets = calloc(1, sizeof(*st->targets))) == NULL) {
+		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
+		return -1;
+	}
+	if (st->targets->e[k].spec != NULL && strcmp(st->targets->e[k].spec, spec) == 0)
+		return st->targets->e[k].id;
+	bind_static(st->stmt[SQL_TARGET_GET], 1, spec);
+	bind_static(st->stmt[SQL_TARGET_ADD], 1, spec);
+	if ((id = add_or_get(st, SQL_TARGET_ADD, SQL_TARGET_GET)) < 0)
+		return -1;
+	free(st->targets->e[k].spec);
+	st->targets->e[k].spec = strdup(spec);
+	st->targets->e[k].id = id;
+	return id;
+}
+
+void
+store_caches_free(struct store *st)
+{
+	if (st->targets != NULL)
+		for (size_t k = 0; k < TARGET_CACHE_SIZE; k++)
+			free(st->targets->e[k].spec);
+	free(st->targets);
+	free(st->paths);
+	st->targets = NULL;
+	st->paths = NULL;
+}
+
+/* Path ids the writer has seen, so a daemon's every cycle over the same
+ * paths costs no lookup.  A direct-mapped cache: a collision only costs
+ * the lookup again.  Rows of paths are never deleted, so a committed id stays true; the ids
+ * of a transaction that failed are dropped with it (keep_fail). */
+#define PATH_CACHE_SIZE 65536
+struct path_cache {
+	struct {
+		struct addr a;
+		uint16_t port;
+		int64_t id;		/* 0: empty */
+	} e[PATH_CACHE_SIZE];
+};
+
+static size_t
+path_slot(const struct addr *a, uint16_t port)
+{
+	static const uint8_t key[SIPHASH_KEY_LEN];
+	uint8_t b[19];
+
+	b[0] = a->family;
+	memcpy(b + 1, a->bytes, 16);
+	b[17] = (uint8_t)(port >> 8);
+	b[18] = (uint8_t)port;
+	return (size_t)(siphash24(key, b, sizeof(b)) & (PATH_CACHE_SIZE - 1));
+}
+
+static int64_t
+path_id(struct store *st, const struct kept_path *res)
+{
+	size_t k = path_slot(&res->dst, res->port);
+	int64_t id;
+
+	if (st->paths == NULL && (st->paths = calloc(1, sizeof(*st->paths))) == NULL) {
+		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
+		return -1;
+	}
+	if (st->paths->e[k].id > 0 && st->paths->e[k].port == res->port &&
+	    addr_equal(&st->paths->e[k].a, &res->dst))
+		return st->paths->e[k].id;
+	bind_addr(st->stmt[SQL_PATH_GET], 1, &res->dst);
+	sqlite3_bind_int(st->stmt[SQL_PATH_GET], 2, res->port);
+	bind_addr(st->stmt[SQL_PATH_ADD], 1, &res->dst);
+	sqlite3_bind_int(st->stmt[SQL_PATH_ADD], 2, res->port);
+	bind_text(st->stmt[SQL_PATH_ADD], 3, res->dst.family == ADDR_V4 ? "ipv4" : "ipv6");
+	if ((id = add_or_get(st, SQL_PATH_ADD, SQL_PATH_GET)) > 0) {
+		st->paths->e[k].a = res->dst;
+		st->paths->e[k].port = res->port;
+		st->paths->e[k].id = id;
+	}
+	return id;
+}
+
+static int64_t
+ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+int
+store_exec_run(struct store *st, struct keep *k)
+{
+	sqlite3_stmt *s = st->stmt[SQL_RUN_ADD];
+	static const uint8_t key[SIPHASH_KEY_LEN];	/* a digest, not a secret */
+	const char *settings = k->u.run.settings;
+	char digest[17];
+
+	snprintf(digest, sizeof(digest), "%016llx",
+	    (unsigned long long)siphash24(key, settings, strlen(settings)));
+	sqlite3_bind_int64(s, 1, ts_ns(&k->u.run.start));
+	bind_static(s, 2, k->u.run.vantage);
+	bind_text(s, 3, digest);
+	bind_static(s, 4, settings);
+	bind_static(s, 5, k->u.run.program);
+	if (step(st, SQL_RUN_ADD, "insert run") != 0)
+		return -1;
+	return keep_run_inserted(st, k, sqlite3_last_insert_rowid(st->db));
+}
+
+/* The verdicts that are path problems (infer_is_problem: the store
+ * may not include infer, and the partial index needs the column). */
+static bool
+is_problem(enum verdict v)
+{
+	return v == VERDICT_REWRITTEN || v == VERDICT_STRIPPED || v == VERDICT_SYN_DROPPED;
+}
+
+/* Scale i's row as parameters base+1 .. base+STORE_SCALE_COLS of s. */
+static void
+bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct kept_path *res,
+    int i)
+{
+	const struct kept_scale *o = &res->scales[i], *v = o;
+	const char *vname = verdict_name(v->verdict);
+	bool sa = o->sa.present;
+
+	sqlite3_bind_int64(s, base + 1, pr);
+	sqlite3_bind_int(s, base + 2, i);
+	sqlite3_bind_int64(s, base + 3, pid);
+	sqlite3_bind_int64(s, base + 4, ts_ns(&res->time));
+	sqlite3_bind_int(s, base + 5, is_problem(v->verdict));
+	sqlite3_bind_int(s, base + 6, o->scale);
+	bind_static(s, base + 7, reply_kind_name(o->reply));
+	bind_opt(s, base + 8, o->reply == REPLY_ICMP_UNREACH, o->icmp_type);
+	bind_opt(s, base + 9, o->reply == REPLY_ICMP_UNREACH, o->icmp_code);
+	sqlite3_bind_int(s, base + 10, sa);
+	bind_opt(s, base + 11, sa && o->sa.wscale >= 0, o->sa.wscale);
+	bind_opt(s, base + 12, sa && o->sa.mss >= 0, o->sa.mss);
+	bind_opt(s, base + 13, sa, o->sa.sack);
+	bind_opt(s, base + 14, sa, o->sa.ts);
+	bind_opt(s, base + 15, v->scale_quoted >= 0, v->scale_quoted);
+	bind_opt(s, base + 16, o->w_ran && !o->w_inconclusive && o->scale_effective >= 0,
+	    o->scale_effective);
+	bind_opt(s, base + 17, o->w_ran && !o->w_inconclusive && o->scale_effective_min >= 0,
+	    o->scale_effective_min);
+	bind_opt(s, base + 18, o->w_ran && o->flight_bytes >= 0, o->flight_bytes);
+	bind_static(s, base + 19, vname);
+	bind_static(s, base + 20, vname != NULL ? v->reason : NULL);
+	bind_opt(s, base + 21, v->hop.present, v->hop.index);
+	if (v->hop.present)
+		bind_addr(s, base + 22, &v->hop.address);
+	bind_opt(s, base + 23, v->hop.present, v->hop.last_clean_index);
+	if (v->hop.present)
+		bind_addr(s, base + 24, &v->hop.last_clean_address);
+}
+
+static int
+add_findings(struct store *st, int64_t pr, const struct kept_scale *v, int i)
+{
+	for (int k = 0; k < v->nfindings; k++) {
+		const struct side_finding *f = &v->findings[k];
+		sqlite3_stmt *s = st->stmt[SQL_FINDING_ADD];
+
+		sqlite3_bind_int64(s, 1, pr);
+		sqlite3_bind_int(s, 2, i);
+		sqlite3_bind_int(s, 3, k);
+		bind_static(s, 4, result_finding_name(f->kind));
+		bind_static(s, 5, f->detail[0] != '\0' ? f->detail : NULL);
+		bind_opt(s, 6, f->hop_index >= 0, f->hop_index);
+		if (f->hop_index >= 0)
+			bind_addr(s, 7, &f->hop_address);
+		if (step_stmt(st, s, "insert side finding") != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Every scale's row in one statement, then their side findings. */
+static int
+add_scales(struct store *st, int64_t pr, int64_t pid, const struct kept_path *res)
+{
+	int n = res->nscales;
+	sqlite3_stmt *s;
+
+	if (n <= 0)
+		return 0;
+	if ((s = store_multi(st, 0, n)) == NULL)
+		return -1;
+	for (int i = 0; i < n; i++)
+		bind_scale(s, i * STORE_SCALE_COLS, pr, pid, res, i);
+	if (step_stmt(st, s, "insert scale results") != 0)
+		return -1;
+	st->stats.scales += (uint64_t)n;
+	for (int i = 0; i < n; i++)
+		if (add_findings(st, pr, &res->scales[i], i) != 0)
+			return -1;
+	return 0;
+}
+
+static int
+add_hops(struct store *st, int64_t pr, const struct kept_path *p)
+{
+	int last = p->last;
+	sqlite3_stmt *s;
+
+	if (last <= 0)
+		return 0;
+	if ((s = store_multi(st, 1, last)) == NULL)
+		return -1;
+	for (int k = 1; k <= last; k++) {
+		const struct hop_quote *h = p->hop_present[k] ? &p->hops[k] : NULL;
+		int base = (k - 1) * STORE_HOP_COLS;
+
+		sqlite3_bind_int64(s, base + 1, pr);
+		sqlite3_bind_int(s, base + 2, k);
+		if (h != NULL) {
+			bind_addr(s, base + 3, &h->from);
+			bind_static(s, base + 4, result_quote_name(h->quote));
+			sqlite3_bind_int(s, base + 5, h->rfc4884);
+			sqlite3_bind_int64(s, base + 6, h->rtt_us);
+		} else
+			bind_static(s, base + 4, "none");
+	}
+	return step_stmt(st, s, "insert hops");
+}
+
+/* The packets that prove it (packed when kept: keep_path() says which
+ * results carry them). */
+static int
+add_evidence(struct store *st, int64_t pr, const struct kept_path *p)
+{
+	sqlite3_stmt *s = st->stmt[SQL_EVIDENCE_ADD];
+
+	if (p->ev == NULL)
+		return 0;
+	sqlite3_bind_int64(s, 1, pr);
+	sqlite3_bind_int(s, 2, p->ev_packets);
+	sqlite3_bind_int(s, 3, p->ev_truncated);
+	sqlite3_bind_blob(s, 4, p->ev, (int)p->evlen, SQLITE_STATIC);
+	if (step(st, SQL_EVIDENCE_ADD, "insert evidence") != 0)
+		return -1;
+	st->stats.evidence += (uint64_t)p->ev_packets;
+	st->stats.evidence_bytes += p->evlen;
+	return 0;
+}
+
+int
+store_exec_path(struct store *st, struct keep *k)
+{
+	sqlite3_stmt *s = st->stmt[SQL_PATH_RESULT_ADD];
+	const struct kept_path *res = &k->u.path;
+	bool sa = res->control.sa.present;
+	int64_t tid, pid, pr;
+
+	if ((tid = store_target_id(st, res->target)) < 0 || (pid = path_id(st, res)) < 0)
+		return -1;
+	sqlite3_bind_int64(s, 1, keep_run_id(st, k->run));
+	sqlite3_bind_int64(s, 2, tid);
+	sqlite3_bind_int64(s, 3, pid);
+	sqlite3_bind_int64(s, 4, ts_ns(&res->time));
+	bind_text(s, 5, reply_kind_name(res->control.reply));
+	sqlite3_bind_int(s, 6, sa);
+	bind_opt(s, 7, sa && res->control.sa.wscale >= 0, res->control.sa.wscale);
+	bind_opt(s, 8, sa && res->control.sa.mss >= 0, res->control.sa.mss);
+	bind_opt(s, 9, sa, res->control.sa.sack);
+	bind_opt(s, 10, sa, res->control.sa.ts);
+	sqlite3_bind_int(s, 11, res->last >= 0);
+	sqlite3_bind_int64(s, 12, (int64_t)res->capture_drops);
+	sqlite3_bind_int64(s, 13, (int64_t)res->send_failures);
+	bind_text(s, 14, res->capture_error);
+	if (step(st, SQL_PATH_RESULT_ADD, "insert path result") != 0)
+		return -1;
+	pr = sqlite3_last_insert_rowid(st->db);
+	if (add_scales(st, pr, pid, res) != 0)
+		goto undo;
+	if (res->last >= 0 && add_hops(st, pr, res) != 0)
+		goto undo;
+	if (add_evidence(st, pr, res) != 0)
+		goto undo;
+	return 0;
+undo:
+	/* a result is stored whole or not at all: what went in of it goes
+	 * (the cascade takes its rows), the batch keeps the others; the
+	 * error said is the insert's */
+	sqlite3_bind_int64(st->stmt[SQL_PATH_RESULT_DEL], 1, pr);
+	sqlite3_step(st->stmt[SQL_PATH_RESULT_DEL]);
+	sqlite3_reset(st->stmt[SQL_PATH_RESULT_DEL]);
+	return -1;
+}

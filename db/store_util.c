@@ -1,0 +1,111 @@
+/*
+ * store_util.c -- the bottom of the store's files: the clock, the one-line
+ * error of a failed SQLite call, and the statements run once (prepared,
+ * stepped, finalized) that every other store file may call.  It calls no
+ * other file of db/.
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "store_int.h"
+
+uint64_t
+store_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int
+store_fail(struct store *st, const char *what)
+{
+	st->errcode = st->db != NULL ? sqlite3_extended_errcode(st->db) : SQLITE_CANTOPEN;
+	snprintf(st->err, sizeof(st->err), "%s: %s: %s", st->file, what,
+	    st->db != NULL ? sqlite3_errmsg(st->db) : "no connection");
+	return -1;
+}
+
+/* An integer pragma or query; -1 with *rc set when it fails. */
+int64_t
+store_db_int(sqlite3 *db, const char *sql, int *rc)
+{
+	sqlite3_stmt *s;
+	int64_t v = -1;
+
+	*rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	if (*rc != SQLITE_OK)
+		return -1;
+	*rc = sqlite3_step(s);
+	if (*rc == SQLITE_ROW) {
+		v = sqlite3_column_int64(s, 0);
+		*rc = SQLITE_OK;
+	} else if (*rc == SQLITE_DONE)
+		*rc = SQLITE_OK;
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* Prepares sql (not a hot path: a statement run once, then finalized). */
+sqlite3_stmt *
+store_prep(struct store *st, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		store_fail(st, "prepare");
+		return NULL;
+	}
+	return s;
+}
+
+int
+store_done(struct store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return store_fail(st, what);
+	return 0;
+}
+
+/*
+ * A writer's -wal and -shm stay when its last connection closes (the WAL,
+ * checkpointed, cut to nothing): without them a reader that may not write
+ * the directory could not read a store no writer has open (readonly_query).
+ * SQLite makes them with the database's mode and owner.
+ */
+int
+store_keep_wal(sqlite3 *db)
+{
+	int persist = 1;
+
+	if (sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist) != SQLITE_OK)
+		return -1;
+	/* a limit (any) makes the close cut the kept WAL to 0 bytes */
+	return sqlite3_exec(db, "PRAGMA journal_size_limit = 67108864", NULL, NULL, NULL) ==
+	    SQLITE_OK ? 0 : -1;
+}
+
+int
+store_exec(struct store *st, const char *sql)
+{
+	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return store_fail(st, "exec");
+	return 0;
+}
+
+int64_t
+store_query_int(struct store *st, const char *sql)
+{
+	int rc;
+	int64_t v = store_db_int(st->db, sql, &rc);
+
+	if (rc != SQLITE_OK) {
+		store_fail(st, "query");
+		return -1;
+	}
+	return v;
+}
