@@ -260,8 +260,17 @@ open_store(struct daemon *d)
 	return daemon_retention_start(d);
 }
 
-int
-main(int argc, char **argv)
+/* What the command line says beyond the configuration's path. */
+struct daemon_opts {
+	const char *user, *metrics;
+	bool check;
+	int verbose;
+};
+
+/* The options into d and o; -1 to go on, else the exit status (the usage
+ * said, on stdout for -h). */
+static int
+parse_options(int argc, char **argv, struct daemon *d, struct daemon_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "once", no_argument, NULL, 'O' },
@@ -270,39 +279,31 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct daemon d;
-	struct conf c;
-	const char *user = "scaleprobe", *metrics = NULL;
-	bool check = false;
-	int ch, verbose = 0, rc = 1;
-	struct probe_run_stats st;
-	char err[STORE_ERRLEN];
+	int ch;
 
-	memset(&d, 0, sizeof(d));
-	d.conf_path = CONF_DEFAULT_PATH;
-	d.lock_fd = -1;
+	*o = (struct daemon_opts){ .user = "scaleprobe" };
 	while ((ch = getopt_long(argc, argv, "c:dhtu:v", longopts, NULL)) != -1)
 		switch (ch) {
 		case 'c':
-			d.conf_path = optarg;
+			d->conf_path = optarg;
 			break;
 		case 'd':
-			d.foreground = true;
+			d->foreground = true;
 			break;
 		case 'O':
-			d.once = true;
+			d->once = true;
 			break;
 		case 'M':
-			metrics = optarg;
+			o->metrics = optarg;
 			break;
 		case 't':
-			check = true;
+			o->check = true;
 			break;
 		case 'u':
-			user = optarg;
+			o->user = optarg;
 			break;
 		case 'v':
-			verbose++;
+			o->verbose++;
 			break;
 		case 'h':
 			usage(stdout);
@@ -315,13 +316,24 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	return -1;
+}
+
+/* The log, the configuration read (printed and done with -t), the
+ * vantage's name and the first generation with its runner settings; -1
+ * to go on, else the exit status. */
+static int
+configure(struct daemon *d, const struct daemon_opts *o)
+{
+	struct conf c;
+
 	/* -t and --once talk to a terminal or a cron mail; the service's
 	 * stderr is journald's */
-	log_init(d.foreground || check || d.once || getenv("JOURNAL_STREAM") != NULL ||
-	    isatty(STDERR_FILENO), verbose, "scaleprobed");
-	if (load_conf(d.conf_path, &c) != 0)
+	log_init(d->foreground || o->check || d->once || getenv("JOURNAL_STREAM") != NULL ||
+	    isatty(STDERR_FILENO), o->verbose, "scaleprobed");
+	if (load_conf(d->conf_path, &c) != 0)
 		return 2;
-	if (check) {
+	if (o->check) {
 		char *text = conf_print(&c);
 
 		fputs(text, stdout);
@@ -330,155 +342,206 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (c.ngroups == 0) {
-		log_warnx("%s: no group of targets", d.conf_path);
+		log_warnx("%s: no group of targets", d->conf_path);
 		conf_free(&c);
 		return 2;
 	}
 	if (c.vantage != NULL)
-		snprintf(d.vantage, sizeof(d.vantage), "%s", c.vantage);
-	else if (gethostname(d.vantage, sizeof(d.vantage)) != 0)
-		snprintf(d.vantage, sizeof(d.vantage), "unknown");
-	conf_shaping(&c, d.settings, sizeof(d.settings));
-	d.cur = gen_new(&c, daemon_wall_ns());
-	runner_setup(&d, &d.cur->c);
-	if (d.once)
-		d.rc.on_idle = on_idle;
+		snprintf(d->vantage, sizeof(d->vantage), "%s", c.vantage);
+	else if (gethostname(d->vantage, sizeof(d->vantage)) != 0)
+		snprintf(d->vantage, sizeof(d->vantage), "unknown");
+	conf_shaping(&c, d->settings, sizeof(d->settings));
+	d->cur = gen_new(&c, daemon_wall_ns());
+	runner_setup(d, &d->cur->c);
+	if (d->once)
+		d->rc.on_idle = on_idle;
+	return -1;
+}
+
+/* The event loop and its signals; a failure here is fatal. */
+static void
+setup_loop(struct daemon *d)
+{
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		fatal("signal");
-	if ((d.base = event_base_new()) == NULL)
+	if ((d->base = event_base_new()) == NULL)
 		fatalx("event_base_new");
 	/* SIGCHLD on the loop: alert-command's runs are reaped there */
-	if ((d.alertcmd = alertcmd_open(d.base)) == NULL)
+	if ((d->alertcmd = alertcmd_open(d->base)) == NULL)
 		fatalx("cannot set up the signals");
-	d.sigterm = evsignal_new(d.base, SIGTERM, on_signal, &d);
-	d.sigint = evsignal_new(d.base, SIGINT, on_signal, &d);
-	d.sighup = evsignal_new(d.base, SIGHUP, on_signal, &d);
-	if (d.sigterm == NULL || d.sigint == NULL || d.sighup == NULL ||
-	    evsignal_add(d.sigterm, NULL) != 0 || evsignal_add(d.sigint, NULL) != 0 ||
-	    evsignal_add(d.sighup, NULL) != 0)
+	d->sigterm = evsignal_new(d->base, SIGTERM, on_signal, d);
+	d->sigint = evsignal_new(d->base, SIGINT, on_signal, d);
+	d->sighup = evsignal_new(d->base, SIGHUP, on_signal, d);
+	if (d->sigterm == NULL || d->sigint == NULL || d->sighup == NULL ||
+	    evsignal_add(d->sigterm, NULL) != 0 || evsignal_add(d->sigint, NULL) != 0 ||
+	    evsignal_add(d->sighup, NULL) != 0)
 		fatalx("cannot set up the signals");
 	/* units wait for room in the runner: max-inflight of them at once */
-	d.unit_limit = runner_max_inflight(&d.cur->c.probe);
-	startq_init(&d.pending);
-	if (daemon_check_fds(&d, d.cur, metrics != NULL) != 0) {
-		rc = 2;
-		goto out;
-	}
+	d->unit_limit = runner_max_inflight(&d->cur->c.probe);
+	startq_init(&d->pending);
+}
+
+/*
+ * The start-up steps, in their order: the descriptors' budget, the state
+ * directory and the lock of the database (one daemon per database before
+ * anything is touched), the control socket (bound while its directory may
+ * still need root), the metrics listener, the privileged handles (opened
+ * once, before the drop), the drop, the store and the open alerts.  0, or
+ * the exit status: 2 for what a restart would not mend.
+ */
+static int
+start_up(struct daemon *d, const struct daemon_opts *o)
+{
+	const char *user = o->user;
+	int rc;
+
+	if (daemon_check_fds(d, d->cur, o->metrics != NULL) != 0)
+		return 2;
 	umask(027);
-	/* one daemon per database before anything is touched; the control
-	 * socket bound while its directory may still need root */
-	if (privs_prepare_dir(d.cur->c.database, NULL, user) != 0) {
-		/* what is at the state directory's names stays as it is */
-		rc = 2;
-		goto out;
-	}
-	if ((ch = lock_db(&d, d.cur->c.database, user)) != 0) {
-		rc = ch == -2 ? 2 : 1;
-		goto out;
-	}
-	if (d.cur->c.control != NULL && (privs_prepare_dir(NULL, d.cur->c.control, user) != 0 ||
-	    control_open(&d, d.cur->c.control) != 0))
-		goto out;
-	if (privs_prepare_dir(d.cur->c.database, d.cur->c.control, user) != 0)
-		goto out;
-	if (metrics != NULL && metrics_http_open(&d, metrics) != 0)
-		goto out;
-	/* the privileged handles, opened once, before the drop */
-	if ((d.runner = runner_open(d.base, &d.rc)) == NULL)
-		goto out;
-	if ((d.rt = route_open()) == NULL) {
+	if (privs_prepare_dir(d->cur->c.database, NULL, user) != 0)
+		return 2;	/* what is at the state directory's names stays as it is */
+	if ((rc = lock_db(d, d->cur->c.database, user)) != 0)
+		return rc == -2 ? 2 : 1;
+	if (d->cur->c.control != NULL && (privs_prepare_dir(NULL, d->cur->c.control, user) != 0 ||
+	    control_open(d, d->cur->c.control) != 0))
+		return 1;
+	if (privs_prepare_dir(d->cur->c.database, d->cur->c.control, user) != 0)
+		return 1;
+	if (o->metrics != NULL && metrics_http_open(d, o->metrics) != 0)
+		return 1;
+	if ((d->runner = runner_open(d->base, &d->rc)) == NULL)
+		return 1;
+	if ((d->rt = route_open()) == NULL) {
 		log_warn("route: netlink");
-		goto out;
+		return 1;
 	}
 	if (privs_drop(user) != 0)
-		goto out;
-	if (open_store(&d) != 0) {
+		return 1;
+	if (open_store(d) != 0) {
 		/* a store that cannot be used as it is (corrupt, foreign,
 		 * newer, read-only): exit 2, which the unit does not restart */
-		if (store_open_refused())
-			rc = 2;
-		goto out;
+		return store_open_refused() ? 2 : 1;
 	}
-	daemon_alerts_load(&d);
-	d.notify = notify_open();
-	if (notify_enabled(d.notify)) {
-		uint64_t wd = notify_watchdog_usec(d.notify);
-		struct timeval tv = { 10, 0 };
+	daemon_alerts_load(d);
+	return 0;
+}
 
+/* The service manager's watchdog at half its period, or without one a
+ * tick a second (the store's idle batch commits within its age). */
+static void
+start_watchdog(struct daemon *d)
+{
+	struct timeval tv = { 1, 0 };
+
+	d->notify = notify_open();
+	if (notify_enabled(d->notify)) {
+		uint64_t wd = notify_watchdog_usec(d->notify);
+
+		tv.tv_sec = 10;
 		if (wd > 0) {
 			tv.tv_sec = (time_t)(wd / 2 / 1000000);
 			tv.tv_usec = (suseconds_t)(wd / 2 % 1000000);
 		}
-		d.watchdog = event_new(d.base, -1, EV_PERSIST, on_watchdog, &d);
-		if (d.watchdog != NULL)
-			event_add(d.watchdog, &tv);
-	} else {
-		struct timeval tv = { 1, 0 };
+	}
+	d->watchdog = event_new(d->base, -1, EV_PERSIST, on_watchdog, d);
+	if (d->watchdog != NULL)
+		event_add(d->watchdog, &tv);
+}
 
-		/* the store's idle batch commits within its age */
-		d.watchdog = event_new(d.base, -1, EV_PERSIST, on_watchdog, &d);
-		if (d.watchdog != NULL)
-			event_add(d.watchdog, &tv);
-	}
-	log_info("%s: %zu groups, %zu targets; database %s", d.conf_path, d.cur->ng,
-	    gen_units(d.cur), d.cur->c.database);
-	if (d.once)
-		daemon_start_all(&d);
+/* The first units started (all of them with --once, else the schedule
+ * after a crash's recovery), READY said, and the loop until it stops; with
+ * --once the alert commands waited for.  0, or 1 when the loop failed. */
+static int
+run_loop(struct daemon *d)
+{
+	log_info("%s: %zu groups, %zu targets; database %s", d->conf_path, d->cur->ng,
+	    gen_units(d->cur), d->cur->c.database);
+	if (d->once)
+		daemon_start_all(d);
 	else {
-		(void)daemon_recover(&d);
-		daemon_reschedule(&d);
+		(void)daemon_recover(d);
+		daemon_reschedule(d);
 	}
-	notify_send(d.notify, "READY=1");
-	status_notify(&d);
-	if (event_base_dispatch(d.base) == -1) {
+	notify_send(d->notify, "READY=1");
+	status_notify(d);
+	if (event_base_dispatch(d->base) == -1) {
 		log_warnx("event loop failed");
-		goto out;
+		return 1;
 	}
-	if (d.once)
-		alertcmd_wait(d.alertcmd, &d.stopping);
-	rc = 0;
-out:
-	notify_send(d.notify, "STOPPING=1");
-	alertcmd_close(d.alertcmd);
-	control_close(&d);
-	metrics_http_close(&d);
+	if (d->once)
+		alertcmd_wait(d->alertcmd, &d->stopping);
+	return 0;
+}
+
+/* Everything closed in the reverse order, the store's last batch
+ * committed; the exit status (rc, or 1 when the store could not close). */
+static int
+shut_down(struct daemon *d, int rc)
+{
+	struct probe_run_stats st;
+	char err[STORE_ERRLEN];
+
+	notify_send(d->notify, "STOPPING=1");
+	alertcmd_close(d->alertcmd);
+	control_close(d);
+	metrics_http_close(d);
 	/* in flight abandoned, the guard's table removed */
-	runner_close(d.runner, &st);
-	daemon_retention_stop(&d);
-	if (d.st != NULL) {
-		if (store_flush(d.st, true) != 0) {
-			log_warnx("%s", store_error(d.st));
+	runner_close(d->runner, &st);
+	daemon_retention_stop(d);
+	if (d->st != NULL) {
+		if (store_flush(d->st, true) != 0) {
+			log_warnx("%s", store_error(d->st));
 			rc = 1;
 		}
-		if (store_close(d.st, err, sizeof(err)) != 0) {
+		if (store_close(d->st, err, sizeof(err)) != 0) {
 			log_warnx("%s", err);
 			rc = 1;
 		}
 	}
 	if (rc == 0)
 		log_info("stopped: %llu results, %llu states stored",
-		    (unsigned long long)d.n.results, (unsigned long long)d.n.states);
-	if (d.timer != NULL)
-		event_free(d.timer);
-	if (d.watchdog != NULL)
-		event_free(d.watchdog);
-	event_free(d.sigterm);
-	event_free(d.sigint);
-	event_free(d.sighup);
-	while (d.retired != NULL) {
-		struct gen *g = d.retired;
-		d.retired = g->next;
+		    (unsigned long long)d->n.results, (unsigned long long)d->n.states);
+	if (d->timer != NULL)
+		event_free(d->timer);
+	if (d->watchdog != NULL)
+		event_free(d->watchdog);
+	event_free(d->sigterm);
+	event_free(d->sigint);
+	event_free(d->sighup);
+	while (d->retired != NULL) {
+		struct gen *g = d->retired;
+		d->retired = g->next;
 		gen_free(g);
 	}
-	gen_free(d.cur);
-	startq_free(&d.pending);
-	route_close(d.rt);
-	daemon_alerts_free(&d);
-	tracks_free(&d.tracks);
-	notify_close(d.notify);
-	if (d.base != NULL)
-		event_base_free(d.base);
-	if (d.lock_fd != -1)
-		close(d.lock_fd);
+	gen_free(d->cur);
+	startq_free(&d->pending);
+	route_close(d->rt);
+	daemon_alerts_free(d);
+	tracks_free(&d->tracks);
+	notify_close(d->notify);
+	if (d->base != NULL)
+		event_base_free(d->base);
+	if (d->lock_fd != -1)
+		close(d->lock_fd);
 	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct daemon d;
+	struct daemon_opts o;
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	d.conf_path = CONF_DEFAULT_PATH;
+	d.lock_fd = -1;
+	if ((rc = parse_options(argc, argv, &d, &o)) >= 0 || (rc = configure(&d, &o)) >= 0)
+		return rc;
+	setup_loop(&d);
+	if ((rc = start_up(&d, &o)) == 0) {
+		start_watchdog(&d);
+		rc = run_loop(&d);
+	}
+	return shut_down(&d, rc);
 }
