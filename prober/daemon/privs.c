@@ -249,49 +249,46 @@ privs_open_lock(const char *dbfile, const char *user)
 	return fd;
 }
 
-/* The directory of dbfile made (or kept) 0750 and owned by user, its
- * files (the database, its WAL and shared memory, the lock) by user too
- * and 0640, so that the scaleprobe group reads the history; the control
- * socket (when given, bound 0660 by control_open) the user's: the group
- * may ask the status.  Every name is reached relative to its directory's
- * descriptor and none is followed when it is a link (statedir.h says what
- * each must be). */
-int
-privs_prepare_dir(const char *dbfile, const char *control, const char *user)
+/* The control socket's directory (systemd's RuntimeDirectory when it runs
+ * the daemon): made when missing, 0750 so that the group may enter it.
+ * 0 or -1. */
+static int
+prepare_control_dir(const char *control, uid_t uid, gid_t gid)
+{
+	char dir[4096], name[256];
+	bool made, shared;
+	int dfd;
+
+	if (split(control, dir, sizeof(dir), name, sizeof(name)) != 0) {
+		log_warnx("%s: name too long", control);
+		return -1;
+	}
+	if (shared_dir(dir))
+		return 0;
+	if ((dfd = open_dir_nofollow(dir, uid, true, &made, &shared)) == -1)
+		return -1;
+	if (made && (fchown(dfd, uid, gid) != 0 || fchmod(dfd, 0750) != 0)) {
+		log_warn("%s", dir);
+		close(dfd);
+		return -1;
+	}
+	close(dfd);
+	return 0;
+}
+
+/* The database's directory (unless shared) and its files (those there)
+ * given to uid:gid, 0750 and 0640; every name checked before anything is
+ * changed.  0 or -1. */
+static int
+prepare_db_files(const char *dbfile, uid_t uid, gid_t gid)
 {
 	static const char *const sfx[] = { "", "-wal", "-shm", ".lock" };
 	const size_t nsfx = sizeof(sfx) / sizeof(sfx[0]);
 	char dir[4096], name[256], f[4200];
-	uid_t uid;
-	gid_t gid;
 	bool made, shared;
-	int dfd, fd, fds[sizeof(sfx) / sizeof(sfx[0])], rc = 0;
+	int dfd, fds[sizeof(sfx) / sizeof(sfx[0])], rc = 0;
 	size_t i;
 
-	if (geteuid() != 0)
-		return 0;
-	if (user_ids(user, &uid, &gid) != 0)
-		return -1;
-	if (dbfile == NULL) {
-		/* the control socket's directory (systemd's RuntimeDirectory
-		 * when it runs the daemon): made when missing, 0750 so that
-		 * the group may enter it */
-		if (split(control, dir, sizeof(dir), name, sizeof(name)) != 0) {
-			log_warnx("%s: name too long", control);
-			return -1;
-		}
-		if (shared_dir(dir))
-			return 0;
-		if ((dfd = open_dir_nofollow(dir, uid, true, &made, &shared)) == -1)
-			return -1;
-		if (made && (fchown(dfd, uid, gid) != 0 || fchmod(dfd, 0750) != 0)) {
-			log_warn("%s", dir);
-			close(dfd);
-			return -1;
-		}
-		close(dfd);
-		return 0;
-	}
 	if (split(dbfile, dir, sizeof(dir), name, sizeof(name)) != 0) {
 		log_warnx("%s: name too long", dbfile);
 		return -1;
@@ -323,40 +320,72 @@ privs_prepare_dir(const char *dbfile, const char *control, const char *user)
 		close(fds[i]);
 	}
 	close(dfd);
-	if (rc != 0)
-		return -1;
-	if (control != NULL) {
-		struct stat sb;
+	return rc;
+}
 
-		if (split(control, dir, sizeof(dir), name, sizeof(name)) != 0) {
-			log_warnx("%s: name too long", control);
-			return -1;
-		}
-		if ((dfd = open_dir_nofollow(dir, uid, false, &made, &shared)) == -1)
-			return -1;
-		/* a socket cannot be opened: an O_PATH descriptor re-owned */
-		fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		close(dfd);
-		if (fd == -1) {
-			log_warn("%s", control);
-			return -1;
-		}
-		if (fstat(fd, &sb) != 0) {
-			log_warn("%s", control);
-			close(fd);
-			return -1;
-		}
-		if (check(control, &sb, SD_SOCKET, uid) != 0) {
-			close(fd);
-			return -1;
-		}
-		if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH) != 0) {
-			log_warn("%s", control);
-			close(fd);
-			return -1;
-		}
-		close(fd);
+/* The bound control socket given to uid:gid (a socket cannot be opened:
+ * an O_PATH descriptor re-owned).  0 or -1. */
+static int
+chown_control_socket(const char *control, uid_t uid, gid_t gid)
+{
+	char dir[4096], name[256];
+	struct stat sb;
+	bool made, shared;
+	int dfd, fd;
+
+	if (split(control, dir, sizeof(dir), name, sizeof(name)) != 0) {
+		log_warnx("%s: name too long", control);
+		return -1;
 	}
+	if ((dfd = open_dir_nofollow(dir, uid, false, &made, &shared)) == -1)
+		return -1;
+	fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	close(dfd);
+	if (fd == -1) {
+		log_warn("%s", control);
+		return -1;
+	}
+	if (fstat(fd, &sb) != 0) {
+		log_warn("%s", control);
+		close(fd);
+		return -1;
+	}
+	if (check(control, &sb, SD_SOCKET, uid) != 0) {
+		close(fd);
+		return -1;
+	}
+	if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH) != 0) {
+		log_warn("%s", control);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* The directory of dbfile made (or kept) 0750 and owned by user, its
+ * files (the database, its WAL and shared memory, the lock) by user too
+ * and 0640, so that the scaleprobe group reads the history; the control
+ * socket (when given, bound 0660 by control_open) the user's: the group
+ * may ask the status.  Every name is reached relative to its directory's
+ * descriptor and none is followed when it is a link (statedir.h says what
+ * each must be). */
+int
+privs_prepare_dir(const char *dbfile, const char *control, const char *user)
+{
+	uid_t uid;
+	gid_t gid;
+
+	if (geteuid() != 0)
+		return 0;
+	if (user_ids(user, &uid, &gid) != 0)
+		return -1;
+	if (dbfile == NULL)
+		return prepare_control_dir(control, uid, gid);
+	if (prepare_db_files(dbfile, uid, gid) != 0)
+		return -1;
+	if (control != NULL)
+		return chown_control_socket(control, uid, gid);
 	return 0;
 }
 
