@@ -99,8 +99,16 @@ report_doc_write(FILE *f, const void *arg)
 	return report_render(d->rep, d->fmt, f);
 }
 
+/* What report's command line asks. */
+struct report_opts {
+	const char *db, *conf_path, *out_path;
+	enum report_format fmt;
+	int64_t since, until;
+};
+
+/* The options into o; -1 to go on, else the exit status. */
 static int
-cmd_report(int argc, char **argv)
+report_options(int argc, char **argv, struct report_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "db", required_argument, NULL, 'd' },
@@ -112,30 +120,24 @@ cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db = NULL, *conf_path = NULL, *out_path = NULL;
 	const char *since_s = NULL, *until_s = NULL;
-	enum report_format fmt = FMT_TEXT;
-	int64_t since = INT64_MIN, until = INT64_MAX;
-	struct report rep;
-	struct report_doc doc;
-	char err[512];
-	struct conf c;
-	int ch, rc;
+	int ch;
 
+	*o = (struct report_opts){ .fmt = FMT_TEXT, .since = INT64_MIN, .until = INT64_MAX };
 	while ((ch = getopt_long(argc, argv, "d:c:o:h", longopts, NULL)) != -1)
 		switch (ch) {
-		case 'd': db = optarg; break;
-		case 'c': conf_path = optarg; break;
+		case 'd': o->db = optarg; break;
+		case 'c': o->conf_path = optarg; break;
 		case 's': since_s = optarg; break;
 		case 'u': until_s = optarg; break;
-		case 'o': out_path = optarg; break;
+		case 'o': o->out_path = optarg; break;
 		case 'F':
 			if (strcmp(optarg, "text") == 0)
-				fmt = FMT_TEXT;
+				o->fmt = FMT_TEXT;
 			else if (strcmp(optarg, "json") == 0)
-				fmt = FMT_JSON;
+				o->fmt = FMT_JSON;
 			else if (strcmp(optarg, "html") == 0)
-				fmt = FMT_HTML;
+				o->fmt = FMT_HTML;
 			else {
 				log_warnx("--format: '%s': expected text, json or html", optarg);
 				return EXIT_USAGE;
@@ -153,50 +155,77 @@ cmd_report(int argc, char **argv)
 		    argv[optind]);
 		return EXIT_USAGE;
 	}
-	if ((since_s != NULL && histcli_since("--since", since_s, &since) != 0) ||
-	    (until_s != NULL && histcli_since("--until", until_s, &until) != 0))
+	if ((since_s != NULL && histcli_since("--since", since_s, &o->since) != 0) ||
+	    (until_s != NULL && histcli_since("--until", until_s, &o->until) != 0))
 		return EXIT_USAGE;
-	if (since != INT64_MIN && until != INT64_MAX && since >= until) {
+	if (o->since != INT64_MIN && o->until != INT64_MAX && o->since >= o->until) {
 		log_warnx("--since %s is not before --until %s", since_s, until_s);
 		return EXIT_USAGE;
 	}
+	return -1;
+}
 
-	if (histcli_conf(db == NULL ? conf_path : NULL, &c) != 0) {
+/* The store's rows of o's window folded into rep (begun here); 0, or -1
+ * said, rep freed. */
+static int
+report_read(const struct report_opts *o, struct report *rep)
+{
+	const char *db = o->db;
+	char err[512];
+	struct conf c;
+	int rc;
+
+	if (histcli_conf(db == NULL ? o->conf_path : NULL, &c) != 0) {
 		conf_free(&c);
-		return EXIT_USAGE;
+		return -1;
 	}
 	if (db == NULL)
 		db = c.database;
 	if (db == NULL) {
 		log_warnx("report: no database (--db FILE, or a configuration's database)");
 		conf_free(&c);
-		return EXIT_USAGE;
+		return -1;
 	}
 	/* the rows folded as SQLite steps through them: memory follows the
 	 * paths, not the results of the window */
-	if (report_begin(&rep, since, until, fmt == FMT_JSON ? NULL : local_utcoff) != 0) {
+	if (report_begin(rep, o->since, o->until, o->fmt == FMT_JSON ? NULL : local_utcoff) != 0) {
 		log_warnx("report: out of memory");
 		conf_free(&c);
-		return EXIT_USAGE;
+		return -1;
 	}
-	rc = report_query(db, since, until, report_add, &rep, err, sizeof(err));
+	rc = report_query(db, o->since, o->until, report_add, rep, err, sizeof(err));
 	conf_free(&c);
-	if (rc == 0 && report_end(&rep) != 0)
+	if (rc == 0 && report_end(rep) != 0)
 		rc = 1;
 	if (rc == -1)
 		log_warnx("%s", err);
 	else if (rc != 0)	/* the changes beyond a run wait in a temporary file */
 		log_warnx("report: out of memory or of temporary space (TMPDIR)");
 	if (rc != 0) {
-		report_free(&rep);
-		return EXIT_USAGE;
+		report_free(rep);
+		return -1;
 	}
+	return 0;
+}
+
+static int
+cmd_report(int argc, char **argv)
+{
+	struct report_opts o;
+	struct report rep;
+	struct report_doc doc;
+	int rc;
+
+	if ((rc = report_options(argc, argv, &o)) >= 0)
+		return rc;
+	if (report_read(&o, &rep) != 0)
+		return EXIT_USAGE;
 	report_routes(&rep.all);
 	if (rep.all.results == 0)
 		fprintf(stderr, "scaleprobe: report: no results in the window\n");
 	doc.rep = &rep;
-	doc.fmt = fmt;
-	rc = histcli_write(out_path, report_doc_write, &doc);
+	doc.fmt = o.fmt;
+	rc = histcli_write(o.out_path, report_doc_write, &doc);
 	report_free(&rep);
 	return rc == 0 ? EXIT_CLEAN : EXIT_USAGE;
 }
