@@ -11,6 +11,7 @@ CLI_SRCS += prober/cli/cli_settings.c
 # report: the store's trends and advice (report.h pure, cmd_report.c the command)
 CLI_SRCS += prober/cli/cmd_report.c
 PURE_SRCS += prober/cli/report.c
+PURE_SRCS += prober/cli/report_changes.c
 PURE_SRCS += prober/cli/report_text.c
 PURE_SRCS += prober/cli/report_json.c
 PURE_SRCS += prober/cli/report_html.c

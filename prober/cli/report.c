@@ -2,14 +2,15 @@
  * report.c -- the report's numbers from the store's rows: paths per
  * verdict per day, the changes of state, the hops that damage most paths,
  * the side findings, the problems and their advice; per vantage when
- * there are several, folded from the rows one at a time in bounded memory.
+ * there are several, folded from the rows one at a time in bounded memory
+ * (the changes of state held and spilled by report_changes.c).
  * Pure (report.h says what is counted).
  */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "report.h"
+#include "report_changes.h"
 
 const enum verdict report_verdict_order[REPORT_NVERDICTS] = {
 	VERDICT_OK, VERDICT_UNSUPPORTED, VERDICT_REWRITTEN, VERDICT_STRIPPED,
@@ -239,121 +240,19 @@ sect_day(struct report_section *s, struct caps *c, int64_t day, enum verdict v)
 	return 0;
 }
 
-static int
-by_time(const void *a, const void *b)
-{
-	const struct report_change *x = a, *y = b;
-
-	if (x->to.time_ns != y->to.time_ns)
-		return x->to.time_ns < y->to.time_ns ? -1 : 1;
-	return x->to.id < y->to.id ? -1 : x->to.id > y->to.id;
-}
-
-/* The full run of l sorted and written after the others. */
-static int
-spill(struct report_changes *l)
-{
-	qsort(l->v, l->n, sizeof(*l->v), by_time);
-	if (l->spill == NULL && (l->spill = tmpfile()) == NULL)
-		return -1;
-	if (fwrite(l->v, sizeof(*l->v), l->n, l->spill) != l->n)
-		return -1;
-	l->nruns++;
-	l->n = 0;
-	return 0;
-}
-
+/* A change of the path (from f's state to to) into s. */
 static int
 sect_change(struct report_section *s, bool broken, const struct report_fold *f,
     const struct report_row *to)
 {
-	struct report_changes *l = broken ? &s->broken : &s->fixed;
-	struct report_change *ch;
-
-	if (l->v == NULL && (l->v = malloc(REPORT_RUN * sizeof(*l->v))) == NULL)
+	if (report_changes_add(broken ? &s->broken : &s->fixed, f->state, f->state_baseline,
+	    to) != 0)
 		return -1;
-	if (l->n == REPORT_RUN && spill(l) != 0)
-		return -1;
-	ch = &l->v[l->n++];
-	ch->from = f->state;
-	ch->from_baseline = f->state_baseline;
-	ch->to = *to;
 	if (broken)
 		s->nbroken++;
 	else
 		s->nfixed++;
 	return 0;
-}
-
-int
-report_iter_begin(struct report_iter *it, const struct report_changes *c)
-{
-	memset(it, 0, sizeof(*it));
-	it->c = c;
-	if (c->nruns == 0)
-		return 0;
-	if (fflush(c->spill) != 0 || (it->runs = calloc(c->nruns, sizeof(*it->runs))) == NULL)
-		return -1;
-	for (size_t r = 0; r < c->nruns; r++) {
-		it->runs[r].left = REPORT_RUN;
-		it->runs[r].off = (long long)(r * REPORT_RUN * sizeof(struct report_change));
-	}
-	return 0;
-}
-
-/* The next change of run r, read when its buffer is empty; NULL when the
- * run is done (or a read failed: it->failed). */
-static const struct report_change *
-run_head(struct report_iter *it, struct report_run_cursor *rc)
-{
-	if (rc->pos == rc->len && rc->left > 0) {
-		size_t k = rc->left < REPORT_ITER_BUF ? rc->left : REPORT_ITER_BUF;
-		size_t want = k * sizeof(struct report_change);
-		ssize_t got = pread(fileno(it->c->spill), rc->buf, want, (off_t)rc->off);
-
-		if (got < 0 || (size_t)got != want) {
-			it->failed = true;
-			rc->left = 0;
-			return NULL;
-		}
-		rc->off += (long long)want;
-		rc->left -= k;
-		rc->pos = 0;
-		rc->len = k;
-	}
-	return rc->pos < rc->len ? &rc->buf[rc->pos] : NULL;
-}
-
-const struct report_change *
-report_iter_next(struct report_iter *it)
-{
-	const struct report_change *best = it->mem < it->c->n ? &it->c->v[it->mem] : NULL;
-	struct report_run_cursor *from = NULL;
-
-	if (it->failed)
-		return NULL;
-	for (size_t r = 0; r < it->c->nruns; r++) {
-		const struct report_change *h = run_head(it, &it->runs[r]);
-
-		if (h != NULL && (best == NULL || by_time(h, best) < 0)) {
-			best = h;
-			from = &it->runs[r];
-		}
-	}
-	if (it->failed || best == NULL)
-		return NULL;
-	if (from != NULL)
-		from->pos++;
-	else
-		it->mem++;
-	return best;
-}
-
-void
-report_iter_end(struct report_iter *it)
-{
-	free(it->runs);
-	memset(it, 0, sizeof(*it));
 }
 
 /* The path's last result in the window, into s: a path, its findings,
@@ -396,19 +295,11 @@ path_end(struct report *rep)
 }
 
 static void
-changes_free(struct report_changes *l)
-{
-	free(l->v);
-	if (l->spill != NULL)
-		fclose(l->spill);
-}
-
-static void
 section_free(struct report_section *s)
 {
 	free(s->days);
-	changes_free(&s->broken);
-	changes_free(&s->fixed);
+	report_changes_free(&s->broken);
+	report_changes_free(&s->fixed);
 	free(s->hops);
 	free(s->problems);
 	memset(s, 0, sizeof(*s));
@@ -558,9 +449,9 @@ section_sort(struct report_section *s)
 		qsort(s->hops, s->nhops, sizeof(*s->hops), by_paths);
 	/* the run being filled: the full ones were sorted when written */
 	if (s->broken.n > 1)
-		qsort(s->broken.v, s->broken.n, sizeof(*s->broken.v), by_time);
+		qsort(s->broken.v, s->broken.n, sizeof(*s->broken.v), report_change_by_time);
 	if (s->fixed.n > 1)
-		qsort(s->fixed.v, s->fixed.n, sizeof(*s->fixed.v), by_time);
+		qsort(s->fixed.v, s->fixed.n, sizeof(*s->fixed.v), report_change_by_time);
 	if (s->nproblems > 1)
 		qsort(s->problems, s->nproblems, sizeof(*s->problems), by_damage);
 }
