@@ -105,7 +105,7 @@ struct daemon {
 	struct route *rt;		/* every walk's route lookups: one
 					   netlink socket */
 	bool stopping;
-	bool store_alert;		/* the store cannot write (alerting.c) */
+	bool store_alert;		/* the store cannot write (alert_tell.c) */
 	int lock_fd;
 	struct control *control;
 	struct serve *http;		/* --metrics */
@@ -144,7 +144,8 @@ void metrics_http_close(struct daemon *d);
 
 /* alerting.c: a result's verdicts through alert.h; log and command */
 void daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *res);
-/* At start: the open alerts the store kept, so they are not raised again. */
+/* alert_restore.c: at start, the open alerts the store kept, so they are
+ * not raised again. */
 void daemon_alerts_load(struct daemon *d);
 /* A group's cycle ended: the raises held in it told, as incidents where
  * incident-paths of them name one hop. */
@@ -152,11 +153,11 @@ void daemon_alerts_flush(struct daemon *d);
 /* Each second: held raises told once the oldest waited the longest cycle
  * (a cycle whose end was not seen: a restart inside it, a reload). */
 void daemon_alerts_tick(struct daemon *d);
-/* The open alerts, a line each, into buf (at most len bytes, NUL
+/* alert_restore.c: the open alerts, a line each, into buf (at most len bytes, NUL
  * included; cut with "... and N more"); the bytes written. */
 size_t daemon_alerts_list(struct daemon *d, char *buf, size_t len);
 void daemon_alerts_free(struct daemon *d);
-/* After a write to the store: raised (log, alert-command) when it cannot
+/* alert_tell.c: after a write to the store, raised (log, alert-command) when it cannot
  * write any more, cleared when it writes again. */
 void daemon_store_alert(struct daemon *d);
 
