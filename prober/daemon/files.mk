@@ -22,6 +22,7 @@ DAEMON_SRCS += prober/daemon/alerting.c
 DAEMON_SRCS += prober/daemon/alert_tell.c
 DAEMON_SRCS += prober/daemon/alert_restore.c
 DAEMON_SRCS += prober/daemon/alertcmd.c
+DAEMON_SRCS += prober/daemon/alertcmd_child.c
 DAEMON_SRCS += prober/daemon/privs.c
 DAEMON_SRCS += prober/daemon/control.c
 # retention on a schedule of its own, in short steps on the loop
