@@ -1,5 +1,5 @@
 /*
- * cli_run.c -- probe_run(), the CLI's one batch on a loop of its own:
+ * cli_run.c -- cli_run(), the CLI's one batch on a loop of its own:
  * SIGINT, SIGTERM and SIGHUP end it cleanly (the runner closed, so the
  * guard's nftables table is removed), a closed pipe is a write error, and
  * --progress prints a line a second.
@@ -13,7 +13,7 @@
 #include "log.h"
 
 struct cli_run {
-	const struct probe_run_config *cfg;
+	const struct cli_run_config *cfg;
 	struct event_base *base;
 	struct runner *r;
 	bool interrupted;
@@ -55,7 +55,7 @@ static void
 cli_progress(evutil_socket_t fd, short what, void *arg)
 {
 	struct cli_run *c = arg;
-	struct probe_run_stats st;
+	struct runner_stats st;
 
 	(void)fd;
 	(void)what;
@@ -66,7 +66,7 @@ cli_progress(evutil_socket_t fd, short what, void *arg)
 }
 
 int
-probe_run(const struct probe_run_config *cfg, struct probe_run_stats *stats)
+cli_run(const struct cli_run_config *cfg, struct runner_stats *stats)
 {
 	struct runner_config rc;
 	struct cli_run c;

@@ -12,7 +12,7 @@
 #include "result.h"
 #include "runner.h"
 
-struct probe_run_config {
+struct cli_run_config {
 	struct paths *paths;		/* walked as the engine has room */
 	const struct probe_settings *settings;
 	bool no_evidence;		/* nobody stores the results' packets */
@@ -24,6 +24,6 @@ struct probe_run_config {
 
 /* Runs until every path has its result or a signal arrives.
  * Returns 0, or -1 after printing why the run could not start. */
-int probe_run(const struct probe_run_config *cfg, struct probe_run_stats *stats);
+int cli_run(const struct cli_run_config *cfg, struct runner_stats *stats);
 
 #endif

@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "histcli.h"
+#include "cli_history.h"
 #include "log.h"
 #include "store.h"
 #include "when.h"
@@ -47,7 +47,7 @@ db_usage(FILE *f)
 	    "  prune: delete results older than DAYS (default the retention setting)\n"
 	    "         but those that begin or end a state; --dry-run writes nothing\n"
 	    "  FILE: default the configuration's database setting (%s)\n",
-	    histcli_default_db());
+	    cli_history_default_db());
 }
 
 struct db_opts {
@@ -220,7 +220,7 @@ cmd_db(int argc, char **argv)
 		db_usage(r == 1 ? stdout : stderr);
 		return r == 1 ? EXIT_CLEAN : EXIT_USAGE;
 	}
-	if (histcli_conf(o.conf, &c) != 0) {
+	if (cli_history_conf(o.conf, &c) != 0) {
 		conf_free(&c);
 		return EXIT_USAGE;
 	}

@@ -20,7 +20,7 @@
 #include "csv.h"
 #include "export_pcap.h"
 #include "export_render.h"
-#include "histcli.h"
+#include "cli_history.h"
 #include "json.h"
 #include "log.h"
 
@@ -56,7 +56,7 @@ export_usage(FILE *f)
 	    "  LIST: verdicts, comma-separated (default rewritten,stripped,syn-dropped)\n"
 	    "  T: RFC 3339 (2026-12-01T10:00:00Z) or an age (7d, 24h, 90m)\n"
 	    "  FILE: default the configuration's database setting (%s)\n",
-	    histcli_default_db());
+	    cli_history_default_db());
 }
 
 /* --verdict a,b,c into o->q; -1 after saying why. */
@@ -115,7 +115,7 @@ export_options(int argc, char **argv, struct export_opts *o)
 				return -1;
 			break;
 		case OPT_SINCE:
-			if (histcli_since("--since", optarg, &o->q.since_ns) != 0)
+			if (cli_history_since("--since", optarg, &o->q.since_ns) != 0)
 				return -1;
 			break;
 		case OPT_HOP:
@@ -292,14 +292,14 @@ export_row(void *arg, const struct history_row *r)
 	return 0;
 }
 
-/* The run, for histcli_write. */
+/* The run, for cli_history_write. */
 struct export_doc {
 	struct export_run *x;
 };
 
 /* The document, written to f as the store's rows come: a CSV header and
  * its rows, or a JSON array and a line break.  0; -1 when writing to f
- * failed; HISTCLI_SAID after saying why (the store, the evidence). */
+ * failed; CLI_HISTORY_SAID after saying why (the store, the evidence). */
 static int
 export_doc_write(FILE *f, const void *arg)
 {
@@ -311,7 +311,7 @@ export_doc_write(FILE *f, const void *arg)
 	else
 		export_csv_header(&x->csv);
 	if (export_flush(x) != 0)
-		return x->failed ? HISTCLI_SAID : -1;
+		return x->failed ? CLI_HISTORY_SAID : -1;
 	if (history_export(x->h, &x->o->q, export_row, x) != 0 || x->failed ||
 	    x->write_failed) {
 		if (x->write_failed)
@@ -319,14 +319,14 @@ export_doc_write(FILE *f, const void *arg)
 		if (!x->failed)
 			log_warnx("%s", history_error(x->h));
 		x->failed = true;
-		return HISTCLI_SAID;
+		return CLI_HISTORY_SAID;
 	}
 	if (x->o->json) {
 		json_array_end(&x->j);
 		if (!json_ok(&x->j)) {
 			log_warnx("export: the JSON document is broken");
 			x->failed = true;
-			return HISTCLI_SAID;
+			return CLI_HISTORY_SAID;
 		}
 		if (export_flush(x) != 0 || fputc('\n', f) == EOF)
 			return -1;
@@ -506,7 +506,7 @@ cmd_export(int argc, char **argv)
 			export_usage(stdout);
 		return r == 1 ? EXIT_CLEAN : EXIT_USAGE;
 	}
-	if (histcli_conf(o.conf, &c) != 0) {
+	if (cli_history_conf(o.conf, &c) != 0) {
 		conf_free(&c);
 		return EXIT_USAGE;
 	}
@@ -515,7 +515,7 @@ cmd_export(int argc, char **argv)
 	x.dirfd = -1;
 	json_init(&x.j);
 	json_init(&x.manifest);
-	if (histcli_open(o.db != NULL ? o.db : c.database, &st, &x.h) != 0) {
+	if (cli_history_open(o.db != NULL ? o.db : c.database, &st, &x.h) != 0) {
 		rc = EXIT_USAGE;
 		goto done;
 	}
@@ -529,7 +529,7 @@ cmd_export(int argc, char **argv)
 	}
 	/* to -o FILE (a temporary renamed into place when whole) or stdout */
 	doc.x = &x;
-	if (histcli_write(o.out, export_doc_write, &doc) != 0) {
+	if (cli_history_write(o.out, export_doc_write, &doc) != 0) {
 		rc = EXIT_USAGE;
 		goto done;
 	}
@@ -549,7 +549,7 @@ done:
 	csv_free(&x.csv);
 	json_free(&x.j);
 	json_free(&x.manifest);
-	histcli_close(st, x.h);
+	cli_history_close(st, x.h);
 	conf_free(&c);
 	return rc;
 }

@@ -17,7 +17,7 @@
 #include "cli_run.h"
 #include "cli_settings.h"
 #include "conf.h"
-#include "histcli.h"
+#include "cli_history.h"
 #include "infer.h"
 #include "json.h"
 #include "log.h"
@@ -258,7 +258,7 @@ probe_store_close(struct probe_out *out)
 }
 
 static void
-probe_summary(const struct probe_run_stats *st, size_t npaths)
+probe_summary(const struct runner_stats *st, size_t npaths)
 {
 	struct rusage ru;
 
@@ -365,8 +365,8 @@ cmd_probe(int argc, char **argv)
 	struct probe_out out;
 	struct stat sb;
 	struct paths paths;
-	struct probe_run_config rc;
-	struct probe_run_stats st;
+	struct cli_run_config rc;
+	struct runner_stats st;
 	char vantage[256];
 	bool db = false;
 	int r, status;
@@ -412,7 +412,7 @@ cmd_probe(int argc, char **argv)
 	/* a file is read when the run is over: stdio's buffer spares a
 	 * write per result; anything else may be read live */
 	out.flush_each = fstat(STDOUT_FILENO, &sb) != 0 || !S_ISREG(sb.st_mode);
-	if (db && histcli_run_begin(&c, c.database, vantage, "scaleprobe " SCALEPROBE_VERSION,
+	if (db && cli_history_run_begin(&c, c.database, vantage, "scaleprobe " SCALEPROBE_VERSION,
 	    &out.st, &out.run_id) != 0) {
 		paths_free(&paths);
 		status = EXIT_USAGE;
@@ -427,7 +427,7 @@ cmd_probe(int argc, char **argv)
 	rc.progress = isatty(STDERR_FILENO) && paths.total > 1;
 	rc.on_result = probe_result;
 	rc.arg = &out;
-	if (probe_run(&rc, &st) != 0 || st.interrupted)
+	if (cli_run(&rc, &st) != 0 || st.interrupted)
 		status = EXIT_USAGE;
 	else
 		status = probe_status(&out, &paths);

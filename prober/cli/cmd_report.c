@@ -15,7 +15,7 @@
 #include "addr.h"
 #include "cli.h"
 #include "conf.h"
-#include "histcli.h"
+#include "cli_history.h"
 #include "log.h"
 #include "report.h"
 #include "report_query.h"
@@ -85,7 +85,7 @@ report_render(const struct report *rep, enum report_format fmt, FILE *f)
 	return report_text(rep, f);
 }
 
-/* What histcli_write renders: the report in one format. */
+/* What cli_history_write renders: the report in one format. */
 struct report_doc {
 	const struct report *rep;
 	enum report_format fmt;
@@ -155,8 +155,8 @@ report_options(int argc, char **argv, struct report_opts *o)
 		    argv[optind]);
 		return EXIT_USAGE;
 	}
-	if ((since_s != NULL && histcli_since("--since", since_s, &o->since) != 0) ||
-	    (until_s != NULL && histcli_since("--until", until_s, &o->until) != 0))
+	if ((since_s != NULL && cli_history_since("--since", since_s, &o->since) != 0) ||
+	    (until_s != NULL && cli_history_since("--until", until_s, &o->until) != 0))
 		return EXIT_USAGE;
 	if (o->since != INT64_MIN && o->until != INT64_MAX && o->since >= o->until) {
 		log_warnx("--since %s is not before --until %s", since_s, until_s);
@@ -175,7 +175,7 @@ report_read(const struct report_opts *o, struct report *rep)
 	struct conf c;
 	int rc;
 
-	if (histcli_conf(db == NULL ? o->conf_path : NULL, &c) != 0) {
+	if (cli_history_conf(db == NULL ? o->conf_path : NULL, &c) != 0) {
 		conf_free(&c);
 		return -1;
 	}
@@ -225,7 +225,7 @@ cmd_report(int argc, char **argv)
 		fprintf(stderr, "scaleprobe: report: no results in the window\n");
 	doc.rep = &rep;
 	doc.fmt = o.fmt;
-	rc = histcli_write(o.out_path, report_doc_write, &doc);
+	rc = cli_history_write(o.out_path, report_doc_write, &doc);
 	report_free(&rep);
 	return rc == 0 ? EXIT_CLEAN : EXIT_USAGE;
 }

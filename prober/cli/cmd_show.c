@@ -13,7 +13,7 @@
 
 #include "addr.h"
 #include "cli.h"
-#include "histcli.h"
+#include "cli_history.h"
 #include "log.h"
 #include "show.h"
 #include "show_fold.h"
@@ -43,7 +43,7 @@ show_usage(FILE *f)
 	    "  HOST: a target as written when it was probed, or an address\n"
 	    "  T: RFC 3339 (2026-12-01T10:00:00Z) or an age (7d, 24h, 90m)\n"
 	    "  FILE: default the configuration's database setting (%s)\n",
-	    histcli_default_db());
+	    cli_history_default_db());
 }
 
 /* A port 0..65535, or -1 after saying why. */
@@ -77,7 +77,7 @@ show_options(int argc, char **argv, struct show_opts *o)
 				return -1;
 			break;
 		case OPT_SINCE:
-			if (histcli_since("--since", optarg, &o->since_ns) != 0)
+			if (cli_history_since("--since", optarg, &o->since_ns) != 0)
 				return -1;
 			break;
 		case OPT_VANTAGE:
@@ -224,7 +224,7 @@ cmd_show(int argc, char **argv)
 			show_usage(stdout);
 		return r == 1 ? EXIT_CLEAN : EXIT_USAGE;
 	}
-	if (histcli_conf(o.conf, &c) != 0) {
+	if (cli_history_conf(o.conf, &c) != 0) {
 		conf_free(&c);
 		return EXIT_USAGE;
 	}
@@ -232,7 +232,7 @@ cmd_show(int argc, char **argv)
 	/* an address as the store writes it: fd00::1 for FD00:0::1 */
 	if (addr_parse(o.host, &a) == 0 && addr_format(&a, host, sizeof(host)) != NULL)
 		o.host = host;
-	if (histcli_open(db, &st, &h) != 0) {
+	if (cli_history_open(db, &st, &h) != 0) {
 		conf_free(&c);
 		return EXIT_USAGE;
 	}
@@ -245,7 +245,7 @@ cmd_show(int argc, char **argv)
 		log_warn("standard output");
 		rc = EXIT_USAGE;
 	}
-	histcli_close(st, h);
+	cli_history_close(st, h);
 	conf_free(&c);
 	return rc;
 }

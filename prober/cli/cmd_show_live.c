@@ -13,7 +13,7 @@
 #include "blocklist.h"
 #include "cli.h"
 #include "cli_run.h"
-#include "histcli.h"
+#include "cli_history.h"
 #include "json.h"
 #include "log.h"
 #include "output.h"
@@ -67,8 +67,8 @@ show_live(struct conf *c, const struct show_opts *o, const char *db, struct hist
 	struct blocklist *bl = NULL;
 	struct paths paths;
 	struct paths_opts po;
-	struct probe_run_config rc;
-	struct probe_run_stats stats;
+	struct cli_run_config rc;
+	struct runner_stats stats;
 	struct live_out out;
 	char vantage[256], err[STORE_ERRLEN];
 	uint16_t port1;
@@ -108,7 +108,7 @@ show_live(struct conf *c, const struct show_opts *o, const char *db, struct hist
 	memset(&out, 0, sizeof(out));
 	out.json = o->json;
 	out.vantage = vantage;
-	if (histcli_run_begin(c, db, vantage, "scaleprobe " SCALEPROBE_VERSION " show --live",
+	if (cli_history_run_begin(c, db, vantage, "scaleprobe " SCALEPROBE_VERSION " show --live",
 	    &out.st, &out.run_id) != 0) {
 		status = EXIT_USAGE;
 		goto done;
@@ -119,7 +119,7 @@ show_live(struct conf *c, const struct show_opts *o, const char *db, struct hist
 	rc.settings = &c->probe;
 	rc.on_result = live_result;
 	rc.arg = &out;
-	if (probe_run(&rc, &stats) != 0 || stats.interrupted || stats.failed)
+	if (cli_run(&rc, &stats) != 0 || stats.interrupted || stats.failed)
 		status = EXIT_USAGE;
 	else if (out.n == 0) {
 		log_warnx("show --live: %s: no path could be probed", o->host);

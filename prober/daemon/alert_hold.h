@@ -1,5 +1,5 @@
 /*
- * alert_hold.h -- what the daemon's alert files share (alerting.c decides,
+ * alert_hold.h -- what the daemon's alert files share (alert_notify.c decides,
  * alert_tell.c tells, alert_restore.c reads the store's back and lists):
  * the raises held for a cycle's end and the open incidents.
  */
@@ -8,7 +8,7 @@
 
 #include "daemon.h"
 
-/* An incident: paths raised at one hop (alert.h). */
+/* An incident: paths raised at one hop (alert_state.h). */
 struct incident {
 	struct addr hop;
 	int hop_index;
@@ -33,7 +33,7 @@ struct alert_hold {
 	size_t ninc;
 };
 
-/* alerting.c: the tracks keyed (once, at random); d's hold (made when
+/* alert_notify.c: the tracks keyed (once, at random); d's hold (made when
  * none); the incident at hop (NULL: none), a new one, one dropped */
 void tracks_keyed(struct tracks *ts);
 struct alert_hold *hold_of(struct daemon *d);

@@ -3,7 +3,7 @@
  * alert-command program with the change as JSON on stdin (alertcmd.h),
  * and its row of the store's open alerts (store_alert_put, committed
  * before the program runs); the store's own alert (store-failing) the
- * same way.  What to tell is decided in alerting.c.
+ * same way.  What to tell is decided in alert_notify.c.
  */
 #include <stdio.h>
 #include <string.h>

@@ -34,7 +34,7 @@ static enum serve_next
 control_reply(void *arg, const char *in, size_t len, char **out, size_t *out_len)
 {
 	struct daemon *d = arg;
-	struct probe_run_stats st;
+	struct runner_stats st;
 	uint64_t due, running, done;
 	int64_t bytes, oldest;
 	char *buf, oldest_s[WHEN_RFC3339_LEN];
@@ -68,7 +68,7 @@ control_reply(void *arg, const char *in, size_t len, char **out, size_t *out_len
 	    "store_dropped %llu\n"
 	    "store_bytes %lld\n"
 	    "store_oldest_result %s\n",
-	    gen_units(d->cur), (unsigned long long)due, (unsigned long long)running,
+	    config_gen_units(d->cur), (unsigned long long)due, (unsigned long long)running,
 	    runner_inflight(d->runner), (unsigned long long)done,
 	    (unsigned long long)d->n.problems,
 	    (unsigned long long)d->n.alerts_open, (unsigned long long)st.n.rejected,

@@ -37,7 +37,7 @@ daemon_wall_ns(void)
 
 /* The unit of spec in group g, made when new. */
 static struct unit *
-unit_of(struct dgroup *g, struct gen *gen, size_t gi, const char *spec)
+unit_of(struct dgroup *g, struct config_gen *config_gen, size_t gi, const char *spec)
 {
 	struct unit *u;
 
@@ -47,7 +47,7 @@ unit_of(struct dgroup *g, struct gen *gen, size_t gi, const char *spec)
 	g->u = xreallocarray(g->u, g->n + 1, sizeof(*g->u));
 	u = &g->u[g->n];
 	memset(u, 0, sizeof(*u));
-	u->gen = gen;
+	u->config_gen = config_gen;
 	u->group = gi;
 	u->index = g->n++;
 	u->spec = xstrdup(spec);
@@ -55,27 +55,27 @@ unit_of(struct dgroup *g, struct gen *gen, size_t gi, const char *spec)
 	return u;
 }
 
-struct gen *
-gen_new(struct conf *c, uint64_t now)
+struct config_gen *
+config_gen_new(struct conf *c, uint64_t now)
 {
-	struct gen *gen = xcalloc(1, sizeof(*gen));
+	struct config_gen *config_gen = xcalloc(1, sizeof(*config_gen));
 	uint8_t key[SCHED_KEY_LEN];
 	uint64_t seed;
 
-	gen->c = *c;
+	config_gen->c = *c;
 	memset(c, 0, sizeof(*c));
-	gen->bl = conf_blocklist(&gen->c);
+	config_gen->bl = conf_blocklist(&config_gen->c);
 	if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key) ||
 	    getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
 		fatal("getrandom");
 	/* epoch 0: cycles counted on the wall clock, so a restart knows
 	 * which cycle's work is already stored */
-	gen->sched = sched_new(key, seed, 0);
-	gen->ng = gen->c.ngroups;
-	gen->g = xcalloc(gen->ng + 1, sizeof(*gen->g));
-	for (size_t gi = 0; gi < gen->ng; gi++) {
-		const struct conf_group *cg = &gen->c.groups[gi];
-		struct dgroup *g = &gen->g[gi];
+	config_gen->sched = sched_new(key, seed, 0);
+	config_gen->ng = config_gen->c.ngroups;
+	config_gen->g = xcalloc(config_gen->ng + 1, sizeof(*config_gen->g));
+	for (size_t gi = 0; gi < config_gen->ng; gi++) {
+		const struct conf_group *cg = &config_gen->c.groups[gi];
+		struct dgroup *g = &config_gen->g[gi];
 		const char **names;
 
 		g->name = cg->name;
@@ -83,8 +83,8 @@ gen_new(struct conf *c, uint64_t now)
 		g->jitter_ns = (uint64_t)cg->jitter * 1000000000ull;
 		for (size_t k = 0; k < cg->targets.n; k++) {
 			const struct target *tg = &cg->targets.v[k];
-			struct targets_opts o = { gen->c.allow_large, tg->port };
-			struct unit *u = unit_of(g, gen, gi, tg->as_given);
+			struct targets_opts o = { config_gen->c.allow_large, tg->port };
+			struct unit *u = unit_of(g, config_gen, gi, tg->as_given);
 
 			if (targets_parse_spec(&u->t, tg->as_given, &o) != 0)
 				log_warnx("%s: %s", g->name, strbuf_str(&u->t.errors));
@@ -92,16 +92,16 @@ gen_new(struct conf *c, uint64_t now)
 		names = xcalloc(g->n + 1, sizeof(*names));
 		for (size_t i = 0; i < g->n; i++)
 			names[i] = g->u[i].spec;
-		if (g->n > 0 && sched_group_add(gen->sched, g->name, g->interval_ns,
+		if (g->n > 0 && sched_group_add(config_gen->sched, g->name, g->interval_ns,
 		    g->jitter_ns, names, g->n, now) != (int)gi)
 			fatalx("group %s: cannot be scheduled", g->name);
 		free(names);
 	}
-	return gen;
+	return config_gen;
 }
 
 size_t
-gen_units(const struct gen *g)
+config_gen_units(const struct config_gen *g)
 {
 	size_t n = 0;
 
@@ -111,25 +111,25 @@ gen_units(const struct gen *g)
 }
 
 void
-gen_free(struct gen *gen)
+config_gen_free(struct config_gen *config_gen)
 {
-	if (gen == NULL)
+	if (config_gen == NULL)
 		return;
-	for (size_t gi = 0; gi < gen->ng; gi++) {
-		for (size_t i = 0; i < gen->g[gi].n; i++) {
+	for (size_t gi = 0; gi < config_gen->ng; gi++) {
+		for (size_t i = 0; i < config_gen->g[gi].n; i++) {
 			/* abandoned in flight at a stop (the runner is closed) */
-			if (gen->g[gi].u[i].busy)
-				paths_free(&gen->g[gi].u[i].paths);
-			free(gen->g[gi].u[i].spec);
-			targets_free(&gen->g[gi].u[i].t);
+			if (config_gen->g[gi].u[i].busy)
+				paths_free(&config_gen->g[gi].u[i].paths);
+			free(config_gen->g[gi].u[i].spec);
+			targets_free(&config_gen->g[gi].u[i].t);
 		}
-		free(gen->g[gi].u);
+		free(config_gen->g[gi].u);
 	}
-	free(gen->g);
-	sched_free(gen->sched);
-	blocklist_free(gen->bl);
-	conf_free(&gen->c);
-	free(gen);
+	free(config_gen->g);
+	sched_free(config_gen->sched);
+	blocklist_free(config_gen->bl);
+	conf_free(&config_gen->c);
+	free(config_gen);
 }
 
 /* The store's run of the group's cycle, begun with its first unit. */
@@ -164,7 +164,7 @@ unit_state(struct daemon *d, struct unit *u, uint64_t cycle, int64_t run_id,
 	struct store_state s;
 
 	memset(&s, 0, sizeof(s));
-	s.group = u->gen->g[u->group].name;
+	s.group = u->config_gen->g[u->group].name;
 	s.target = u->spec;
 	s.cycle = (int64_t)cycle;
 	s.state = state;
@@ -194,7 +194,7 @@ daemon_busy(const struct daemon *d)
 {
 	size_t n = d->cur->busy;
 
-	for (const struct gen *g = d->retired; g != NULL; g = g->next)
+	for (const struct config_gen *g = d->retired; g != NULL; g = g->next)
 		n += g->busy;
 	return n;
 }
@@ -204,12 +204,12 @@ daemon_busy(const struct daemon *d)
 static void
 unit_end(struct daemon *d, struct unit *u, const char *state, const char *reason)
 {
-	struct gen *gen = u->gen;
+	struct config_gen *config_gen = u->config_gen;
 	uint64_t missed = 0, next = UINT64_MAX, now = daemon_wall_ns();
 
-	if (!gen->retired && !d->once) {
-		missed = sched_finished(gen->sched, u->group, u->index, now);
-		next = sched_when(gen->sched, u->group, u->index);
+	if (!config_gen->retired && !d->once) {
+		missed = sched_finished(config_gen->sched, u->group, u->index, now);
+		next = sched_when(config_gen->sched, u->group, u->index);
 		/* re-armed: it may be due before whatever the timer waits for */
 		if (d->timer != NULL && !d->stopping)
 			daemon_reschedule(d);
@@ -220,15 +220,15 @@ unit_end(struct daemon *d, struct unit *u, const char *state, const char *reason
 		    next);
 	d->n.cycles_missed += missed;
 	d->n.done_cycle++;
-	if (u->cycle == gen->g[u->group].st_cycle &&
-	    ++gen->g[u->group].ended >= gen->g[u->group].n)
+	if (u->cycle == config_gen->g[u->group].st_cycle &&
+	    ++config_gen->g[u->group].ended >= config_gen->g[u->group].n)
 		daemon_alerts_flush(d);	/* the cycle's raises, incidents counted */
 	if (u->busy) {
 		paths_free(&u->paths);
 		u->busy = false;
-		gen->busy--;
+		config_gen->busy--;
 	}
-	if (u->queued && !gen->retired && !d->stopping) {
+	if (u->queued && !config_gen->retired && !d->stopping) {
 		u->queued = false;
 		unit_start(d, u, u->queued_cycle);
 	}
@@ -248,7 +248,7 @@ unit_start(struct daemon *d, struct unit *u, uint64_t cycle)
 		return;
 	}
 	u->pending = true;
-	startq_push(&d->pending, u, u->gen, cycle);
+	startq_push(&d->pending, u, u->config_gen, cycle);
 	daemon_admit(d);
 }
 
@@ -257,8 +257,8 @@ unit_start(struct daemon *d, struct unit *u, uint64_t cycle)
 static void
 unit_begin(struct daemon *d, struct unit *u, uint64_t cycle)
 {
-	struct gen *gen = u->gen;
-	struct dgroup *g = &gen->g[u->group];
+	struct config_gen *config_gen = u->config_gen;
+	struct dgroup *g = &config_gen->g[u->group];
 	struct paths_opts po;
 	int has;
 
@@ -280,8 +280,8 @@ unit_begin(struct daemon *d, struct unit *u, uint64_t cycle)
 		d->n.skipped++;
 		if (cycle == g->st_cycle)
 			g->ended++;
-		if (!gen->retired)
-			(void)sched_finished(gen->sched, u->group, u->index, daemon_wall_ns());
+		if (!config_gen->retired)
+			(void)sched_finished(config_gen->sched, u->group, u->index, daemon_wall_ns());
 		return;
 	}
 	if ((u->run_id = group_run(d, g, cycle)) < 0) {
@@ -294,10 +294,10 @@ unit_begin(struct daemon *d, struct unit *u, uint64_t cycle)
 		return;
 	}
 	memset(&po, 0, sizeof(po));
-	po.bl = gen->bl;
-	po.source4 = gen->c.have_source4 ? &gen->c.source4 : NULL;
-	po.source6 = gen->c.have_source6 ? &gen->c.source6 : NULL;
-	po.ifname = gen->c.interface;
+	po.bl = config_gen->bl;
+	po.source4 = config_gen->c.have_source4 ? &config_gen->c.source4 : NULL;
+	po.source6 = config_gen->c.have_source6 ? &config_gen->c.source6 : NULL;
+	po.ifname = config_gen->c.interface;
 	po.rt = d->rt;
 	if (paths_open(&u->paths, &u->t, &po) != 0) {
 		paths_free(&u->paths);
@@ -314,7 +314,7 @@ unit_begin(struct daemon *d, struct unit *u, uint64_t cycle)
 		return;
 	}
 	u->busy = true;
-	gen->busy++;
+	config_gen->busy++;
 	if (runner_add(d->runner, &u->paths, u) != 0) {
 		unit_end(d, u, "failed", "the name resolver cannot start");
 		return;
@@ -399,7 +399,7 @@ daemon_admit(struct daemon *d)
 }
 
 void
-daemon_retire(struct daemon *d, struct gen *old)
+daemon_retire(struct daemon *d, struct config_gen *old)
 {
 	size_t dropped = startq_drop(&d->pending, old);
 
@@ -413,7 +413,7 @@ daemon_retire(struct daemon *d, struct gen *old)
 	 * stored and end without re-arming */
 	if (old->busy == 0) {
 		d->retired = old->next;
-		gen_free(old);
+		config_gen_free(old);
 	}
 }
 
@@ -422,7 +422,7 @@ daemon_retire(struct daemon *d, struct gen *old)
 static void
 daemon_maybe_done(struct daemon *d)
 {
-	struct gen **pp = &d->retired, *g;
+	struct config_gen **pp = &d->retired, *g;
 
 	while ((g = *pp) != NULL) {
 		if (g->busy > 0) {
@@ -430,7 +430,7 @@ daemon_maybe_done(struct daemon *d)
 			continue;
 		}
 		*pp = g->next;
-		gen_free(g);
+		config_gen_free(g);
 	}
 	if (d->once && d->once_left > 0 && --d->once_left == 0)
 		runner_finish(d->runner);
@@ -482,26 +482,26 @@ daemon_reschedule(struct daemon *d)
 void
 daemon_start_all(struct daemon *d)
 {
-	struct gen *gen = d->cur;
+	struct config_gen *config_gen = d->cur;
 	uint64_t now = daemon_wall_ns();
-	size_t total = gen_units(gen);
+	size_t total = config_gen_units(config_gen);
 
 	d->once_left = total + 1;	/* held until all started */
-	for (size_t gi = 0; gi < gen->ng; gi++)
-		for (size_t i = 0; i < gen->g[gi].n; i++)
-			unit_start(d, &gen->g[gi].u[i], now / gen->g[gi].interval_ns);
+	for (size_t gi = 0; gi < config_gen->ng; gi++)
+		for (size_t i = 0; i < config_gen->g[gi].n; i++)
+			unit_start(d, &config_gen->g[gi].u[i], now / config_gen->g[gi].interval_ns);
 	daemon_maybe_done(d);
 }
 
 size_t
 daemon_recover(struct daemon *d)
 {
-	struct gen *gen = d->cur;
+	struct config_gen *config_gen = d->cur;
 	uint64_t now = daemon_wall_ns();
 	size_t total = 0;
 
-	for (size_t gi = 0; gi < gen->ng; gi++) {
-		struct dgroup *g = &gen->g[gi];
+	for (size_t gi = 0; gi < config_gen->ng; gi++) {
+		struct dgroup *g = &config_gen->g[gi];
 		int64_t last = store_last_cycle(d->st, g->name);
 		size_t n = 0;
 
@@ -525,11 +525,11 @@ daemon_recover(struct daemon *d)
 void
 daemon_cycle_counts(const struct daemon *d, uint64_t *due, uint64_t *running, uint64_t *done)
 {
-	const struct gen *gen = d->cur;
+	const struct config_gen *config_gen = d->cur;
 
 	*due = *running = *done = 0;
-	for (size_t gi = 0; gi < gen->ng; gi++) {
-		const struct dgroup *g = &gen->g[gi];
+	for (size_t gi = 0; gi < config_gen->ng; gi++) {
+		const struct dgroup *g = &config_gen->g[gi];
 
 		*due += g->n - (g->started < g->n ? g->started : g->n);
 		*running += g->started - (g->ended < g->started ? g->ended : g->started);

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "alert.h"
+#include "alert_state.h"
 #include "conf.h"
 #include "paths.h"
 #include "runner.h"
@@ -23,7 +23,7 @@ struct event_base;
 struct store;
 struct sched;
 struct blocklist;
-struct gen;
+struct config_gen;
 struct control;
 struct serve;
 struct notify;
@@ -33,7 +33,7 @@ struct alert_hold;
 /* One target as written in a group, on each of its ports: what is
  * scheduled, probed as one batch, and given one state per cycle. */
 struct unit {
-	struct gen *gen;
+	struct config_gen *config_gen;
 	size_t group, index;
 	char *spec;			/* as written (targets.spec) */
 	struct targets t;		/* one entry per port */
@@ -61,7 +61,7 @@ struct dgroup {
 
 /* A configuration in force: its groups and their schedule.  Kept after a
  * reload until its last batch is done (probes in flight are stored). */
-struct gen {
+struct config_gen {
 	struct conf c;
 	struct blocklist *bl;
 	struct dgroup *g;
@@ -69,7 +69,7 @@ struct gen {
 	struct sched *sched;
 	size_t busy;			/* units of it in the runner */
 	bool retired;			/* a newer one is in force */
-	struct gen *next;		/* the retired ones */
+	struct config_gen *next;		/* the retired ones */
 };
 
 struct daemon_stats {
@@ -84,8 +84,8 @@ struct daemon {
 	const char *conf_path;
 	bool once, foreground;
 	struct event_base *base;
-	struct gen *cur;		/* in force */
-	struct gen *retired;
+	struct config_gen *cur;		/* in force */
+	struct config_gen *retired;
 	struct store *st;
 	struct runner *runner;
 	struct runner_config rc;
@@ -93,8 +93,8 @@ struct daemon {
 	char settings[512];		/* the runs' settings text */
 	struct event *timer, *sigterm, *sighup, *sigint, *watchdog;
 	struct notify *notify;
-	struct tracks tracks;		/* alerting.c */
-	struct alert_hold *hold;	/* alerting.c: raises held, incidents */
+	struct tracks tracks;		/* alert_notify.c */
+	struct alert_hold *hold;	/* alert_notify.c: raises held, incidents */
 	struct alertcmd *alertcmd;
 	struct daemon_stats n;
 	size_t once_left;		/* --once: units not yet done */
@@ -114,26 +114,26 @@ struct daemon {
 };
 
 /* cycle.c: groups, the schedule, batches, states */
-struct gen *gen_new(struct conf *c, uint64_t now_ns);	/* takes c over */
-void gen_free(struct gen *g);	/* after runner_close: walks in flight too */
+struct config_gen *config_gen_new(struct conf *c, uint64_t now_ns);	/* takes c over */
+void config_gen_free(struct config_gen *g);	/* after runner_close: walks in flight too */
 void daemon_reschedule(struct daemon *d);
 void daemon_start_all(struct daemon *d);	/* --once */
-/* SIGHUP: gen replaced; its waiting units dropped, freed when idle. */
-void daemon_retire(struct daemon *d, struct gen *old);
+/* SIGHUP: config_gen replaced; its waiting units dropped, freed when idle. */
+void daemon_retire(struct daemon *d, struct config_gen *old);
 /* After a restart: the targets of each group's last cycle that left no
  * state (a crash cut them off) are probed now; how many. */
 size_t daemon_recover(struct daemon *d);
 int daemon_on_result(void *arg, void *tag, struct path_result *res);
 void daemon_on_batch(void *arg, void *tag);
 uint64_t daemon_wall_ns(void);
-size_t gen_units(const struct gen *g);
+size_t config_gen_units(const struct config_gen *g);
 /* Of each group's latest cycle: targets not yet started, running, done. */
 void daemon_cycle_counts(const struct daemon *d, uint64_t *due, uint64_t *running,
     uint64_t *done);
 
-/* fdcheck.c: gen's descriptor budget against RLIMIT_NOFILE; 0, or -1
+/* fdcheck.c: config_gen's descriptor budget against RLIMIT_NOFILE; 0, or -1
  * with one line logged (what is needed, what to change). */
-int daemon_check_fds(struct daemon *d, const struct gen *gen, bool metrics);
+int daemon_check_fds(struct daemon *d, const struct config_gen *config_gen, bool metrics);
 
 /* scaleprobed.c: what `scaleprobe status` and STATUS= say, one line */
 void daemon_status_line(struct daemon *d, char *buf, size_t len);
@@ -142,7 +142,7 @@ void daemon_status_line(struct daemon *d, char *buf, size_t len);
 int metrics_http_open(struct daemon *d, const char *spec);
 void metrics_http_close(struct daemon *d);
 
-/* alerting.c: a result's verdicts through alert.h; log and command */
+/* alert_notify.c: a result's verdicts through alert_state.h; log and command */
 void daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *res);
 /* alert_restore.c: at start, the open alerts the store kept, so they are
  * not raised again. */

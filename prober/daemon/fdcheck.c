@@ -33,7 +33,7 @@ resolv_nameservers(void)
 }
 
 int
-daemon_check_fds(struct daemon *d, const struct gen *gen, bool metrics)
+daemon_check_fds(struct daemon *d, const struct config_gen *config_gen, bool metrics)
 {
 	struct fdb_config c;
 	struct fdb_need n;
@@ -42,9 +42,9 @@ daemon_check_fds(struct daemon *d, const struct gen *gen, bool metrics)
 
 	memset(&c, 0, sizeof(c));
 	c.max_inflight = d->unit_limit;
-	for (size_t gi = 0; gi < gen->ng; gi++)
-		for (size_t i = 0; i < gen->g[gi].n; i++) {
-			const struct targets *t = &gen->g[gi].u[i].t;
+	for (size_t gi = 0; gi < config_gen->ng; gi++)
+		for (size_t i = 0; i < config_gen->g[gi].n; i++) {
+			const struct targets *t = &config_gen->g[gi].u[i].t;
 
 			c.units++;
 			for (size_t k = 0; k < t->n; k++)
@@ -54,11 +54,11 @@ daemon_check_fds(struct daemon *d, const struct gen *gen, bool metrics)
 				}
 		}
 	c.nameservers = c.named_units > 0 ? resolv_nameservers() : 1;
-	c.one_interface = gen->c.interface != NULL;
+	c.one_interface = config_gen->c.interface != NULL;
 	c.max_interfaces = PATHS_MAX_IFACES;
 	c.metrics_conns = metrics ? FDB_METRICS : 0;
-	c.control = gen->c.control != NULL;
-	c.alert_command = gen->c.alert_command != NULL;
+	c.control = config_gen->c.control != NULL;
+	c.alert_command = config_gen->c.alert_command != NULL;
 	fdbudget(&c, &n);
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
 		log_warn("getrlimit");

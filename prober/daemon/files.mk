@@ -1,7 +1,7 @@
 # prober/daemon: scaleprobed -- the scheduler of target groups (pure, tested
 # on an injected clock) and the alerts on a path's change of state.
 PURE_SRCS += prober/daemon/schedule.c
-PURE_SRCS += prober/daemon/alert.c
+PURE_SRCS += prober/daemon/alert_state.c
 # the alert command's environment, output cap and timeout steps; the
 # paths' alert memory under a random key
 PURE_SRCS += prober/daemon/alertrun.c
@@ -18,7 +18,7 @@ DAEMON_SRCS += prober/daemon/fdcheck.c
 # the daemon itself: its life, cycles, alerts, privileges, control socket
 DAEMON_SRCS += prober/daemon/scaleprobed.c
 DAEMON_SRCS += prober/daemon/cycle.c
-DAEMON_SRCS += prober/daemon/alerting.c
+DAEMON_SRCS += prober/daemon/alert_notify.c
 DAEMON_SRCS += prober/daemon/alert_tell.c
 DAEMON_SRCS += prober/daemon/alert_restore.c
 DAEMON_SRCS += prober/daemon/alertcmd.c

@@ -37,7 +37,7 @@
 static void
 metrics_snapshot_of(struct daemon *d, struct metrics_snapshot *s)
 {
-	struct probe_run_stats st;
+	struct runner_stats st;
 
 	memset(s, 0, sizeof(*s));
 	runner_stats(d->runner, &st);

@@ -78,14 +78,14 @@ runner_setup(struct daemon *d, const struct conf *c)
 void
 daemon_status_line(struct daemon *d, char *buf, size_t len)
 {
-	struct probe_run_stats st;
+	struct runner_stats st;
 	uint64_t due, running, done;
 
 	runner_stats(d->runner, &st);
 	daemon_cycle_counts(d, &due, &running, &done);
 	snprintf(buf, len, "%zu targets, %llu due, %llu in flight, %llu done this cycle, "
 	    "%llu problems, %llu alerts open, %llu packets rejected, lag %.3f s",
-	    gen_units(d->cur), (unsigned long long)due, (unsigned long long)running,
+	    config_gen_units(d->cur), (unsigned long long)due, (unsigned long long)running,
 	    (unsigned long long)done, (unsigned long long)d->n.problems,
 	    (unsigned long long)d->n.alerts_open, (unsigned long long)st.n.rejected,
 	    d->n.lag_ns / 1e9);
@@ -130,7 +130,7 @@ reload(struct daemon *d)
 	char applied[600] = "";
 	size_t n, limit = d->unit_limit;
 	bool probe = false;
-	struct gen *old = d->cur;
+	struct config_gen *old = d->cur;
 
 	log_info("%s: reloading", d->conf_path);
 	if (load_conf(d->conf_path, &c) != 0) {
@@ -139,10 +139,10 @@ reload(struct daemon *d)
 	}
 	n = conf_changed(&old->c, &c, changed, SET_COUNT);
 	d->unit_limit = runner_max_inflight(&c.probe);
-	d->cur = gen_new(&c, daemon_wall_ns());
+	d->cur = config_gen_new(&c, daemon_wall_ns());
 	/* targets by name added may need more descriptors than there are */
 	if (daemon_check_fds(d, d->cur, d->http != NULL) != 0) {
-		gen_free(d->cur);
+		config_gen_free(d->cur);
 		d->cur = old;
 		d->unit_limit = limit;
 		log_warnx("%s: not reloaded; the configuration in force stays", d->conf_path);
@@ -167,7 +167,7 @@ reload(struct daemon *d)
 	}
 	daemon_retire(d, old);
 	log_info("%s: %zu groups, %zu targets in force", d->conf_path, d->cur->ng,
-	    gen_units(d->cur));
+	    config_gen_units(d->cur));
 	daemon_reschedule(d);
 	status_notify(d);
 }
@@ -351,7 +351,7 @@ configure(struct daemon *d, const struct daemon_opts *o)
 	else if (gethostname(d->vantage, sizeof(d->vantage)) != 0)
 		snprintf(d->vantage, sizeof(d->vantage), "unknown");
 	conf_shaping(&c, d->settings, sizeof(d->settings));
-	d->cur = gen_new(&c, daemon_wall_ns());
+	d->cur = config_gen_new(&c, daemon_wall_ns());
 	runner_setup(d, &d->cur->c);
 	if (d->once)
 		d->rc.on_idle = on_idle;
@@ -455,7 +455,7 @@ static int
 run_loop(struct daemon *d)
 {
 	log_info("%s: %zu groups, %zu targets; database %s", d->conf_path, d->cur->ng,
-	    gen_units(d->cur), d->cur->c.database);
+	    config_gen_units(d->cur), d->cur->c.database);
 	if (d->once)
 		daemon_start_all(d);
 	else {
@@ -478,7 +478,7 @@ run_loop(struct daemon *d)
 static int
 shut_down(struct daemon *d, int rc)
 {
-	struct probe_run_stats st;
+	struct runner_stats st;
 	char err[STORE_ERRLEN];
 
 	notify_send(d->notify, "STOPPING=1");
@@ -509,11 +509,11 @@ shut_down(struct daemon *d, int rc)
 	event_free(d->sigint);
 	event_free(d->sighup);
 	while (d->retired != NULL) {
-		struct gen *g = d->retired;
+		struct config_gen *g = d->retired;
 		d->retired = g->next;
-		gen_free(g);
+		config_gen_free(g);
 	}
-	gen_free(d->cur);
+	config_gen_free(d->cur);
 	startq_free(&d->pending);
 	route_close(d->rt);
 	daemon_alerts_free(d);

@@ -1,5 +1,5 @@
 /*
- * tracks.h -- the paths' alert memory (alert.h per scale), found by
+ * tracks.h -- the paths' alert memory (alert_state.h per scale), found by
  * address and port in a hash table under a secret key.  A path no longer
  * probed (a reload dropped it, a name moved, a prefix's address stopped
  * answering) must not stay forever: an entry whose every scale is idle
@@ -18,25 +18,25 @@
 #include <stdint.h>
 
 #include "addr.h"
-#include "alert.h"
+#include "alert_state.h"
 #include "result.h"
 #include "siphash.h"
 
 #define TRACKS_BUCKETS 1024
 
-/* A path's alert memory (alert.h) per scale, found by address and port. */
+/* A path's alert memory (alert_state.h) per scale, found by address and port. */
 struct track {
 	struct addr dst;
 	uint16_t port;
 	struct alert_track t[RESULT_MAX_SCALES];
-	struct alert_path open;		/* its alert (alert.h); open.bad: raised */
+	struct alert_path open;		/* its alert (alert_state.h); open.bad: raised */
 	char *target;			/* the open alert's target (owned) */
 	int64_t raised_ns;		/* wall clock */
 	bool restored;			/* open read from the store: its scales'
 					   tracks are seeded from it at the
 					   path's next result */
 	bool held;			/* its raise waits for the cycle's end
-					   (incidents: alerting.c) */
+					   (incidents: alert_notify.c) */
 	struct addr incident;		/* the hop of the incident it is one
 					   path of; family 0: none */
 	uint64_t seen_ns;		/* its latest result */

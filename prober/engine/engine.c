@@ -63,14 +63,14 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 	/* each stage's state of a path after the variants, aligned for its
 	 * widest member (ENGINE_STATE_ALIGN); its state of the engine in a
 	 * block of its own */
-	e->slot_bytes = sizeof(struct slot) + (size_t)cfg->nvariants * sizeof(struct vstate);
+	e->path_slot_bytes = sizeof(struct path_slot) + (size_t)cfg->nvariants * sizeof(struct vstate);
 	for (int i = 0; i < STAGE_COUNT; i++) {
 		const struct stage_ops *o = e->stages[i].ops;
 		size_t align = ENGINE_STATE_ALIGN;
 
-		e->slot_bytes = (e->slot_bytes + align - 1) / align * align;
-		e->stages[i].slot_off = e->slot_bytes;
-		e->slot_bytes += o->slot_state_bytes;
+		e->path_slot_bytes = (e->path_slot_bytes + align - 1) / align * align;
+		e->stages[i].path_slot_off = e->path_slot_bytes;
+		e->path_slot_bytes += o->path_slot_state_bytes;
 		if (o->engine_state_bytes > 0)
 			e->stages[i].state = xcalloc(1, o->engine_state_bytes);
 	}
@@ -83,9 +83,9 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 }
 
 static size_t
-slot_bytes(const struct engine *e)
+path_slot_bytes(const struct engine *e)
 {
-	return e->slot_bytes;
+	return e->path_slot_bytes;
 }
 
 /* Whether stage id has packets of running paths waiting for tokens. */
@@ -98,12 +98,12 @@ stage_sending(const struct engine *e, enum stage_id id)
 }
 
 static void
-slot_free(struct engine *e, struct slot *s)
+path_slot_free(struct engine *e, struct path_slot *s)
 {
 	for (int i = 0; i < STAGE_COUNT; i++)
 		if (e->stages[i].ops->free != NULL)
 			e->stages[i].ops->free(e, s);
-	engine_mem(e, -(int64_t)(slot_bytes(e) + evidence_bytes(s->ev)));
+	engine_mem(e, -(int64_t)(path_slot_bytes(e) + evidence_bytes(s->ev)));
 	evidence_free(&s->ev);
 	free(s);
 }
@@ -114,10 +114,10 @@ engine_free(struct engine *e)
 	if (e == NULL)
 		return;
 	for (size_t i = 0; i < e->nbuckets; i++) {
-		struct slot *s = e->buckets[i], *next;
+		struct path_slot *s = e->buckets[i], *next;
 		for (; s != NULL; s = next) {
 			next = s->hnext;
-			slot_free(e, s);
+			path_slot_free(e, s);
 		}
 	}
 	engine_out_free(e);
@@ -192,7 +192,7 @@ engine_default_burst(uint64_t rate)
  * fields say what its SYN had otherwise).  Rendered only now, so a path in
  * flight holds only what it received. */
 static void
-evidence_syns(struct engine *e, struct slot *s)
+evidence_syns(struct engine *e, struct path_slot *s)
 {
 	uint8_t buf[128];
 	char fields[EVIDENCE_FIELDS];
@@ -229,7 +229,7 @@ evidence_syns(struct engine *e, struct slot *s)
 
 /* Hands the finished path to the caller and frees its slot. */
 static void
-path_finish(struct engine *e, struct slot *s)
+path_finish(struct engine *e, struct path_slot *s)
 {
 	struct path_result *r = &e->result;
 	uint64_t drops = e->ops.capture_drops ? e->ops.capture_drops(e->ops.arg) : 0;
@@ -260,19 +260,19 @@ path_finish(struct engine *e, struct slot *s)
 	evidence_syns(e, s);
 	r->evidence = s->ev;
 
-	slot_list_remove(s);
+	path_slot_list_remove(s);
 	engine_path_unlink(e, s);
 	e->inflight--;
 	e->n.paths_done++;
 	engine_out_retire(e, s);
 	e->ops.done(e->ops.arg, r);
-	slot_free(e, s);
+	path_slot_free(e, s);
 }
 
 /* Moves every path that is over with a stage to the next stage that wants
  * it, or to its result.  The only place a path changes stage. */
 static void
-move_on(struct engine *e, enum stage_id from, struct slot *s)
+move_on(struct engine *e, enum stage_id from, struct path_slot *s)
 {
 	for (int i = (int)from + 1; i < STAGE_COUNT; i++) {
 		const struct stage_ops *ops = e->stages[i].ops;
@@ -281,7 +281,7 @@ move_on(struct engine *e, enum stage_id from, struct slot *s)
 			continue;
 		s->stage = (enum stage_id)i;
 		s->running = false;
-		slot_list_append(&e->stages[i].waiting, s);
+		path_slot_list_append(&e->stages[i].waiting, s);
 		return;
 	}
 	path_finish(e, s);
@@ -290,10 +290,10 @@ move_on(struct engine *e, enum stage_id from, struct slot *s)
 static void
 move_all(struct engine *e)
 {
-	struct slot *s;
+	struct path_slot *s;
 
 	while ((s = e->moving.head) != NULL) {
-		slot_list_remove(s);
+		path_slot_list_remove(s);
 		move_on(e, s->left, s);
 	}
 }
@@ -319,12 +319,12 @@ admit_waiting(struct engine *e, uint64_t now)
 	for (int i = STAGE_HANDSHAKE + 1; i < STAGE_COUNT; i++) {
 		struct stage *st = &e->stages[i];
 		uint64_t need;
-		struct slot *s;
+		struct path_slot *s;
 
 		while ((need = start_need(e, i)) != ENGINE_NEVER &&
 		    engine_out_tokens(e, now) >= (need > 0 ? need : 1)) {
 			s = st->waiting.head;
-			slot_list_remove(s);
+			path_slot_list_remove(s);
 			s->running = true;
 			st->running++;
 			st->ops->start(e, s, now);
@@ -363,7 +363,7 @@ path_admit(struct engine *e, uint64_t now)
 {
 	struct stage *hs = &e->stages[STAGE_HANDSHAKE];
 	struct engine_path p;
-	struct slot *s;
+	struct path_slot *s;
 	int rc;
 
 	if (e->no_more_paths || e->paths_later || e->inflight >= e->cfg.max_inflight ||
@@ -382,7 +382,7 @@ path_admit(struct engine *e, uint64_t now)
 		log_debug("engine: duplicate path %s skipped", p.target);
 		return true;
 	}
-	s = xcalloc(1, slot_bytes(e));
+	s = xcalloc(1, path_slot_bytes(e));
 	s->path = p;
 	s->drops_at_start = e->ops.capture_drops ? e->ops.capture_drops(e->ops.arg) : 0;
 	s->fails_at_start = e->ops.send_failures ? e->ops.send_failures(e->ops.arg) : 0;
@@ -395,7 +395,7 @@ path_admit(struct engine *e, uint64_t now)
 	e->inflight++;
 	if (e->inflight > e->n.inflight_peak)
 		e->n.inflight_peak = e->inflight;
-	engine_mem(e, (int64_t)slot_bytes(e));
+	engine_mem(e, (int64_t)path_slot_bytes(e));
 	e->n.paths_started++;
 	s->stage = STAGE_HANDSHAKE;
 	s->running = true;

@@ -34,10 +34,10 @@
 #include "reply.h"
 #include "rst_owed.h"
 
-struct slot;
+struct path_slot;
 
-struct slot_list {
-	struct slot *head, *tail;
+struct path_slot_list {
+	struct path_slot *head, *tail;
 	size_t n;
 };
 
@@ -57,17 +57,17 @@ struct vstate {
 };
 
 /* One path from admission to its result. */
-struct slot {
+struct path_slot {
 	struct engine_path path;
-	struct slot *prev, *next;	/* on one slot_list at most */
-	struct slot_list *on;		/* which list, NULL for none */
-	struct slot *hnext;		/* hash chain */
+	struct path_slot *prev, *next;	/* on one path_slot_list at most */
+	struct path_slot_list *on;		/* which list, NULL for none */
+	struct path_slot *hnext;		/* hash chain */
 	enum stage_id stage;		/* where the path is */
 	enum stage_id left;		/* while moving: the stage it left */
 	bool running;			/* started in its stage (not waiting) */
 	uint64_t drops_at_start;
 	uint64_t fails_at_start;	/* send failures when it was admitted */
-	struct window_obs *wobs;	/* the window test's results per variant,
+	struct window_obs *window_obs;	/* the window test's results per variant,
 					   for the result and the trace's choice;
 					   NULL: no test ran */
 	struct path_evidence *ev;	/* the packets that prove the result,
@@ -78,7 +78,7 @@ struct slot {
 
 /* What a reply is, once matched to a path (engine_match.c). */
 struct match {
-	struct slot *s;			/* NULL: no path of this run in flight */
+	struct path_slot *s;			/* NULL: no path of this run in flight */
 	int v;				/* variant: source port - port_lo */
 	int tag;			/* the ISN's tag (cookie.h), -1 for none */
 	enum reply_kind kind;		/* SYN-ACK, RST, ICMP unreachable; NONE
@@ -97,16 +97,16 @@ struct stage_ops {
 	const char *name;
 	/* Whether path s needs the stage; judged when it leaves the stage
 	 * before.  NULL: every path. */
-	bool (*wanted)(struct engine *e, const struct slot *s);
+	bool (*wanted)(struct engine *e, const struct path_slot *s);
 	/* The free tokens a waiting path needs to start now, the stage having
 	 * room; ENGINE_NEVER while something else holds it back (the share
 	 * of the rate its running paths keep).  NULL: one. */
 	uint64_t (*start_need)(struct engine *e);
 	/* Starts s (running is set, the count taken); sends what tokens allow.
 	 * The stage may be over with s at once. */
-	void (*start)(struct engine *e, struct slot *s, uint64_t now);
+	void (*start)(struct engine *e, struct path_slot *s, uint64_t now);
 	/* A reply matched to s while s is in this stage. */
-	void (*input)(struct engine *e, struct slot *s, const struct match *m,
+	void (*input)(struct engine *e, struct path_slot *s, const struct match *m,
 	    const struct reply *r, uint64_t now);
 	/* Timers and the packets due of every running path, as far as
 	 * tokens go. */
@@ -116,12 +116,12 @@ struct stage_ops {
 	 * nothing to do. */
 	uint64_t (*wake)(struct engine *e, uint64_t now);
 	/* Releases the stage's state of s, whether done or abandoned. */
-	void (*free)(struct engine *e, struct slot *s);
+	void (*free)(struct engine *e, struct path_slot *s);
 
 	/* The stage's own state, a struct of its file the engine only makes
 	 * room for: per path (engine_slot_state, zeroed at admission) and per
 	 * engine (engine_stage_state, zeroed).  0: none. */
-	size_t slot_state_bytes, engine_state_bytes;
+	size_t path_slot_state_bytes, engine_state_bytes;
 	/* Sets the engine's state up from e->cfg; false refuses the
 	 * configuration.  NULL: zeroed is ready. */
 	bool (*init)(struct engine *e);
@@ -129,21 +129,21 @@ struct stage_ops {
 	 * wait behind them.  NULL: never. */
 	bool (*sending)(const struct engine *e);
 	/* Writes the stage's part of s's result.  NULL: none. */
-	void (*result)(const struct engine *e, const struct slot *s,
+	void (*result)(const struct engine *e, const struct path_slot *s,
 	    struct path_result *r);
 	/* The SYN of variant v the stage sent that the evidence keeps beside
 	 * the replies, and what it says of it: the TTL the evidence files it
 	 * under, 0 for none.  NULL: none. */
-	int (*evidence_syn)(const struct engine *e, const struct slot *s, int v,
+	int (*evidence_syn)(const struct engine *e, const struct path_slot *s, int v,
 	    struct send_syn *syn, char *fields, size_t len);
 };
 
 struct stage {
 	const struct stage_ops *ops;
-	struct slot_list waiting;	/* wanted, not started: no room yet */
+	struct path_slot_list waiting;	/* wanted, not started: no room yet */
 	size_t running, limit;		/* started and not over; at most */
 	void *state;			/* ops->engine_state_bytes */
-	size_t slot_off;		/* where its state of a path begins */
+	size_t path_slot_off;		/* where its state of a path begins */
 };
 
 /* A RST owed to a SYN-ACK, waiting for its token. */
@@ -162,7 +162,7 @@ struct engine {
 	uint64_t reserved;		/* tokens set aside (engine_out_reserve) */
 	struct cookie_key key;
 
-	struct slot **buckets;
+	struct path_slot **buckets;
 	size_t nbuckets;		/* power of two */
 	size_t inflight;
 	bool no_more_paths;
@@ -170,8 +170,8 @@ struct engine {
 	bool wants_run;			/* input changed what is due */
 
 	struct stage stages[STAGE_COUNT];
-	struct slot_list moving;	/* over with a stage, not yet moved on */
-	size_t slot_bytes;		/* a slot with its variants and every
+	struct path_slot_list moving;	/* over with a stage, not yet moved on */
+	size_t path_slot_bytes;		/* a slot with its variants and every
 					   stage's state of the path */
 
 	struct rst_owed *rsts;		/* ring of RSTs owed */
@@ -189,9 +189,9 @@ struct engine {
 
 /* A stage's own state of path s, and of the engine: its file's struct. */
 static inline void *
-engine_slot_state(const struct engine *e, const struct slot *s, enum stage_id id)
+engine_slot_state(const struct engine *e, const struct path_slot *s, enum stage_id id)
 {
-	return (char *)s + e->stages[id].slot_off;
+	return (char *)s + e->stages[id].path_slot_off;
 }
 
 static inline void *
@@ -205,20 +205,20 @@ extern const struct stage_ops stage_window_ops;
 extern const struct stage_ops stage_trace_ops;
 
 /* engine_slot.c: the slots, beneath every other file of the engine */
-void slot_list_remove(struct slot *s);
-void slot_list_append(struct slot_list *l, struct slot *s);
-struct slot *engine_path_find(const struct engine *e, const struct addr *dst,
+void path_slot_list_remove(struct path_slot *s);
+void path_slot_list_append(struct path_slot_list *l, struct path_slot *s);
+struct path_slot *engine_path_find(const struct engine *e, const struct addr *dst,
     uint16_t port);
-void engine_path_insert(struct engine *e, struct slot *s);
-void engine_path_unlink(struct engine *e, struct slot *s);
+void engine_path_insert(struct engine *e, struct path_slot *s);
+void engine_path_unlink(struct engine *e, struct path_slot *s);
 /* What the paths in flight hold grew (or shrank) by delta bytes. */
 void engine_mem(struct engine *e, int64_t delta);
 /* The path's stage is over with it: the run loop moves it on. */
-void engine_stage_over(struct engine *e, struct slot *s);
+void engine_stage_over(struct engine *e, struct path_slot *s);
 uint16_t engine_variant_sport(const struct engine *e, int v);
 /* The SYN of variant v carrying the ISN tag (0: the handshake probe; a
  * trace's TTL; COOKIE_TAG_WINDOW). */
-void engine_make_syn(const struct engine *e, const struct slot *s, int v, int tag,
+void engine_make_syn(const struct engine *e, const struct path_slot *s, int v, int tag,
     uint32_t tsval, struct send_syn *syn);
 uint32_t engine_flow_label(const struct engine *e, const struct addr *src,
     const struct addr *dst, uint16_t sport, uint16_t dport);
@@ -245,7 +245,7 @@ enum rst_decision engine_out_owe_rst(struct engine *e, const struct match *m,
 /* Whether port (of ours, variant v's) is the window test's second port. */
 bool engine_out_second_port(const struct engine *e, int v, uint16_t port);
 /* Hands the RST records of a finished path to the memo. */
-void engine_out_retire(struct engine *e, const struct slot *s);
+void engine_out_retire(struct engine *e, const struct path_slot *s);
 void engine_out_rsts(struct engine *e, uint64_t now);
 bool engine_out_rsts_owed(const struct engine *e);
 /* Whether a token is there now (without taking it). */
@@ -258,7 +258,7 @@ uint64_t engine_out_when(struct engine *e, uint64_t now, uint64_t n);
 void engine_out_free(struct engine *e);
 
 /* stage_window.c: whether s tests variant v now (its segments go there). */
-bool stage_window_owns(const struct engine *e, const struct slot *s, int v);
+bool stage_window_owns(const struct engine *e, const struct path_slot *s, int v);
 
 /* engine_match.c: a captured packet to the path and stage it answers. */
 void engine_match_input(struct engine *e, const uint8_t *pkt, size_t len, uint64_t now);

@@ -50,11 +50,11 @@ tag_stage(int tag)
 }
 
 /* The path in flight from ours to theirs:port, or NULL. */
-static struct slot *
-slot_for(const struct engine *e, const struct addr *theirs, uint16_t port,
+static struct path_slot *
+path_slot_for(const struct engine *e, const struct addr *theirs, uint16_t port,
     const struct addr *ours)
 {
-	struct slot *s = engine_path_find(e, theirs, port);
+	struct path_slot *s = engine_path_find(e, theirs, port);
 
 	return s != NULL && addr_equal(&s->path.src, ours) ? s : NULL;
 }
@@ -65,7 +65,7 @@ slot_for(const struct engine *e, const struct addr *theirs, uint16_t port,
  * the destination's answer.  Variants as the result counts them: -1 the
  * control. */
 static void
-keep_evidence(struct engine *e, struct slot *s, const struct match *m)
+keep_evidence(struct engine *e, struct path_slot *s, const struct match *m)
 {
 	bool trace = m->tag >= 1 && m->tag <= COOKIE_TRACE_TTL_MAX;
 	char fields[EVIDENCE_FIELDS] = "";
@@ -89,7 +89,7 @@ keep_evidence(struct engine *e, struct slot *s, const struct match *m)
 static void
 deliver(struct engine *e, struct match *m, const struct reply *r, uint64_t now)
 {
-	struct slot *s = m->s;
+	struct path_slot *s = m->s;
 
 	if (s == NULL || s->stage != tag_stage(m->tag) || !s->running) {
 		e->n.late++;
@@ -113,7 +113,7 @@ input_tcp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t le
 		return;
 	}
 	/* the reply travels the other way: our probe was (dst -> src) */
-	m.s = slot_for(e, &r->src, r->sport, &r->dst);
+	m.s = path_slot_for(e, &r->src, r->sport, &r->dst);
 	if (synack) {
 		valid = cookie_check_synack(&e->key, &r->dst, &r->src, r->dport,
 		    r->sport, r->ack, &m.tag);
@@ -180,10 +180,10 @@ input_tcp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t le
 /* The variant and tag of a quoted SYN whose source a NAT rewrote: the path
  * is found by what a NAT keeps (destination and port), then each of its
  * variants' ISNs is tried against the quoted sequence number. */
-static struct slot *
+static struct path_slot *
 match_translated(struct engine *e, const struct reply *r, int *v, int *tag)
 {
-	struct slot *s = engine_path_find(e, &r->q_dst, r->q_dport);
+	struct path_slot *s = engine_path_find(e, &r->q_dst, r->q_dport);
 
 	if (s == NULL)
 		return NULL;
@@ -206,7 +206,7 @@ input_icmp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t l
 
 	if (m.v >= 0 && cookie_check_quote(&e->key, &r->q_src, &r->q_dst, r->q_sport,
 	    r->q_dport, r->q_seq, &m.tag) && tag_valid(e, m.tag)) {
-		m.s = slot_for(e, &r->q_dst, r->q_dport, &r->q_src);
+		m.s = path_slot_for(e, &r->q_dst, r->q_dport, &r->q_src);
 	} else if ((m.s = match_translated(e, r, &m.v, &m.tag)) == NULL) {
 		if (m.v >= 0)
 			e->n.rejected++;

@@ -164,7 +164,7 @@ engine_out_owe_rst(struct engine *e, const struct match *m, const struct reply *
 }
 
 void
-engine_out_retire(struct engine *e, const struct slot *s)
+engine_out_retire(struct engine *e, const struct path_slot *s)
 {
 	for (int v = 0; v < e->cfg.nvariants; v++)
 		rst_memo_put(&e->rst_memo, rst_memo_key(&e->key, &s->path.src,

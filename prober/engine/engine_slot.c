@@ -13,9 +13,9 @@
 /* --- lists --------------------------------------------------------------- */
 
 void
-slot_list_remove(struct slot *s)
+path_slot_list_remove(struct path_slot *s)
 {
-	struct slot_list *l = s->on;
+	struct path_slot_list *l = s->on;
 
 	if (l == NULL)
 		return;
@@ -33,9 +33,9 @@ slot_list_remove(struct slot *s)
 }
 
 void
-slot_list_append(struct slot_list *l, struct slot *s)
+path_slot_list_append(struct path_slot_list *l, struct path_slot *s)
 {
-	slot_list_remove(s);
+	path_slot_list_remove(s);
 	s->prev = l->tail;
 	s->next = NULL;
 	if (l->tail != NULL)
@@ -64,10 +64,10 @@ path_hash(const struct engine *e, const struct addr *dst, uint16_t port)
 	return (size_t)(h ^ (h >> 32)) & (e->nbuckets - 1);
 }
 
-struct slot *
+struct path_slot *
 engine_path_find(const struct engine *e, const struct addr *dst, uint16_t port)
 {
-	struct slot *s = e->buckets[path_hash(e, dst, port)];
+	struct path_slot *s = e->buckets[path_hash(e, dst, port)];
 
 	for (; s != NULL; s = s->hnext)
 		if (s->path.port == port && addr_equal(&s->path.dst, dst))
@@ -76,9 +76,9 @@ engine_path_find(const struct engine *e, const struct addr *dst, uint16_t port)
 }
 
 void
-engine_path_unlink(struct engine *e, struct slot *s)
+engine_path_unlink(struct engine *e, struct path_slot *s)
 {
-	struct slot **pp = &e->buckets[path_hash(e, &s->path.dst, s->path.port)];
+	struct path_slot **pp = &e->buckets[path_hash(e, &s->path.dst, s->path.port)];
 
 	for (; *pp != NULL; pp = &(*pp)->hnext)
 		if (*pp == s) {
@@ -88,7 +88,7 @@ engine_path_unlink(struct engine *e, struct slot *s)
 }
 
 void
-engine_path_insert(struct engine *e, struct slot *s)
+engine_path_insert(struct engine *e, struct path_slot *s)
 {
 	size_t b = path_hash(e, &s->path.dst, s->path.port);
 
@@ -109,7 +109,7 @@ engine_mem(struct engine *e, int64_t delta)
 }
 
 void
-engine_stage_over(struct engine *e, struct slot *s)
+engine_stage_over(struct engine *e, struct path_slot *s)
 {
 	struct stage *st;
 
@@ -121,7 +121,7 @@ engine_stage_over(struct engine *e, struct slot *s)
 	s->running = false;
 	s->left = s->stage;
 	s->stage = STAGE_MOVING;
-	slot_list_append(&e->moving, s);
+	path_slot_list_append(&e->moving, s);
 	e->wants_run = true;
 }
 
@@ -144,7 +144,7 @@ engine_flow_label(const struct engine *e, const struct addr *src, const struct a
 }
 
 void
-engine_make_syn(const struct engine *e, const struct slot *s, int v, int tag,
+engine_make_syn(const struct engine *e, const struct path_slot *s, int v, int tag,
     uint32_t tsval, struct send_syn *syn)
 {
 	uint16_t sport = engine_variant_sport(e, v);

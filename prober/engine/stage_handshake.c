@@ -14,8 +14,8 @@
 
 /* The stage's own state: its two lists, and per path its round. */
 struct hs_engine {
-	struct slot_list sendq;		/* variants still to send this round */
-	struct slot_list waitq;		/* all sent, by deadline */
+	struct path_slot_list sendq;		/* variants still to send this round */
+	struct path_slot_list waitq;		/* all sent, by deadline */
 };
 
 struct hs_slot {
@@ -34,7 +34,7 @@ _Static_assert(_Alignof(struct hs_slot) <= ENGINE_STATE_ALIGN,
     "the slot does not align struct hs_slot");
 
 static struct hs_slot *
-hs_slot(const struct engine *e, const struct slot *s)
+hs_slot(const struct engine *e, const struct path_slot *s)
 {
 	return engine_slot_state(e, s, STAGE_HANDSHAKE);
 }
@@ -47,16 +47,16 @@ all_variants(const struct engine *e)
 }
 
 static void
-hs_start(struct engine *e, struct slot *s, uint64_t now)
+hs_start(struct engine *e, struct path_slot *s, uint64_t now)
 {
 	(void)now;
 	hs_slot(e, s)->pending = all_variants(e);
-	slot_list_append(&hs_engine(e)->sendq, s);
+	path_slot_list_append(&hs_engine(e)->sendq, s);
 }
 
 /* Variant v's SYN, paid with a token; false when none was left. */
 static bool
-send_variant(struct engine *e, struct slot *s, int v, uint64_t now)
+send_variant(struct engine *e, struct path_slot *s, int v, uint64_t now)
 {
 	struct send_syn syn;
 	int rc;
@@ -75,7 +75,7 @@ send_variant(struct engine *e, struct slot *s, int v, uint64_t now)
 
 /* Decides, at a path's deadline, what its silent variants do next. */
 static void
-expire(struct engine *e, struct slot *s)
+expire(struct engine *e, struct path_slot *s)
 {
 	struct hs_slot *h = hs_slot(e, s);
 	uint32_t again = 0;
@@ -91,7 +91,7 @@ expire(struct engine *e, struct slot *s)
 		return;
 	}
 	h->pending = again;
-	slot_list_append(&hs_engine(e)->sendq, s);
+	path_slot_list_append(&hs_engine(e)->sendq, s);
 }
 
 static void
@@ -99,7 +99,7 @@ hs_run(struct engine *e, uint64_t now)
 {
 	struct hs_engine *he = hs_engine(e);
 	bool drained = false;
-	struct slot *s;
+	struct path_slot *s;
 
 	/* timeouts first: their retries go ahead of new paths */
 	while ((s = he->waitq.head) != NULL && hs_slot(e, s)->deadline <= now) {
@@ -121,7 +121,7 @@ hs_run(struct engine *e, uint64_t now)
 		h->pending &= ~(1u << v);
 		if (h->pending == 0) {
 			h->deadline = now + e->cfg.timeout_ns;
-			slot_list_append(&he->waitq, s);
+			path_slot_list_append(&he->waitq, s);
 		}
 	}
 }
@@ -148,7 +148,7 @@ hs_sending(const struct engine *e)
 /* Records what answered variant v; a path with every variant answered is
  * over with the handshake at once. */
 static void
-hs_input(struct engine *e, struct slot *s, const struct match *m,
+hs_input(struct engine *e, struct path_slot *s, const struct match *m,
     const struct reply *r, uint64_t now)
 {
 	struct vstate *vs = &s->v[m->v];
@@ -182,7 +182,7 @@ hs_input(struct engine *e, struct slot *s, const struct match *m,
 		engine_stage_over(e, s);
 	else if (h->pending == 0 && s->on == &he->sendq) {
 		h->deadline = now + e->cfg.timeout_ns;
-		slot_list_append(&he->waitq, s);
+		path_slot_list_append(&he->waitq, s);
 	}
 }
 
@@ -194,7 +194,7 @@ const struct stage_ops stage_handshake_ops = {
 	.run = hs_run,
 	.wake = hs_wake,
 	.free = NULL,
-	.slot_state_bytes = sizeof(struct hs_slot),
+	.path_slot_state_bytes = sizeof(struct hs_slot),
 	.engine_state_bytes = sizeof(struct hs_engine),
 	.sending = hs_sending,
 };

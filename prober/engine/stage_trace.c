@@ -16,7 +16,7 @@
 /* The stage's own state: the traces running and the pace per TTL across
  * them, and per path its trace. */
 struct tr_engine {
-	struct slot_list running;
+	struct path_slot_list running;
 	struct hop_pace pace;		/* trace probes per TTL (hop_pace.h) */
 	bool paced;			/* cfg.trace_pace set */
 };
@@ -36,7 +36,7 @@ _Static_assert(_Alignof(struct tr_slot) <= ENGINE_STATE_ALIGN,
     "the slot does not align struct tr_slot");
 
 static struct tr_slot *
-tr_slot(const struct engine *e, const struct slot *s)
+tr_slot(const struct engine *e, const struct path_slot *s)
 {
 	return engine_slot_state(e, s, STAGE_TRACE);
 }
@@ -63,9 +63,9 @@ tr_init(struct engine *e)
 /* Whether a window test says variant v is clean: it ran, concluded, and
  * the shift the server applied is the one sent (14 for anything above). */
 static bool
-window_vouches(const struct slot *s, int v, int scale)
+window_vouches(const struct path_slot *s, int v, int scale)
 {
-	const struct window_obs *w = &s->wobs[v];
+	const struct window_obs *w = &s->window_obs[v];
 	int sent = scale > 14 ? 14 : scale;
 
 	if (!w->ran || w->inconclusive)
@@ -82,7 +82,7 @@ window_vouches(const struct slot *s, int v, int scale)
  * problem, a disagreement or a window test that could not run or tell all
  * call for the trace. */
 static bool
-trace_wanted(struct engine *e, const struct slot *s)
+trace_wanted(struct engine *e, const struct path_slot *s)
 {
 	bool synack = false;
 
@@ -93,7 +93,7 @@ trace_wanted(struct engine *e, const struct slot *s)
 	for (int v = 0; v < e->cfg.nvariants; v++)
 		if (s->v[v].obs.reply == REPLY_SYNACK)
 			synack = true;
-	if (!synack || s->wobs == NULL)
+	if (!synack || s->window_obs == NULL)
 		return synack;
 	for (int v = 1; v < e->cfg.nvariants; v++) {
 		const struct variant_obs *o = &s->v[v].obs;
@@ -106,7 +106,7 @@ trace_wanted(struct engine *e, const struct slot *s)
 }
 
 static void
-tr_start(struct engine *e, struct slot *s, uint64_t now)
+tr_start(struct engine *e, struct path_slot *s, uint64_t now)
 {
 	struct tr_slot *ts = tr_slot(e, s);
 	struct trace_config tc;
@@ -125,7 +125,7 @@ tr_start(struct engine *e, struct slot *s, uint64_t now)
 	engine_mem(e, (int64_t)trace_bytes(e->cfg.nvariants));
 	ts->tsval = (uint32_t)(now / 1000000u);
 	e->n.paths_traced++;
-	slot_list_append(&tr_engine(e)->running, s);
+	path_slot_list_append(&tr_engine(e)->running, s);
 }
 
 /* Sends the trace probes due now, as far as the tokens go; the stage is
@@ -134,7 +134,7 @@ static void
 tr_run(struct engine *e, uint64_t now)
 {
 	struct tr_engine *te = tr_engine(e);
-	struct slot *s, *next;
+	struct path_slot *s, *next;
 
 	if (te->paced)
 		hop_pace_expire(&te->pace, now);
@@ -167,7 +167,7 @@ tr_wake(struct engine *e, uint64_t now)
 	uint64_t next = ENGINE_NEVER, paced = ENGINE_NEVER;
 	bool due = false;
 
-	for (struct slot *s = te->running.head; s != NULL; s = s->next) {
+	for (struct path_slot *s = te->running.head; s != NULL; s = s->next) {
 		struct trace *tr = tr_slot(e, s)->tr;
 		uint64_t w = trace_wake(tr);
 		int v, ttl;
@@ -198,7 +198,7 @@ tr_wake(struct engine *e, uint64_t now)
 
 /* Router hop ttl quoted variant v's trace SYN: compare with what we sent. */
 static void
-quote(struct engine *e, struct slot *s, int v, int ttl, const struct reply *r,
+quote(struct engine *e, struct path_slot *s, int v, int ttl, const struct reply *r,
     uint64_t now)
 {
 	uint8_t sent[128];
@@ -219,7 +219,7 @@ quote(struct engine *e, struct slot *s, int v, int ttl, const struct reply *r,
 }
 
 static void
-tr_input(struct engine *e, struct slot *s, const struct match *m,
+tr_input(struct engine *e, struct path_slot *s, const struct match *m,
     const struct reply *r, uint64_t now)
 {
 	struct tr_engine *te = tr_engine(e);
@@ -240,7 +240,7 @@ tr_input(struct engine *e, struct slot *s, const struct match *m,
 }
 
 static void
-tr_free(struct engine *e, struct slot *s)
+tr_free(struct engine *e, struct path_slot *s)
 {
 	struct tr_slot *ts = tr_slot(e, s);
 
@@ -251,7 +251,7 @@ tr_free(struct engine *e, struct slot *s)
 }
 
 static void
-tr_result(const struct engine *e, const struct slot *s, struct path_result *r)
+tr_result(const struct engine *e, const struct path_slot *s, struct path_result *r)
 {
 	const struct tr_slot *ts = tr_slot(e, s);
 
@@ -263,7 +263,7 @@ tr_result(const struct engine *e, const struct slot *s, struct path_result *r)
 /* The trace's SYN of variant v at TTL 1, kept beside the quotes (each
  * quote's fields say what its own SYN had otherwise). */
 static int
-tr_evidence_syn(const struct engine *e, const struct slot *s, int v, struct send_syn *syn,
+tr_evidence_syn(const struct engine *e, const struct path_slot *s, int v, struct send_syn *syn,
     char *fields, size_t len)
 {
 	const struct tr_slot *ts = tr_slot(e, s);
@@ -283,7 +283,7 @@ const struct stage_ops stage_trace_ops = {
 	.run = tr_run,
 	.wake = tr_wake,
 	.free = tr_free,
-	.slot_state_bytes = sizeof(struct tr_slot),
+	.path_slot_state_bytes = sizeof(struct tr_slot),
 	.engine_state_bytes = sizeof(struct tr_engine),
 	.init = tr_init,
 	.result = tr_result,

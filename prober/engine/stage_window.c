@@ -19,14 +19,14 @@
 /* The stage's own state: the tests running and their connections open,
  * and per path its machines. */
 struct win_engine {
-	struct slot_list running;
+	struct path_slot_list running;
 	size_t conns;			/* connections open */
 };
 
 struct win_slot {
 	struct window **win;		/* a machine per variant, the request
 					   after them */
-	uint8_t *wres;			/* tokens set aside per variant's test */
+	uint8_t *window_tokens;			/* tokens set aside per variant's test */
 	uint64_t deadline;		/* the machines' earliest timer, 0 when
 					   input came */
 	uint32_t pending;		/* an action waits for tokens */
@@ -43,14 +43,14 @@ _Static_assert(_Alignof(struct win_slot) <= ENGINE_STATE_ALIGN,
     "the slot does not align struct win_slot");
 
 static struct win_slot *
-win_slot(const struct engine *e, const struct slot *s)
+win_slot(const struct engine *e, const struct path_slot *s)
 {
 	return engine_slot_state(e, s, STAGE_WINDOW);
 }
 
 /* The request for s into buf; 0 when its port has none. */
 static size_t
-request(struct engine *e, const struct slot *s, uint8_t *buf, size_t cap)
+request(struct engine *e, const struct path_slot *s, uint8_t *buf, size_t cap)
 {
 	if (!e->cfg.window_test || e->ops.request == NULL)
 		return 0;
@@ -59,16 +59,16 @@ request(struct engine *e, const struct slot *s, uint8_t *buf, size_t cap)
 
 /* The per-path arrays of the stage, the request among them. */
 static size_t
-win_arrays_bytes(const struct engine *e, const struct slot *s)
+win_arrays_bytes(const struct engine *e, const struct path_slot *s)
 {
 	const struct win_slot *ws = win_slot(e, s);
 
-	return (size_t)e->cfg.nvariants * (sizeof(*ws->win) + sizeof(*s->wobs) +
-	    sizeof(*ws->wres)) + ws->req_len;
+	return (size_t)e->cfg.nvariants * (sizeof(*ws->win) + sizeof(*s->window_obs) +
+	    sizeof(*ws->window_tokens)) + ws->req_len;
 }
 
 static bool
-win_wanted(struct engine *e, const struct slot *s)
+win_wanted(struct engine *e, const struct path_slot *s)
 {
 	uint8_t req[WINDOW_REQUEST_MAX];
 	bool synack = false;
@@ -87,7 +87,7 @@ win_wanted(struct engine *e, const struct slot *s)
 
 /* Sends what the machine of variant v asks for, as far as tokens go. */
 static void
-send_actions(struct engine *e, struct slot *s, int v, uint64_t now)
+send_actions(struct engine *e, struct path_slot *s, int v, uint64_t now)
 {
 	struct win_slot *ws = win_slot(e, s);
 	struct window *w = ws->win[v];
@@ -102,11 +102,11 @@ send_actions(struct engine *e, struct slot *s, int v, uint64_t now)
 		int rc;
 
 		/* a token first: the action stays in the machine without one */
-		if (kind == WINDOW_ACT_SYN && ws->wres[v] == 0 && e->burst > FIRST_EXCHANGE) {
+		if (kind == WINDOW_ACT_SYN && ws->window_tokens[v] == 0 && e->burst > FIRST_EXCHANGE) {
 			if (engine_out_tokens(e, now) < 1 + FIRST_EXCHANGE)
 				return;
 			first = true;
-		} else if (kind != WINDOW_ACT_SYN && ws->wres[v] > 0) {
+		} else if (kind != WINDOW_ACT_SYN && ws->window_tokens[v] > 0) {
 			promised = true;
 		} else if (!engine_out_can(e, now)) {
 			return;
@@ -122,7 +122,7 @@ send_actions(struct engine *e, struct slot *s, int v, uint64_t now)
 			syn.isn = a.seq;
 			rc = engine_out_syn(e, &syn, now);
 			if (rc != 0 && first && engine_out_reserve(e, FIRST_EXCHANGE, now))
-				ws->wres[v] = FIRST_EXCHANGE;
+				ws->window_tokens[v] = FIRST_EXCHANGE;
 		} else {
 			memset(&seg, 0, sizeof(seg));
 			seg.src = &s->path.src;
@@ -141,7 +141,7 @@ send_actions(struct engine *e, struct slot *s, int v, uint64_t now)
 			/* the SYN's flow label keeps every segment on its path */
 			seg.flow_label = syn.flow_label;
 			if (promised) {
-				ws->wres[v]--;
+				ws->window_tokens[v]--;
 				rc = engine_out_segment_reserved(e, &seg, now);
 			} else {
 				rc = engine_out_segment(e, &seg, now);
@@ -170,7 +170,7 @@ flights_text(char *buf, size_t len, const uint32_t *f, int n)
 
 /* -v: what the window test measured, round by round */
 static void
-log_result(const struct engine *e, const struct slot *s, int v,
+log_result(const struct engine *e, const struct path_slot *s, int v,
     const struct window_result *wr)
 {
 	char addr[ADDR_STRLEN], a[160], b[200] = "";
@@ -192,10 +192,10 @@ log_result(const struct engine *e, const struct slot *s, int v,
 }
 
 static void
-copy_result(struct engine *e, struct slot *s, int v)
+copy_result(struct engine *e, struct path_slot *s, int v)
 {
 	struct window_result wr;
-	struct window_obs *o = &s->wobs[v];
+	struct window_obs *o = &s->window_obs[v];
 
 	window_result(win_slot(e, s)->win[v], &wr);
 	log_result(e, s, v, &wr);
@@ -218,15 +218,15 @@ copy_result(struct engine *e, struct slot *s, int v)
 /* Every machine of s done and its last segment (the RST) sent: keep the
  * results, free the machines, the stage is over with s. */
 static void
-over_if_done(struct engine *e, struct slot *s)
+over_if_done(struct engine *e, struct path_slot *s)
 {
 	struct win_slot *ws = win_slot(e, s);
 
 	/* a connection that ended without its SYN-ACK gives its tokens back */
 	for (int v = 1; v < e->cfg.nvariants; v++)
-		if (ws->win[v] != NULL && ws->wres[v] > 0 && window_done(ws->win[v])) {
-			engine_out_release(e, ws->wres[v]);
-			ws->wres[v] = 0;
+		if (ws->win[v] != NULL && ws->window_tokens[v] > 0 && window_done(ws->win[v])) {
+			engine_out_release(e, ws->window_tokens[v]);
+			ws->window_tokens[v] = 0;
 		}
 	for (int v = 1; v < e->cfg.nvariants; v++)
 		if (ws->win[v] != NULL &&
@@ -239,8 +239,8 @@ over_if_done(struct engine *e, struct slot *s)
 			ws->win[v] = NULL;
 			win_engine(e)->conns--;
 			engine_mem(e, -(int64_t)window_bytes());
-			engine_out_release(e, ws->wres[v]);
-			ws->wres[v] = 0;
+			engine_out_release(e, ws->window_tokens[v]);
+			ws->window_tokens[v] = 0;
 		}
 	engine_stage_over(e, s);
 }
@@ -251,7 +251,7 @@ over_if_done(struct engine *e, struct slot *s)
  * win_run looks at no other test, so a run costs the tests it serves,
  * not every test running (256 paths of 3 connections each). */
 static void
-win_slot_wake(const struct engine *e, struct slot *s)
+win_slot_wake(const struct engine *e, struct path_slot *s)
 {
 	struct win_slot *ws = win_slot(e, s);
 
@@ -294,7 +294,7 @@ win_start_need(struct engine *e)
 }
 
 static void
-win_start(struct engine *e, struct slot *s, uint64_t now)
+win_start(struct engine *e, struct path_slot *s, uint64_t now)
 {
 	struct win_slot *ws = win_slot(e, s);
 	uint8_t buf[WINDOW_REQUEST_MAX], *req;
@@ -307,11 +307,11 @@ win_start(struct engine *e, struct slot *s, uint64_t now)
 	req = (uint8_t *)(ws->win + e->cfg.nvariants);
 	memcpy(req, buf, len);
 	ws->req_len = (uint16_t)len;
-	s->wobs = xcalloc((size_t)e->cfg.nvariants, sizeof(*s->wobs));
-	ws->wres = xcalloc((size_t)e->cfg.nvariants, sizeof(*ws->wres));
+	s->window_obs = xcalloc((size_t)e->cfg.nvariants, sizeof(*s->window_obs));
+	ws->window_tokens = xcalloc((size_t)e->cfg.nvariants, sizeof(*ws->window_tokens));
 	engine_mem(e, (int64_t)win_arrays_bytes(e, s));
 	e->n.paths_windowed++;
-	slot_list_append(&win_engine(e)->running, s);
+	path_slot_list_append(&win_engine(e)->running, s);
 	for (int v = 1; v < e->cfg.nvariants; v++) {
 		struct window_config wc;
 
@@ -340,7 +340,7 @@ win_start(struct engine *e, struct slot *s, uint64_t now)
 }
 
 static void
-win_input(struct engine *e, struct slot *s, const struct match *m,
+win_input(struct engine *e, struct path_slot *s, const struct match *m,
     const struct reply *r, uint64_t now)
 {
 	struct win_slot *ws = win_slot(e, s);
@@ -368,7 +368,7 @@ win_input(struct engine *e, struct slot *s, const struct match *m,
 static void
 win_run(struct engine *e, uint64_t now)
 {
-	struct slot *s, *next;
+	struct path_slot *s, *next;
 
 	for (s = win_engine(e)->running.head; s != NULL; s = next) {
 		struct win_slot *ws = win_slot(e, s);
@@ -394,14 +394,14 @@ win_run(struct engine *e, uint64_t now)
  * a promised one at once, a first SYN once its exchange's tokens are free,
  * any other once a token is. */
 static uint64_t
-action_when(struct engine *e, const struct slot *s, int v, uint64_t now)
+action_when(struct engine *e, const struct path_slot *s, int v, uint64_t now)
 {
 	const struct win_slot *ws = win_slot(e, s);
 	int kind = window_next_kind(ws->win[v]);
 
-	if (kind != WINDOW_ACT_SYN && ws->wres[v] > 0)
+	if (kind != WINDOW_ACT_SYN && ws->window_tokens[v] > 0)
 		return now;
-	if (kind == WINDOW_ACT_SYN && ws->wres[v] == 0 && e->burst > FIRST_EXCHANGE)
+	if (kind == WINDOW_ACT_SYN && ws->window_tokens[v] == 0 && e->burst > FIRST_EXCHANGE)
 		return engine_out_when(e, now, 1 + FIRST_EXCHANGE);
 	return engine_out_when(e, now, 1);
 }
@@ -411,7 +411,7 @@ win_wake(struct engine *e, uint64_t now)
 {
 	uint64_t next = ENGINE_NEVER;
 
-	for (const struct slot *s = win_engine(e)->running.head; s != NULL; s = s->next) {
+	for (const struct path_slot *s = win_engine(e)->running.head; s != NULL; s = s->next) {
 		const struct win_slot *ws = win_slot(e, s);
 
 		if (ws->deadline < next)
@@ -433,7 +433,7 @@ win_wake(struct engine *e, uint64_t now)
 }
 
 static void
-win_free(struct engine *e, struct slot *s)
+win_free(struct engine *e, struct path_slot *s)
 {
 	struct win_slot *ws = win_slot(e, s);
 
@@ -443,24 +443,24 @@ win_free(struct engine *e, struct slot *s)
 				window_free(ws->win[v]);
 				win_engine(e)->conns--;
 				engine_mem(e, -(int64_t)window_bytes());
-				engine_out_release(e, ws->wres[v]);
+				engine_out_release(e, ws->window_tokens[v]);
 			}
 	if (ws->win != NULL)
 		engine_mem(e, -(int64_t)win_arrays_bytes(e, s));
 	free(ws->win);
-	free(s->wobs);
-	free(ws->wres);
+	free(s->window_obs);
+	free(ws->window_tokens);
 	ws->win = NULL;
-	s->wobs = NULL;
-	ws->wres = NULL;
+	s->window_obs = NULL;
+	ws->window_tokens = NULL;
 }
 
 static void
-win_result(const struct engine *e, const struct slot *s, struct path_result *r)
+win_result(const struct engine *e, const struct path_slot *s, struct path_result *r)
 {
-	if (s->wobs != NULL)
+	if (s->window_obs != NULL)
 		for (int v = 1; v < e->cfg.nvariants; v++)
-			r->window[v - 1] = s->wobs[v];
+			r->window[v - 1] = s->window_obs[v];
 }
 
 const struct stage_ops stage_window_ops = {
@@ -472,14 +472,14 @@ const struct stage_ops stage_window_ops = {
 	.run = win_run,
 	.wake = win_wake,
 	.free = win_free,
-	.slot_state_bytes = sizeof(struct win_slot),
+	.path_slot_state_bytes = sizeof(struct win_slot),
 	.engine_state_bytes = sizeof(struct win_engine),
 	.result = win_result,
 };
 
 /* Whether s tests variant v now: its segments go to the machine. */
 bool
-stage_window_owns(const struct engine *e, const struct slot *s, int v)
+stage_window_owns(const struct engine *e, const struct path_slot *s, int v)
 {
 	const struct win_slot *ws = win_slot(e, s);
 

@@ -1,6 +1,6 @@
 /*
  * paths.c -- targets to paths, one at a time: the target space (blocked
- * parts and duplicates, tspace.c), names resolved in the run's event loop
+ * parts and duplicates, target_space.c), names resolved in the run's event loop
  * (resolve.c, which reads /etc/hosts and resolv.conf -- in a network
  * namespace, ip netns exec's /etc/netns/NAME ones), and the route of each
  * path asked when it is handed out.  Nothing here sends a probe.
@@ -132,7 +132,7 @@ paths_resolved(void *arg, void *tag, const struct addr *addrs, size_t n, const c
 			}
 			continue;
 		}
-		if (tspace_holds(&p->space, &addrs[i], tg->port) ||
+		if (target_space_holds(&p->space, &addrs[i], tg->port) ||
 		    !paths_seen_add(&p->seen, &addrs[i], tg->port))
 			continue;
 		paths_found_push(p, tg, &addrs[i]);
@@ -229,7 +229,7 @@ paths_route(struct paths *p, const char *target, const char *host, const struct 
 static int
 paths_walk(struct paths *p, struct path *out, uint64_t *budget)
 {
-	struct tspace_rec *rec;
+	struct target_space_rec *rec;
 	struct addr a;
 	int rc;
 
@@ -242,7 +242,7 @@ paths_walk(struct paths *p, struct path *out, uint64_t *budget)
 		    out)) != 0)
 			return rc;
 	}
-	while ((rc = tspace_next(&p->space, &rec, &a, budget)) == 1) {
+	while ((rc = target_space_next(&p->space, &rec, &a, budget)) == 1) {
 		if ((rc = paths_route(p, rec->target, rec->host, &a, rec->port,
 		    &p->unrouted_per[rec - p->space.v], out)) != 0)
 			return rc;
@@ -250,7 +250,7 @@ paths_walk(struct paths *p, struct path *out, uint64_t *budget)
 		if (budget != NULL && *budget > 0 && --*budget == 0)
 			return PATHS_LATER;
 	}
-	return rc == TSPACE_LATER ? PATHS_LATER : 0;
+	return rc == TARGET_SPACE_LATER ? PATHS_LATER : 0;
 }
 
 int
@@ -265,7 +265,7 @@ paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o)
 	p->source4 = o->source4;
 	p->source6 = o->source6;
 	p->ifname = o->ifname;
-	tspace_init(&p->space, o->bl);
+	target_space_init(&p->space, o->bl);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct target *tg = &t->v[i];
 		const struct blocklist_entry *why;
@@ -278,7 +278,7 @@ paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o)
 			p->want_v4 = p->want_v6 = 1;
 			continue;
 		}
-		part = tspace_add(&p->space, tg, i, NULL, &why);
+		part = target_space_add(&p->space, tg, i, NULL, &why);
 		if (part != BLOCKLIST_NONE)
 			paths_blocked(p, tg, part, why, NULL);
 	}
@@ -294,7 +294,7 @@ paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o)
 		log_warn("getrandom");
 		return -1;
 	}
-	tspace_freeze(&p->space, key);
+	target_space_freeze(&p->space, key);
 	memcpy(p->key, key, sizeof(p->key));
 	p->total = p->space.total;
 	p->unrouted_per = xcalloc(p->space.n ? p->space.n : 1, sizeof(*p->unrouted_per));
@@ -354,6 +354,6 @@ paths_free(struct paths *p)
 	free(p->seen.v);
 	if (p->own_rt)
 		route_close(p->rt);
-	tspace_free(&p->space);
+	target_space_free(&p->space);
 	memset(p, 0, sizeof(*p));
 }

@@ -1,7 +1,7 @@
 /*
  * paths.h -- from targets as the user wrote them to the paths to probe,
  * one at a time as the engine has room for them: prefixes walked lazily
- * in a keyed pseudo-random order (tspace.h), names resolved while the
+ * in a keyed pseudo-random order (target_space.h), names resolved while the
  * run goes on (resolve.h: A and AAAA, each address its own path, handed
  * out as they come), the special-purpose blocklist applied (one
  * stderr line per blocked target), duplicates skipped, and the source
@@ -19,7 +19,7 @@
 #include "addr.h"
 #include "route.h"
 #include "targets.h"
-#include "tspace.h"
+#include "target_space.h"
 
 struct blocklist;
 struct event_base;
@@ -64,7 +64,7 @@ struct paths {
 	size_t unrouted;		/* addresses with no route */
 
 	/* the walk (paths.c) */
-	struct tspace space;
+	struct target_space space;
 	struct route *rt;
 	bool own_rt;			/* rt opened by paths_open: closed by
 					   paths_free */

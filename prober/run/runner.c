@@ -450,7 +450,7 @@ runner_inflight(const struct runner *r)
 }
 
 void
-runner_stats(const struct runner *r, struct probe_run_stats *stats)
+runner_stats(const struct runner *r, struct runner_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));
 	if (r->engine != NULL)
@@ -468,7 +468,7 @@ runner_stats(const struct runner *r, struct probe_run_stats *stats)
 }
 
 void
-runner_close(struct runner *r, struct probe_run_stats *stats)
+runner_close(struct runner *r, struct runner_stats *stats)
 {
 	struct batch *b, *next;
 

@@ -6,7 +6,7 @@
  * judged (infer.h) and handed to a callback, each batch's end told once.
  * The daemon keeps one runner for its life, and a reload hands it new
  * probing settings for the batches that follow (an engine per settings,
- * on the same privileged handles); the CLI's probe_run() (cli_run.h) is
+ * on the same privileged handles); the CLI's cli_run() (cli_run.h) is
  * one runner with one batch on a loop of its own.
  */
 #ifndef SCALEPROBE_RUNNER_H
@@ -40,7 +40,7 @@ struct runner_config {
 	void *arg;
 };
 
-struct probe_run_stats {
+struct runner_stats {
 	struct engine_counters n;
 	uint64_t captured, capture_drops;
 	uint64_t duplicates;		/* paths of a batch in flight for another */
@@ -79,10 +79,10 @@ void runner_finish(struct runner *r);
 /* Whether a batch is still being walked or has paths in flight. */
 size_t runner_batches(const struct runner *r);
 size_t runner_inflight(const struct runner *r);
-void runner_stats(const struct runner *r, struct probe_run_stats *stats);
+void runner_stats(const struct runner *r, struct runner_stats *stats);
 
 /* Abandons whatever is in flight (no result is handed on), closes the
  * captures, the sockets and the guard (its table removed). */
-void runner_close(struct runner *r, struct probe_run_stats *stats);
+void runner_close(struct runner *r, struct runner_stats *stats);
 
 #endif

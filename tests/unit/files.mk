@@ -14,7 +14,7 @@ test_mbox_rules_SRCS = \
 # the pure building blocks of the engine and the CLI
 UNIT_TESTS += test_siphash
 UNIT_TESTS += test_permute
-UNIT_TESTS += test_tspace
+UNIT_TESTS += test_target_space
 UNIT_TESTS += test_cookie
 UNIT_TESTS += test_ratelimit
 UNIT_TESTS += test_targets
@@ -41,7 +41,7 @@ UNIT_TESTS += test_startq
 UNIT_TESTS += test_fdbudget
 # a path's scales as one alert (raise, change, clear, read back after a
 # restart) and raises grouped by hop into incidents
-UNIT_TESTS += test_alert
+UNIT_TESTS += test_alert_state
 # alert tracks freed when idle, under a key; the alert command's output cap,
 # timeout steps and the retries of a failed run (alert-retry, 6 times it; 3 runs)
 UNIT_TESTS += test_tracks

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "alert.h"
+#include "alert_state.h"
 #include "blocklist.h"
 #include "conf.h"
 #include "engine.h"

@@ -2,7 +2,7 @@
  * test_tracks.c -- the paths' alert memory (tracks.h): paths no longer
  * probed are freed once idle, a path still probed or with a problem in
  * sight keeps its entry (and an alert says the state it left), forgetting
- * changes no event of alert.h's table, and the key decides the buckets.
+ * changes no event of alert_state.h's table, and the key decides the buckets.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,7 +45,7 @@ letter(enum alert_event e)
 	return e == ALERT_RAISE ? 'R' : e == ALERT_CHANGE ? 'C' : e == ALERT_CLEAR ? 'X' : '.';
 }
 
-/* One run of path i on scale 0 at now through the table, as alerting.c
+/* One run of path i on scale 0 at now through the table, as alert_notify.c
  * does it (expiry first); the event's letter, the state it left in *from. */
 static char
 run_at(struct tracks *ts, uint64_t now, uint64_t age, unsigned i, const struct alert_cfg *cfg,
@@ -153,7 +153,7 @@ test_broken_path_kept_until_clean(void **state)
 	tracks_free(&ts);
 }
 
-/* test_alert.c's table through the table of tracks, forgotten whenever
+/* test_alert_state.c's table through the table of tracks, forgotten whenever
  * idle: the same events, and one row where forgetting shows. */
 static const struct row {
 	int n, m;

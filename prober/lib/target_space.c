@@ -1,34 +1,34 @@
 /*
- * tspace.c -- the target space: records per target, what overlaps what,
- * and the keyed walk over every address (tspace.h).
+ * target_space.c -- the target space: records per target, what overlaps what,
+ * and the keyed walk over every address (target_space.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
-#include "tspace.h"
+#include "target_space.h"
 
 void
-tspace_init(struct tspace *s, const struct blocklist *bl)
+target_space_init(struct target_space *s, const struct blocklist *bl)
 {
 	memset(s, 0, sizeof(*s));
 	s->bl = bl;
 }
 
 void
-tspace_free(struct tspace *s)
+target_space_free(struct target_space *s)
 {
 	free(s->v);
 	free(s->dup);
-	tspace_init(s, NULL);
+	target_space_init(s, NULL);
 }
 
 enum blocklist_part
-tspace_add(struct tspace *s, const struct target *tg, size_t entry, const struct addr *a,
+target_space_add(struct target_space *s, const struct target *tg, size_t entry, const struct addr *a,
     const struct blocklist_entry **why)
 {
 	enum blocklist_part part = BLOCKLIST_NONE;
-	struct tspace_rec *r;
+	struct target_space_rec *r;
 	struct addr net;
 	unsigned plen;
 
@@ -61,7 +61,7 @@ tspace_add(struct tspace *s, const struct target *tg, size_t entry, const struct
 }
 
 void
-tspace_address(const struct tspace_rec *rec, uint64_t k, struct addr *a)
+target_space_address(const struct target_space_rec *rec, uint64_t k, struct addr *a)
 {
 	*a = rec->net;
 	/* the host part is at most 32 bits (TARGETS_MAX_EXPANSION) */
@@ -76,14 +76,14 @@ tspace_address(const struct tspace_rec *rec, uint64_t k, struct addr *a)
 /* --- overlaps ------------------------------------------------------------ */
 
 /* qsort has no context argument: the records being sorted. */
-static const struct tspace_rec *tspace_sorting;
+static const struct target_space_rec *target_space_sorting;
 
 /* By family, port, first address, then the wider prefix first. */
 static int
-tspace_cmp_start(const void *pa, const void *pb)
+target_space_cmp_start(const void *pa, const void *pb)
 {
-	const struct tspace_rec *a = &tspace_sorting[*(const size_t *)pa];
-	const struct tspace_rec *b = &tspace_sorting[*(const size_t *)pb];
+	const struct target_space_rec *a = &target_space_sorting[*(const size_t *)pa];
+	const struct target_space_rec *b = &target_space_sorting[*(const size_t *)pb];
 	int c;
 
 	if (a->net.family != b->net.family)
@@ -98,7 +98,7 @@ tspace_cmp_start(const void *pa, const void *pb)
 /* The lookup order of the duplicate index: family, port, plen, network,
  * then the first target. */
 static int
-tspace_key_cmp(const struct tspace_rec *a, const struct tspace_rec *b)
+target_space_key_cmp(const struct target_space_rec *a, const struct target_space_rec *b)
 {
 	int c;
 
@@ -114,11 +114,11 @@ tspace_key_cmp(const struct tspace_rec *a, const struct tspace_rec *b)
 }
 
 static int
-tspace_cmp_key(const void *pa, const void *pb)
+target_space_cmp_key(const void *pa, const void *pb)
 {
-	const struct tspace_rec *a = &tspace_sorting[*(const size_t *)pa];
-	const struct tspace_rec *b = &tspace_sorting[*(const size_t *)pb];
-	int c = tspace_key_cmp(a, b);
+	const struct target_space_rec *a = &target_space_sorting[*(const size_t *)pa];
+	const struct target_space_rec *b = &target_space_sorting[*(const size_t *)pb];
+	int c = target_space_key_cmp(a, b);
 
 	if (c != 0)
 		return c;
@@ -130,7 +130,7 @@ tspace_cmp_key(const void *pa, const void *pb)
  * came before it exactly when it starts before the furthest end so far.
  * Every record of such a run is marked (a superset is only slower). */
 static void
-tspace_overlaps(struct tspace *s)
+target_space_overlaps(struct target_space *s)
 {
 	size_t *order = xreallocarray(NULL, s->n ? s->n : 1, sizeof(*order));
 	size_t run = 0;
@@ -138,13 +138,13 @@ tspace_overlaps(struct tspace *s)
 
 	for (size_t i = 0; i < s->n; i++)
 		order[i] = i;
-	tspace_sorting = s->v;
-	qsort(order, s->n, sizeof(*order), tspace_cmp_start);
+	target_space_sorting = s->v;
+	qsort(order, s->n, sizeof(*order), target_space_cmp_start);
 	for (size_t i = 0; i < s->n; i++) {
-		const struct tspace_rec *r = &s->v[order[i]], *first = &s->v[order[run]];
+		const struct target_space_rec *r = &s->v[order[i]], *first = &s->v[order[run]];
 		struct addr last;
 
-		tspace_address(r, r->count - 1, &last);
+		target_space_address(r, r->count - 1, &last);
 		if (i > run && r->net.family == first->net.family && r->port == first->port &&
 		    memcmp(r->net.bytes, end.bytes, addr_len(&end)) <= 0) {
 			for (size_t j = run; j <= i; j++)
@@ -158,28 +158,28 @@ tspace_overlaps(struct tspace *s)
 	}
 
 	/* the index of every record: overlaps are checked in it, and
-	 * addresses found later (tspace_holds) */
+	 * addresses found later (target_space_holds) */
 	s->ndup = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		order[s->ndup++] = i;
 		s->dup_plens[s->v[i].net.family == ADDR_V6][s->v[i].plen] = 1;
 	}
-	qsort(order, s->ndup, sizeof(*order), tspace_cmp_key);
+	qsort(order, s->ndup, sizeof(*order), target_space_cmp_key);
 	s->dup = order;
-	tspace_sorting = NULL;
+	target_space_sorting = NULL;
 }
 
 /* The record of the lowest entry that holds a on port (below entry when
  * before is set); NULL when none does. */
-static const struct tspace_rec *
-tspace_lookup(const struct tspace *s, const struct addr *a, uint16_t port, size_t entry,
+static const struct target_space_rec *
+target_space_lookup(const struct target_space *s, const struct addr *a, uint16_t port, size_t entry,
     bool before)
 {
 	int fam = a->family == ADDR_V6;
 	unsigned bits = (unsigned)addr_len(a) * 8;
 
 	for (unsigned plen = 0; plen <= bits; plen++) {
-		struct tspace_rec key;
+		struct target_space_rec key;
 		size_t lo = 0, hi = s->ndup;
 
 		if (!s->dup_plens[fam][plen])
@@ -192,12 +192,12 @@ tspace_lookup(const struct tspace *s, const struct addr *a, uint16_t port, size_
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (tspace_key_cmp(&s->v[s->dup[mid]], &key) < 0)
+			if (target_space_key_cmp(&s->v[s->dup[mid]], &key) < 0)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		if (lo < s->ndup && tspace_key_cmp(&s->v[s->dup[lo]], &key) == 0 &&
+		if (lo < s->ndup && target_space_key_cmp(&s->v[s->dup[lo]], &key) == 0 &&
 		    (!before || s->v[s->dup[lo]].entry < entry))
 			return &s->v[s->dup[lo]];
 	}
@@ -206,38 +206,38 @@ tspace_lookup(const struct tspace *s, const struct addr *a, uint16_t port, size_
 
 /* Whether a target listed before rec's (same port) holds a. */
 static bool
-tspace_is_dup(const struct tspace *s, const struct tspace_rec *rec, const struct addr *a)
+target_space_is_dup(const struct target_space *s, const struct target_space_rec *rec, const struct addr *a)
 {
-	return tspace_lookup(s, a, rec->port, rec->entry, true) != NULL;
+	return target_space_lookup(s, a, rec->port, rec->entry, true) != NULL;
 }
 
 bool
-tspace_holds(const struct tspace *s, const struct addr *a, uint16_t port)
+target_space_holds(const struct target_space *s, const struct addr *a, uint16_t port)
 {
-	return s->frozen && tspace_lookup(s, a, port, 0, false) != NULL;
+	return s->frozen && target_space_lookup(s, a, port, 0, false) != NULL;
 }
 
 /* --- the walk ------------------------------------------------------------ */
 
 void
-tspace_freeze(struct tspace *s, const uint8_t key[SIPHASH_KEY_LEN])
+target_space_freeze(struct target_space *s, const uint8_t key[SIPHASH_KEY_LEN])
 {
 	s->total = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		s->v[i].first = s->total;
 		s->total += s->v[i].count;
 	}
-	tspace_overlaps(s);
+	target_space_overlaps(s);
 	if (s->total > 0 && permute_init(&s->perm, s->total, key) != 0)
-		fatalx("tspace: %llu addresses are more than can be walked",
+		fatalx("target_space: %llu addresses are more than can be walked",
 		    (unsigned long long)s->total);
 	s->next = 0;
 	s->frozen = true;
 }
 
 /* The record that holds index x of the space. */
-static struct tspace_rec *
-tspace_find(struct tspace *s, uint64_t x)
+static struct target_space_rec *
+target_space_find(struct target_space *s, uint64_t x)
 {
 	size_t lo = 0, hi = s->n;
 
@@ -253,17 +253,17 @@ tspace_find(struct tspace *s, uint64_t x)
 }
 
 int
-tspace_next(struct tspace *s, struct tspace_rec **rec, struct addr *a, uint64_t *budget)
+target_space_next(struct target_space *s, struct target_space_rec **rec, struct addr *a, uint64_t *budget)
 {
 	while (s->frozen && s->next < s->total) {
 		uint64_t x;
-		struct tspace_rec *r;
+		struct target_space_rec *r;
 
 		if (budget != NULL && *budget == 0)
-			return TSPACE_LATER;
+			return TARGET_SPACE_LATER;
 		x = permute_at(&s->perm, s->next++);
-		r = tspace_find(s, x);
-		tspace_address(r, x - r->first, a);
+		r = target_space_find(s, x);
+		target_space_address(r, x - r->first, a);
 		if (r->check_block && blocklist_check(s->bl, a) != NULL) {
 			r->blocked++;
 			s->skipped_blocked++;
@@ -271,7 +271,7 @@ tspace_next(struct tspace *s, struct tspace_rec **rec, struct addr *a, uint64_t 
 				(*budget)--;
 			continue;
 		}
-		if (r->check_dup && tspace_is_dup(s, r, a)) {
+		if (r->check_dup && target_space_is_dup(s, r, a)) {
 			s->skipped_dup++;
 			if (budget != NULL)
 				(*budget)--;

@@ -1,5 +1,5 @@
 /*
- * alerting.c -- a path's verdicts through alert.h: each scale's state
+ * alert_notify.c -- a path's verdicts through alert_state.h: each scale's state
  * confirmed by N of M, the path's alert raised when one of its scales
  * goes bad, changed when what is broken changes (the worst state or the
  * hop), cleared when none is bad, whatever the number of scales.  Each
@@ -260,7 +260,7 @@ leave_incident(struct daemon *d, struct track *t)
 void
 daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *res)
 {
-	const struct conf *c = &u->gen->c;
+	const struct conf *c = &u->config_gen->c;
 	struct alert_cfg cfg = { (int)c->alert_confirm, (int)c->alert_window };
 	uint64_t now_ns = daemon_wall_ns();
 	struct alert_hold *h = hold_of(d);

@@ -1,6 +1,6 @@
 /*
- * histcli.c -- what the commands that use the store share: options, the
- * opening, a run begun, the output written whole (histcli.h).
+ * cli_history.c -- what the commands that use the store share: options, the
+ * opening, a run begun, the output written whole (cli_history.h).
  */
 #define _GNU_SOURCE	/* mkostemp */
 #include <errno.h>
@@ -13,12 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "histcli.h"
+#include "cli_history.h"
 #include "log.h"
 #include "when.h"
 
 const char *
-histcli_default_db(void)
+cli_history_default_db(void)
 {
 	static char buf[512];
 	struct conf c;
@@ -30,7 +30,7 @@ histcli_default_db(void)
 }
 
 int
-histcli_conf(const char *conf_path, struct conf *c)
+cli_history_conf(const char *conf_path, struct conf *c)
 {
 	struct conf_errors e = { NULL, 0 };
 	char *text;
@@ -50,7 +50,7 @@ histcli_conf(const char *conf_path, struct conf *c)
 }
 
 int
-histcli_since(const char *opt, const char *s, int64_t *ns)
+cli_history_since(const char *opt, const char *s, int64_t *ns)
 {
 	char err[256];
 	int64_t t;
@@ -69,7 +69,7 @@ histcli_since(const char *opt, const char *s, int64_t *ns)
 }
 
 int
-histcli_open(const char *file, struct store **st, struct history **h)
+cli_history_open(const char *file, struct store **st, struct history **h)
 {
 	char err[STORE_ERRLEN];
 
@@ -88,7 +88,7 @@ histcli_open(const char *file, struct store **st, struct history **h)
 }
 
 void
-histcli_close(struct store *st, struct history *h)
+cli_history_close(struct store *st, struct history *h)
 {
 	history_close(h);
 	if (st != NULL)
@@ -96,7 +96,7 @@ histcli_close(struct store *st, struct history *h)
 }
 
 int
-histcli_run_begin(const struct conf *c, const char *db, const char *vantage,
+cli_history_run_begin(const struct conf *c, const char *db, const char *vantage,
     const char *program, struct store **st, int64_t *run_id)
 {
 	char err[STORE_ERRLEN], shaping[512];
@@ -123,7 +123,7 @@ histcli_run_begin(const struct conf *c, const char *db, const char *vantage,
 
 /* render into fd (shown as name), which is closed */
 static int
-histcli_write_fd(int fd, const char *name, int (*render)(FILE *f, const void *arg),
+cli_history_write_fd(int fd, const char *name, int (*render)(FILE *f, const void *arg),
     const void *arg)
 {
 	FILE *f;
@@ -135,7 +135,7 @@ histcli_write_fd(int fd, const char *name, int (*render)(FILE *f, const void *ar
 		return -1;
 	}
 	if ((rc = render(f, arg)) != 0 || ferror(f)) {
-		if (rc != HISTCLI_SAID)
+		if (rc != CLI_HISTORY_SAID)
 			log_warn("%s", name);
 		fclose(f);
 		return -1;
@@ -150,7 +150,7 @@ histcli_write_fd(int fd, const char *name, int (*render)(FILE *f, const void *ar
 /* A FIFO or a device named by -o, written as it is: opened without
  * waiting (a FIFO no one reads is said at once, ENXIO), then blocking. */
 static int
-histcli_write_special(const char *out, int (*render)(FILE *f, const void *arg),
+cli_history_write_special(const char *out, int (*render)(FILE *f, const void *arg),
     const void *arg)
 {
 	int fd, fl;
@@ -167,11 +167,11 @@ histcli_write_special(const char *out, int (*render)(FILE *f, const void *arg),
 		close(fd);
 		return -1;
 	}
-	return histcli_write_fd(fd, out, render, arg);
+	return cli_history_write_fd(fd, out, render, arg);
 }
 
 int
-histcli_write(const char *out, int (*render)(FILE *f, const void *arg), const void *arg)
+cli_history_write(const char *out, int (*render)(FILE *f, const void *arg), const void *arg)
 {
 	char tmp[PATH_MAX];
 	struct stat sb;
@@ -181,7 +181,7 @@ histcli_write(const char *out, int (*render)(FILE *f, const void *arg), const vo
 	if (out == NULL || strcmp(out, "-") == 0 || strcmp(out, "/dev/stdout") == 0) {
 		int rc = render(stdout, arg);
 
-		if (rc == HISTCLI_SAID)
+		if (rc == CLI_HISTORY_SAID)
 			return -1;
 		if (rc != 0 || fflush(stdout) != 0 || ferror(stdout)) {
 			log_warn("standard output");
@@ -204,7 +204,7 @@ histcli_write(const char *out, int (*render)(FILE *f, const void *arg), const vo
 			return -1;
 		}
 		if (!S_ISREG(sb.st_mode))
-			return histcli_write_special(out, render, arg);
+			return cli_history_write_special(out, render, arg);
 	}
 	/* a new name in the same directory, made here (O_EXCL: never a link
 	 * or another's file), so that the rename replaces only the name */
@@ -227,7 +227,7 @@ histcli_write(const char *out, int (*render)(FILE *f, const void *arg), const vo
 		unlink(tmp);
 		return -1;
 	}
-	if (histcli_write_fd(fd, out, render, arg) != 0) {
+	if (cli_history_write_fd(fd, out, render, arg) != 0) {
 		unlink(tmp);
 		return -1;
 	}

@@ -1,5 +1,5 @@
 /*
- * test_tspace.c -- the target space: every address of every target once,
+ * test_target_space.c -- the target space: every address of every target once,
  * in an order that is not the sorted one; an address two targets hold
  * goes out once, for the first; the same address on two ports twice;
  * what the blocklist refuses whole is left out with the entry named, what
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "tspace.h"
+#include "target_space.h"
 
 static const uint8_t key[16] = { 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6 };
 static const struct targets_opts large = { true, 0 };
@@ -31,36 +31,36 @@ static struct walked w;
 
 /* Parses specs into t, adds them all to s (with bl), freezes, walks. */
 static void
-walk(struct targets *t, struct tspace *s, const struct blocklist *bl, const char **specs,
+walk(struct targets *t, struct target_space *s, const struct blocklist *bl, const char **specs,
     size_t nspecs, int expect_blocked)
 {
-	struct tspace_rec *rec;
+	struct target_space_rec *rec;
 	struct addr a;
 	int blocked = 0;
 
 	targets_init(t);
 	for (size_t i = 0; i < nspecs; i++)
 		assert_int_equal(targets_parse_spec(t, specs[i], &large), 0);
-	tspace_init(s, bl);
+	target_space_init(s, bl);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct blocklist_entry *why;
 
-		if (tspace_add(s, &t->v[i], i, NULL, &why) == BLOCKLIST_ALL) {
+		if (target_space_add(s, &t->v[i], i, NULL, &why) == BLOCKLIST_ALL) {
 			assert_non_null(why);
 			blocked++;
 		}
 	}
 	assert_int_equal(blocked, expect_blocked);
-	tspace_freeze(s, key);
+	target_space_freeze(s, key);
 	w.n = 0;
-	while (tspace_next(s, &rec, &a, NULL) == 1) {
+	while (target_space_next(s, &rec, &a, NULL) == 1) {
 		assert_true(w.n < 70000);
 		w.a[w.n] = a;
 		w.target[w.n] = rec->target;
 		w.port[w.n] = rec->port;
 		w.n++;
 	}
-	assert_int_equal(tspace_next(s, &rec, &a, NULL), 0);
+	assert_int_equal(target_space_next(s, &rec, &a, NULL), 0);
 }
 
 static size_t
@@ -91,7 +91,7 @@ test_prefix_once(void **state)
 {
 	const char *specs[] = { "198.19.0.0/16" };
 	struct targets t;
-	struct tspace s;
+	struct target_space s;
 	size_t in_order = 0;
 
 	(void)state;
@@ -106,7 +106,7 @@ test_prefix_once(void **state)
 		assert_int_equal(w.a[i].bytes[2], i >> 8);
 		assert_int_equal(w.a[i].bytes[3], i & 0xff);
 	}
-	tspace_free(&s);
+	target_space_free(&s);
 	targets_free(&t);
 }
 
@@ -124,7 +124,7 @@ test_overlap(void **state)
 		"fd00::2",		/* 6: dropped */
 	};
 	struct targets t;
-	struct tspace s;
+	struct target_space s;
 	const char *who = NULL;
 
 	(void)state;
@@ -146,19 +146,19 @@ test_overlap(void **state)
 		struct addr a;
 
 		assert_int_equal(addr_parse("198.18.0.9", &a), 0);
-		assert_true(tspace_holds(&s, &a, 80));
-		assert_true(tspace_holds(&s, &a, 443));
-		assert_false(tspace_holds(&s, &a, 22));
+		assert_true(target_space_holds(&s, &a, 80));
+		assert_true(target_space_holds(&s, &a, 443));
+		assert_false(target_space_holds(&s, &a, 22));
 		assert_int_equal(addr_parse("198.18.1.3", &a), 0);
-		assert_true(tspace_holds(&s, &a, 80));
+		assert_true(target_space_holds(&s, &a, 80));
 		assert_int_equal(addr_parse("198.18.1.4", &a), 0);
-		assert_false(tspace_holds(&s, &a, 80));
+		assert_false(target_space_holds(&s, &a, 80));
 		assert_int_equal(addr_parse("fd00::3", &a), 0);
-		assert_true(tspace_holds(&s, &a, 80));
+		assert_true(target_space_holds(&s, &a, 80));
 		assert_int_equal(addr_parse("fd00::4", &a), 0);
-		assert_false(tspace_holds(&s, &a, 80));
+		assert_false(target_space_holds(&s, &a, 80));
 	}
-	tspace_free(&s);
+	target_space_free(&s);
 	targets_free(&t);
 }
 
@@ -171,7 +171,7 @@ test_blocked(void **state)
 	struct blocklist *bl = blocklist_new();
 	const char *why;
 	struct targets t;
-	struct tspace s;
+	struct target_space s;
 
 	(void)state;
 	assert_int_equal(blocklist_allow(bl, "198.18.1.0/24", &why), 0);
@@ -184,35 +184,35 @@ test_blocked(void **state)
 	assert_int_equal(count_addr("192.0.1.9", 80, NULL), 1);
 	assert_int_equal(count_addr("192.0.0.9", 80, NULL), 0);
 	assert_int_equal(s.skipped_blocked, 512);
-	tspace_free(&s);
+	target_space_free(&s);
 	targets_free(&t);
 
 	/* the same walk in slices of at most 2 skips: the same addresses */
 	{
-		struct tspace_rec *rec;
+		struct target_space_rec *rec;
 		struct addr a;
 		size_t got = 0, later = 0;
 		int rc;
 
 		walk(&t, &s, bl, specs, 3, 1);
-		tspace_free(&s);
+		target_space_free(&s);
 		targets_free(&t);
 		targets_init(&t);
 		for (size_t i = 0; i < 3; i++)
 			assert_int_equal(targets_parse_spec(&t, specs[i], &large), 0);
-		tspace_init(&s, bl);
+		target_space_init(&s, bl);
 		for (size_t i = 0; i < t.n; i++) {
 			const struct blocklist_entry *e;
-			(void)tspace_add(&s, &t.v[i], i, NULL, &e);
+			(void)target_space_add(&s, &t.v[i], i, NULL, &e);
 		}
-		tspace_freeze(&s, key);
+		target_space_freeze(&s, key);
 		for (;;) {
 			uint64_t budget = 2;
 
-			rc = tspace_next(&s, &rec, &a, &budget);
+			rc = target_space_next(&s, &rec, &a, &budget);
 			if (rc == 0)
 				break;
-			if (rc == TSPACE_LATER) {
+			if (rc == TARGET_SPACE_LATER) {
 				later++;
 				continue;
 			}
@@ -224,7 +224,7 @@ test_blocked(void **state)
 		assert_true(later > 0);
 		assert_int_equal(s.skipped_blocked, 512);
 	}
-	tspace_free(&s);
+	target_space_free(&s);
 	targets_free(&t);
 	blocklist_free(bl);
 }
@@ -235,48 +235,48 @@ test_large_is_small(void **state)
 {
 	const char *specs[] = { "198.0.0.0/8", "server.lab" };
 	const struct blocklist_entry *why;
-	struct tspace_rec *rec;
+	struct target_space_rec *rec;
 	struct targets t;
-	struct tspace s;
+	struct target_space s;
 	struct addr a, b;
 
 	(void)state;
 	targets_init(&t);
 	for (size_t i = 0; i < 2; i++)
 		assert_int_equal(targets_parse_spec(&t, specs[i], &large), 0);
-	tspace_init(&s, NULL);
-	assert_int_equal(tspace_add(&s, &t.v[0], 0, NULL, &why), BLOCKLIST_NONE);
+	target_space_init(&s, NULL);
+	assert_int_equal(target_space_add(&s, &t.v[0], 0, NULL, &why), BLOCKLIST_NONE);
 	assert_int_equal(addr_parse("198.18.0.5", &a), 0);
 	assert_int_equal(addr_parse("fd00::5", &b), 0);
-	assert_int_equal(tspace_add(&s, &t.v[1], 1, &a, &why), BLOCKLIST_NONE);
-	assert_int_equal(tspace_add(&s, &t.v[1], 1, &b, &why), BLOCKLIST_NONE);
-	tspace_freeze(&s, key);
+	assert_int_equal(target_space_add(&s, &t.v[1], 1, &a, &why), BLOCKLIST_NONE);
+	assert_int_equal(target_space_add(&s, &t.v[1], 1, &b, &why), BLOCKLIST_NONE);
+	target_space_freeze(&s, key);
 	assert_int_equal(s.n, 3);
 	assert_int_equal(s.total, (1u << 24) + 2);
 	for (int i = 0; i < 1000; i++) {
-		assert_int_equal(tspace_next(&s, &rec, &a, NULL), 1);
+		assert_int_equal(target_space_next(&s, &rec, &a, NULL), 1);
 		assert_int_equal(a.bytes[0], rec->host != NULL && a.family == ADDR_V6 ? 0xfd :
 		    198);
 	}
-	tspace_free(&s);
+	target_space_free(&s);
 	targets_free(&t);
 }
 
 /* A /8 walked without sending: every address it hands out is new and
- * inside, in bounded memory.  TSPACE_WALK=all walks all 2^24 and prints
+ * inside, in bounded memory.  TARGET_SPACE_WALK=all walks all 2^24 and prints
  * the time and peak RSS (the figures of prober/design-notes.md); by default the
  * first 2^18, to stay quick under the sanitizers. */
 static void
 test_walk_8(void **state)
 {
 	const char *specs[] = { "10.0.0.0/8" };
-	const char *env = getenv("TSPACE_WALK");
+	const char *env = getenv("TARGET_SPACE_WALK");
 	uint64_t want = env != NULL && strcmp(env, "all") == 0 ? 1ULL << 24 : 1ULL << 18;
 	uint8_t *seen = calloc((1u << 24) / 8, 1);
 	struct timespec t0, t1, t2;
-	struct tspace_rec *rec;
+	struct target_space_rec *rec;
 	struct targets t;
-	struct tspace s;
+	struct target_space s;
 	struct rusage ru;
 	struct addr a;
 	uint64_t n = 0;
@@ -286,13 +286,13 @@ test_walk_8(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	targets_init(&t);
 	assert_int_equal(targets_parse_spec(&t, specs[0], &large), 0);
-	tspace_init(&s, NULL);
+	target_space_init(&s, NULL);
 	{
 		const struct blocklist_entry *why;
-		assert_int_equal(tspace_add(&s, &t.v[0], 0, NULL, &why), BLOCKLIST_NONE);
+		assert_int_equal(target_space_add(&s, &t.v[0], 0, NULL, &why), BLOCKLIST_NONE);
 	}
-	tspace_freeze(&s, key);
-	assert_int_equal(tspace_next(&s, &rec, &a, NULL), 1);
+	target_space_freeze(&s, key);
+	assert_int_equal(target_space_next(&s, &rec, &a, NULL), 1);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	do {
 		uint32_t k = (uint32_t)a.bytes[1] << 16 | (uint32_t)a.bytes[2] << 8 | a.bytes[3];
@@ -300,11 +300,11 @@ test_walk_8(void **state)
 		assert_int_equal(a.bytes[0], 10);
 		assert_int_equal(seen[k / 8] >> (k % 8) & 1, 0);
 		seen[k / 8] |= (uint8_t)(1u << (k % 8));
-	} while (++n < want && tspace_next(&s, &rec, &a, NULL) == 1);
+	} while (++n < want && target_space_next(&s, &rec, &a, NULL) == 1);
 	clock_gettime(CLOCK_MONOTONIC, &t2);
 	assert_int_equal(n, want);
 	if (want == 1ULL << 24)
-		assert_int_equal(tspace_next(&s, &rec, &a, NULL), 0);
+		assert_int_equal(target_space_next(&s, &rec, &a, NULL), 0);
 	getrusage(RUSAGE_SELF, &ru);
 	print_message("# /8 walked without sending: first address after %.3f ms, %llu "
 	    "addresses in %.2f s (%.0f ns each), peak RSS %.1f MiB (2 MiB of it this "
@@ -315,7 +315,7 @@ test_walk_8(void **state)
 	    ((double)(t2.tv_sec - t1.tv_sec) * 1e9 + (double)(t2.tv_nsec - t1.tv_nsec)) /
 	    (double)n, (double)ru.ru_maxrss / 1024.0);
 	free(seen);
-	tspace_free(&s);
+	target_space_free(&s);
 	targets_free(&t);
 }
 

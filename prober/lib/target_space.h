@@ -1,13 +1,13 @@
 /*
- * tspace.h -- the target space of a run: every address of every target,
+ * target_space.h -- the target space of a run: every address of every target,
  * walked lazily in a keyed pseudo-random order (permute.h), never
  * expanded.  A /8 is one record of 2^24 addresses; memory is per target,
  * not per address.
  *
  * Targets go in one by one (a name once per address it resolved to);
  * what the blocklist refuses whole is left out at once, with the entry
- * that refuses it for the caller's message.  tspace_freeze() then fixes
- * the order, and tspace_next() hands out one address after the other:
+ * that refuses it for the caller's message.  target_space_freeze() then fixes
+ * the order, and target_space_next() hands out one address after the other:
  *
  *   - an address of a record the blocklist refuses in part is checked on
  *     its own (blocklist_check) and skipped when refused;
@@ -20,8 +20,8 @@
  *
  * Pure: no I/O, no clock; the caller resolves names and routes.
  */
-#ifndef SCALEPROBE_TSPACE_H
-#define SCALEPROBE_TSPACE_H
+#ifndef SCALEPROBE_TARGET_SPACE_H
+#define SCALEPROBE_TARGET_SPACE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,7 +32,7 @@
 #include "permute.h"
 #include "targets.h"
 
-struct tspace_rec {
+struct target_space_rec {
 	const char *target;		/* as_given of its target */
 	const char *host;		/* the target's name, NULL for addresses */
 	struct addr net;		/* the prefix, or one address */
@@ -46,9 +46,9 @@ struct tspace_rec {
 	uint64_t blocked;		/* addresses skipped as blocked so far */
 };
 
-struct tspace {
+struct target_space {
 	const struct blocklist *bl;
-	struct tspace_rec *v;
+	struct target_space_rec *v;
 	size_t n, cap;
 	uint64_t total;			/* addresses in the space (duplicates and
 					   addresses blocked in part included) */
@@ -62,33 +62,33 @@ struct tspace {
 };
 
 /* bl may be NULL: nothing is blocked. */
-void tspace_init(struct tspace *s, const struct blocklist *bl);
-void tspace_free(struct tspace *s);
+void target_space_init(struct target_space *s, const struct blocklist *bl);
+void target_space_free(struct target_space *s);
 
 /* Adds target tg, number entry of its list: its address or prefix, or for
  * a name, a (one of the addresses it resolved to).  Returns what the
  * blocklist refuses of it; for BLOCKLIST_ALL nothing is added, and *why
  * names the entry (for SOME, an entry inside it). */
-enum blocklist_part tspace_add(struct tspace *s, const struct target *tg, size_t entry,
+enum blocklist_part target_space_add(struct target_space *s, const struct target *tg, size_t entry,
     const struct addr *a, const struct blocklist_entry **why);
 
 /* Fixes the order under key; nothing can be added after. */
-void tspace_freeze(struct tspace *s, const uint8_t key[SIPHASH_KEY_LEN]);
+void target_space_freeze(struct target_space *s, const uint8_t key[SIPHASH_KEY_LEN]);
 
 /* The next address of the walk: 1 with *rec (its record) and *a, or 0
  * when every address has been handed out.  With *budget not NULL, each
  * address skipped (blocked, or a duplicate) costs one; at 0 the walk
- * stops with TSPACE_LATER, to be resumed by the next call (a /8 blocked
+ * stops with TARGET_SPACE_LATER, to be resumed by the next call (a /8 blocked
  * but for a /24 must not hold an event loop for seconds). */
-#define TSPACE_LATER 2
-int tspace_next(struct tspace *s, struct tspace_rec **rec, struct addr *a,
+#define TARGET_SPACE_LATER 2
+int target_space_next(struct target_space *s, struct target_space_rec **rec, struct addr *a,
     uint64_t *budget);
 
 /* Whether a target of the space holds a on port (a name's address found
  * while the walk runs is probed there already). */
-bool tspace_holds(const struct tspace *s, const struct addr *a, uint16_t port);
+bool target_space_holds(const struct target_space *s, const struct addr *a, uint16_t port);
 
 /* The address k (< rec->count) of a record. */
-void tspace_address(const struct tspace_rec *rec, uint64_t k, struct addr *a);
+void target_space_address(const struct target_space_rec *rec, uint64_t k, struct addr *a);
 
 #endif

@@ -1,13 +1,13 @@
 /*
- * alert.c -- N of the last M runs confirm a path's new state, a path's
- * scales make one alert, and raises at one hop make an incident (alert.h).
+ * alert_state.c -- N of the last M runs confirm a path's new state, a path's
+ * scales make one alert, and raises at one hop make an incident (alert_state.h).
  */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "alert.h"
+#include "alert_state.h"
 #include "infer.h"
 
 bool

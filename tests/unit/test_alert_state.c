@@ -1,5 +1,5 @@
 /*
- * test_alert.c -- alerts on a path's change of state, as tables: each row
+ * test_alert_state.c -- alerts on a path's change of state, as tables: each row
  * a sequence of run verdicts, N of M, and the events they must give; then
  * a path's scales as one alert (raise, change, clear, its state read back
  * after a restart) and raises grouped into incidents by their hop.
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "alert.h"
+#include "alert_state.h"
 
 #define OK VERDICT_OK
 #define RW VERDICT_REWRITTEN

@@ -1,5 +1,5 @@
 /*
- * alert.h -- when a path's change of verdict becomes an alert: confirmed by
+ * alert_state.h -- when a path's change of verdict becomes an alert: confirmed by
  * N of the last M runs, raised once, cleared once.  Pure: the daemon feeds
  * each run's verdict and acts on what comes back.
  *
@@ -7,8 +7,8 @@
  * problems); a run that was filtered, unreachable or inconclusive says
  * nothing about a box and neither confirms nor breaks a streak.
  */
-#ifndef SCALEPROBE_ALERT_H
-#define SCALEPROBE_ALERT_H
+#ifndef SCALEPROBE_ALERT_STATE_H
+#define SCALEPROBE_ALERT_STATE_H
 
 #include <stdbool.h>
 #include <stdint.h>
