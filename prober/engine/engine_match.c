@@ -104,8 +104,8 @@ input_tcp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t le
     uint64_t now)
 {
 	struct match m = { .v = our_variant(e, r->dport), .tag = -1, .pkt = pkt, .len = len };
-	bool synack = (r->flags & (REPLY_TCP_SYN | REPLY_TCP_ACK)) ==
-	    (REPLY_TCP_SYN | REPLY_TCP_ACK);
+	bool synack = (r->flags & (WIRE_TH_SYN | WIRE_TH_ACK)) ==
+	    (WIRE_TH_SYN | WIRE_TH_ACK);
 	bool valid;
 
 	if (m.v < 0) {
@@ -118,9 +118,9 @@ input_tcp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t le
 		valid = cookie_check_synack(&e->key, &r->dst, &r->src, r->dport,
 		    r->sport, r->ack, &m.tag);
 		m.kind = REPLY_SYNACK;
-	} else if (r->flags & REPLY_TCP_RST) {
+	} else if (r->flags & WIRE_TH_RST) {
 		valid = cookie_check_rst(&e->key, &r->dst, &r->src, r->dport,
-		    r->sport, r->ack, r->flags & REPLY_TCP_ACK, &m.tag);
+		    r->sport, r->ack, r->flags & WIRE_TH_ACK, &m.tag);
 		m.kind = REPLY_RST;
 	} else {
 		valid = false;
@@ -146,7 +146,7 @@ input_tcp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t le
 		e->stages[STAGE_WINDOW].ops->input(e, m.s, &m, r, now);
 		return;
 	}
-	if (!synack && !(r->flags & REPLY_TCP_RST)) {
+	if (!synack && !(r->flags & WIRE_TH_RST)) {
 		e->n.ignored++;
 		return;
 	}

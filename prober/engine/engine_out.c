@@ -184,7 +184,7 @@ engine_out_rsts(struct engine *e, uint64_t now)
 		seg.sport = o->sport;
 		seg.dport = o->dport;
 		seg.seq = o->seq;
-		seg.flags = REPLY_TCP_RST;
+		seg.flags = WIRE_TH_RST;
 		seg.ttl = e->cfg.ttl;
 		seg.flow_label = engine_flow_label(e, seg.src, seg.dst, seg.sport, seg.dport);
 		if (!take(e, now))

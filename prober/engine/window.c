@@ -109,7 +109,7 @@ window_start(const struct window_config *cfg, uint32_t isn, uint64_t now)
 	wj_init(&w->fl, w->w);
 	w->rst_left = WINDOW_STRAGGLER_RSTS;
 	w->syns = 1;
-	window_push(w, WINDOW_ACT_SYN, isn, TCP_SYN, NULL, 0);
+	window_push(w, WINDOW_ACT_SYN, isn, WIRE_TH_SYN, NULL, 0);
 	return w;
 }
 
@@ -139,13 +139,13 @@ window_on_synack(struct window *w, const struct window_seg *s)
 	size_t mss = s->mss > 0 ? (size_t)s->mss : WINDOW_RFC_MSS;
 	size_t len = w->cfg.request_len;
 
-	if ((s->flags & (TCP_SYN | TCP_ACK | TCP_RST)) == (TCP_ACK | TCP_RST) &&
+	if ((s->flags & (WIRE_TH_SYN | WIRE_TH_ACK | WIRE_TH_RST)) == (WIRE_TH_ACK | WIRE_TH_RST) &&
 	    s->ack == w->isn + 1) {
 		w->rst_in = true;	/* refused: closed port, or a box */
 		window_finish(w, WINDOW_END_RST);
 		return;
 	}
-	if ((s->flags & (TCP_SYN | TCP_ACK | TCP_RST)) != (TCP_SYN | TCP_ACK) ||
+	if ((s->flags & (WIRE_TH_SYN | WIRE_TH_ACK | WIRE_TH_RST)) != (WIRE_TH_SYN | WIRE_TH_ACK) ||
 	    s->ack != w->isn + 1) {
 		w->ignored++;
 		return;
@@ -242,7 +242,7 @@ window_on_open(struct window *w, const struct window_seg *s)
 	uint32_t rel = s->seq - (w->irs + 1);
 	uint32_t ackrel = s->ack - (w->isn + 1);
 
-	if (s->flags & TCP_RST) {
+	if (s->flags & WIRE_TH_RST) {
 		/* RFC 5961 would want rcv_nxt exactly; anything from our ACK
 		 * to a window past the answer is the server's own RST */
 		if (rel >= w->acked && rel <= w->highest + WINDOW_MAX_BYTES) {
@@ -253,19 +253,19 @@ window_on_open(struct window *w, const struct window_seg *s)
 		}
 		return;
 	}
-	if (s->flags & TCP_SYN) {
+	if (s->flags & WIRE_TH_SYN) {
 		/* our ACK got lost: the server repeats its SYN-ACK */
-		if ((s->flags & TCP_ACK) && s->seq == w->irs && s->ack == w->isn + 1 &&
+		if ((s->flags & WIRE_TH_ACK) && s->seq == w->irs && s->ack == w->isn + 1 &&
 		    w->highest == 0 && w->dup_synacks < WINDOW_DUP_SYNACKS) {
 			w->dup_synacks++;
-			window_push(w, WINDOW_ACT_ACK, w->isn + 1, TCP_ACK, NULL, 0);
+			window_push(w, WINDOW_ACT_ACK, w->isn + 1, WIRE_TH_ACK, NULL, 0);
 			window_push_request(w);
 		} else {
 			w->ignored++;
 		}
 		return;
 	}
-	if (!(s->flags & TCP_ACK) || ackrel > w->cfg.request_len || rel >= 0x80000000u) {
+	if (!(s->flags & WIRE_TH_ACK) || ackrel > w->cfg.request_len || rel >= 0x80000000u) {
 		w->ignored++;
 		return;
 	}
@@ -279,7 +279,7 @@ window_on_open(struct window *w, const struct window_seg *s)
 		w->ts_recent = s->tsval;
 	if (s->payload_len > 0)
 		window_on_data(w, rel, s->payload_len);
-	if (s->flags & TCP_FIN) {
+	if (s->flags & WIRE_TH_FIN) {
 		uint64_t at = (uint64_t)rel + s->payload_len;
 
 		if (at >= w->acked && at <= w->acked + wnd(w, WINDOW_MAX_SCALE))
@@ -312,8 +312,8 @@ window_input(struct window *w, const struct window_seg *s, uint64_t now)
 		 * connection carried data or had our RST, so a SYN-ACK now is a
 		 * copy (anyone may replay it), and a flow draws one RST, ever */
 		w->ignored++;
-		if (w->established && !w->rst_in && !(s->flags & (TCP_RST | TCP_SYN)) &&
-		    (s->payload_len > 0 || (s->flags & TCP_FIN)) &&
+		if (w->established && !w->rst_in && !(s->flags & (WIRE_TH_RST | WIRE_TH_SYN)) &&
+		    (s->payload_len > 0 || (s->flags & WIRE_TH_FIN)) &&
 		    w->rst_left > 0) {
 			w->rst_left--;
 			window_push_rst(w);
@@ -359,7 +359,7 @@ window_on_timer(struct window *w, uint64_t now)
 			} else {
 				w->syns++;
 				w->syn_at = now;
-				window_push(w, WINDOW_ACT_SYN, w->isn, TCP_SYN, NULL, 0);
+				window_push(w, WINDOW_ACT_SYN, w->isn, WIRE_TH_SYN, NULL, 0);
 			}
 		}
 		return;

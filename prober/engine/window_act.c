@@ -42,7 +42,7 @@ window_push(struct window *w, enum window_act_kind kind, uint32_t seq, uint8_t f
 	if (kind == WINDOW_ACT_SYN)
 		return;
 	a->window = w->w;
-	if (flags & TCP_ACK)
+	if (flags & WIRE_TH_ACK)
 		a->ack = w->irs + 1 + (uint32_t)w->highest;
 	a->ts = w->ts;
 	a->tsecr = w->ts_recent;
@@ -54,7 +54,7 @@ window_push_ack(struct window *w)
 {
 	uint32_t sent = w->req_sends > 0 ? (uint32_t)w->cfg.request_len : 0;
 
-	window_push(w, WINDOW_ACT_ACK, w->isn + 1 + sent, TCP_ACK, NULL, 0);
+	window_push(w, WINDOW_ACT_ACK, w->isn + 1 + sent, WIRE_TH_ACK, NULL, 0);
 }
 
 /* Our last ACK again (the server resent from before it: it was lost).
@@ -91,7 +91,7 @@ window_push_request(struct window *w)
 		size_t n = min64(w->seg_out, len - off);
 
 		window_push(w, WINDOW_ACT_DATA, w->isn + 1 + (uint32_t)off,
-		    TCP_ACK | (off + n == len ? TCP_PSH : 0), w->cfg.request + off, n);
+		    WIRE_TH_ACK | (off + n == len ? WIRE_TH_PSH : 0), w->cfg.request + off, n);
 	}
 	w->req_at = w->now;
 	w->req_sends++;
@@ -106,9 +106,9 @@ window_push_rst(struct window *w)
 {
 	uint32_t all = w->req_sends > 0 ? (uint32_t)w->cfg.request_len : 0;
 
-	window_push(w, WINDOW_ACT_RST, w->isn + 1 + all, TCP_RST, NULL, 0);
+	window_push(w, WINDOW_ACT_RST, w->isn + 1 + all, WIRE_TH_RST, NULL, 0);
 	if (w->peer_ack < all)
-		window_push(w, WINDOW_ACT_RST, w->isn + 1 + w->peer_ack, TCP_RST, NULL, 0);
+		window_push(w, WINDOW_ACT_RST, w->isn + 1 + w->peer_ack, WIRE_TH_RST, NULL, 0);
 }
 
 bool

@@ -18,12 +18,7 @@
 #include "window.h"
 #include "window_judge.h"
 #include "window_ranges.h"
-
-#define TCP_FIN 0x01
-#define TCP_SYN 0x02
-#define TCP_RST 0x04
-#define TCP_PSH 0x08
-#define TCP_ACK 0x10
+#include "wire_tcp.h"
 
 #define NS_PER_MS 1000000ull
 #define MS(x) ((uint64_t)(x) * NS_PER_MS)

@@ -98,7 +98,7 @@ window_restart(struct window *w)
 	wj_init(&w->fl, w->w);
 	w->end = WINDOW_END_NONE;
 	w->rst_left = WINDOW_STRAGGLER_RSTS;
-	window_push(w, WINDOW_ACT_SYN, w->isn, TCP_SYN, NULL, 0);
+	window_push(w, WINDOW_ACT_SYN, w->isn, WIRE_TH_SYN, NULL, 0);
 }
 
 /* --- rounds ----------------------------------------------------------------- */

@@ -24,6 +24,7 @@
 #include "send_int.h"
 #include "wire.h"
 #include "wire_csum.h"
+#include "wire_tcp.h"
 
 /* The option bytes of a variant: Linux's order, NOP-padded; the control
  * SYN has four NOPs where a scale variant has NOP + window scale. */
@@ -56,7 +57,7 @@ send_check_template(const uint8_t *pkt, size_t iplen, const uint8_t *opts)
 	const uint8_t *tcp = pkt + iplen;
 	uint8_t zero[16] = {0};
 
-	if (tcp[TCP_OFF] >> 4 != SEND_TCP_LEN / 4 || tcp[TCP_FLAGS] != TH_SYN)
+	if (tcp[TCP_OFF] >> 4 != SEND_TCP_LEN / 4 || tcp[TCP_FLAGS] != WIRE_TH_SYN)
 		return -1;
 	if (memcmp(tcp + 20, opts, SEND_OPT_LEN) != 0)
 		return -1;
@@ -100,7 +101,7 @@ send_build_templates(struct sender *s, int want_v4, int want_v6, char *err,
 			libnet_clear_packet(l);
 			send_options(s->cfg.variant_scale[v], s->cfg.mss, opts);
 			ok = libnet_build_tcp_options(opts, SEND_OPT_LEN, l, 0) != -1 &&
-			    libnet_build_tcp(0, 0, 0, 0, TH_SYN, s->cfg.window, 0, 0,
+			    libnet_build_tcp(0, 0, 0, 0, WIRE_TH_SYN, s->cfg.window, 0, 0,
 			    SEND_TCP_LEN, NULL, 0, l, 0) != -1;
 			if (ok && fam == 4)
 				ok = libnet_build_ipv4(SEND_SYN4_LEN, 0, 0, IP_DF,

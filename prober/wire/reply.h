@@ -13,6 +13,7 @@
 
 #include "addr.h"
 #include "result.h"
+#include "wire_tcp.h"
 
 enum reply_type {
 	REPLY_T_OTHER = 0,	/* nothing of ours (or unparseable) */
@@ -28,7 +29,7 @@ struct reply {
 	/* REPLY_T_TCP */
 	uint16_t sport, dport;
 	uint32_t seq, ack;
-	uint8_t flags;			/* TCP flag bits */
+	uint8_t flags;			/* TCP flag bits (WIRE_TH_*) */
 	struct synack_obs opts;		/* options, decoded (present = true) */
 	uint32_t tsval;			/* TSval when opts.ts */
 	uint32_t payload_len;		/* TCP payload bytes in the datagram */
@@ -45,11 +46,6 @@ struct reply {
 	enum quote_kind quote_kind;
 	bool rfc4884;			/* the error set an RFC 4884 length */
 };
-
-#define REPLY_TCP_FIN 0x01
-#define REPLY_TCP_SYN 0x02
-#define REPLY_TCP_RST 0x04
-#define REPLY_TCP_ACK 0x10
 
 /* Fills r from one L3 packet.  Returns r->type; REPLY_T_OTHER for anything
  * that is neither (including every malformed or truncated packet). */

@@ -217,14 +217,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 1:		/* SYN-ACK to it, acks right or near, hostile options */
 			t.seq = take(&f, 4);
 			t.ack = s->isn + 1 + (take(&f, 1) % 4 == 0 ? take(&f, 1) : 0);
-			t.flags = REPLY_TCP_SYN | REPLY_TCP_ACK;
+			t.flags = WIRE_TH_SYN | WIRE_TH_ACK;
 			t.optlen = options(&f, opt);
 			t.opts = opt;
 			len = pkt_build_tcp(pkt, sizeof(pkt), &t);
 			break;
 		case 2:		/* RST, with or without ACK */
 			t.ack = s->isn + (take(&f, 1) & 1);
-			t.flags = REPLY_TCP_RST | (op & 0x10 ? REPLY_TCP_ACK : 0);
+			t.flags = WIRE_TH_RST | (op & 0x10 ? WIRE_TH_ACK : 0);
 			len = pkt_build_tcp(pkt, sizeof(pkt), &t);
 			break;
 		case 3: {	/* an ICMP error from a router quoting it, cut anywhere */
@@ -238,7 +238,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sent.sport = s->sport;
 			sent.dport = s->dport;
 			sent.seq = s->isn;
-			sent.flags = REPLY_TCP_SYN;
+			sent.flags = WIRE_TH_SYN;
 			sent.window = 64240;
 			sent.ttl = 1;
 			sent.optlen = options(&f, opt);

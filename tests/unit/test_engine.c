@@ -117,7 +117,7 @@ f_render(void *arg, const struct send_syn *syn, uint8_t *buf, size_t cap)
 	t.sport = syn->sport;
 	t.dport = syn->dport;
 	t.seq = syn->isn;
-	t.flags = REPLY_TCP_SYN;
+	t.flags = WIRE_TH_SYN;
 	t.window = 64240;
 	t.ttl = syn->ttl;
 	t.opts = opts;
@@ -149,7 +149,7 @@ f_drain(void *arg)
 	/* a fast link: the replies to everything sent are already waiting */
 	for (; f->drain_answers && f->answered < f->nsyn; f->answered++) {
 		uint8_t pkt[256];
-		size_t len = answer(f, f->answered, REPLY_TCP_SYN | REPLY_TCP_ACK,
+		size_t len = answer(f, f->answered, WIRE_TH_SYN | WIRE_TH_ACK,
 		    f->syn[f->answered].variant ? 7 : -1, 1, pkt, sizeof(pkt));
 
 		engine_input(f->eng, 0, pkt, len);
@@ -295,7 +295,7 @@ answer(struct fake *f, int i, uint8_t flags, int ws, uint32_t ack_delta,
 	t.ack = f->syn[i].isn + ack_delta;
 	t.flags = flags;
 	t.window = 65160;
-	if (flags & REPLY_TCP_SYN) {
+	if (flags & WIRE_TH_SYN) {
 		t.opts = opts;
 		t.optlen = sizeof(opts);
 	}
@@ -325,7 +325,7 @@ our_syn(struct fake *f, int i, uint32_t isn, uint8_t *buf, size_t cap)
 	t.sport = f->syn[i].sport;
 	t.dport = f->syn[i].dport;
 	t.seq = isn;
-	t.flags = REPLY_TCP_SYN;
+	t.flags = WIRE_TH_SYN;
 	t.window = 64240;
 	return pkt_build_tcp(buf, cap, &t);
 }
@@ -348,7 +348,7 @@ test_all_answered(void **state)
 		assert_int_equal(f->syn[i].ttl, 64);
 	}
 	for (int i = 0; i < 4; i++) {
-		size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, i == 0 ? -1 : 7, 1,
+		size_t len = answer(f, i, WIRE_TH_SYN | WIRE_TH_ACK, i == 0 ? -1 : 7, 1,
 		    pkt, sizeof(pkt));
 		assert_int_equal(f->nres, 0);
 		engine_input(e, 1 * SEC + 3000000, pkt, len);
@@ -379,7 +379,7 @@ test_all_answered(void **state)
 	/* one RST per SYN-ACK, in sequence (our ISN + 1) */
 	assert_int_equal(f->nseg, 4);
 	for (int i = 0; i < 4; i++) {
-		assert_int_equal(f->seg[i].flags, REPLY_TCP_RST);
+		assert_int_equal(f->seg[i].flags, WIRE_TH_RST);
 		assert_int_equal(f->seg[i].seq, f->syn[i].isn + 1);
 		assert_int_equal(f->seg[i].sport, f->syn[i].sport);
 	}
@@ -446,9 +446,9 @@ test_forged_and_icmp(void **state)
 	assert_int_equal(f->nsyn, 4);
 
 	/* a SYN-ACK acknowledging a number we never sent */
-	len = answer(f, 1, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 2, pkt, sizeof(pkt));
+	len = answer(f, 1, WIRE_TH_SYN | WIRE_TH_ACK, 7, 2, pkt, sizeof(pkt));
 	engine_input(e, 1 * SEC + 1000, pkt, len);
-	len = answer(f, 1, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 0x80000001u, pkt, sizeof(pkt));
+	len = answer(f, 1, WIRE_TH_SYN | WIRE_TH_ACK, 7, 0x80000001u, pkt, sizeof(pkt));
 	engine_input(e, 1 * SEC + 1000, pkt, len);
 	/* an ICMP error quoting a SYN of ours with the wrong ISN */
 	qlen = our_syn(f, 2, f->syn[2].isn ^ 0x40000000u, q, sizeof(q));
@@ -495,7 +495,7 @@ test_rst_and_late(void **state)
 	assert_int_equal(f->nsyn, 4);
 	assert_int_equal(f->syn_dst[0].family, ADDR_V6);
 	for (int i = 0; i < 4; i++) {
-		len = answer(f, i, REPLY_TCP_RST | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
+		len = answer(f, i, WIRE_TH_RST | WIRE_TH_ACK, -1, 1, pkt, sizeof(pkt));
 		engine_input(e, 1 * SEC + 100, pkt, len);
 	}
 	engine_run(e, 1 * SEC + 100);
@@ -505,7 +505,7 @@ test_rst_and_late(void **state)
 	assert_int_equal(f->nseg, 0);	/* a RST needs no RST */
 
 	/* a SYN-ACK after the path finished: valid, late, still reset */
-	len = answer(f, 3, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
+	len = answer(f, 3, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1, pkt, sizeof(pkt));
 	engine_input(e, 1 * SEC + 200, pkt, len);
 	engine_run(e, 1 * SEC + 200);
 	engine_counters(e, &n);
@@ -528,10 +528,10 @@ test_syn_dropped_mixed(void **state)
 	(void)state;
 	engine_run(e, 1 * SEC);
 	/* only the control is answered; the WS SYNs vanish (drop-ws box) */
-	len = answer(f, 0, REPLY_TCP_SYN | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
+	len = answer(f, 0, WIRE_TH_SYN | WIRE_TH_ACK, -1, 1, pkt, sizeof(pkt));
 	engine_input(e, 1 * SEC + 100, pkt, len);
 	/* a duplicate answer of another kind marks the variant mixed */
-	len = answer(f, 0, REPLY_TCP_RST | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
+	len = answer(f, 0, WIRE_TH_RST | WIRE_TH_ACK, -1, 1, pkt, sizeof(pkt));
 	engine_input(e, 1 * SEC + 200, pkt, len);
 	engine_run(e, 2 * SEC);
 	/* only the three silent variants are retried */
@@ -641,7 +641,7 @@ test_trace_ladder(void **state)
 	engine_run(e, now);
 	assert_int_equal(f->nsyn, 4);
 	for (int i = 0; i < 4; i++) {
-		size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, i ? 7 : -1, 1,
+		size_t len = answer(f, i, WIRE_TH_SYN | WIRE_TH_ACK, i ? 7 : -1, 1,
 		    pkt, sizeof(pkt));
 		engine_input(e, now + 1000, pkt, len);
 	}
@@ -672,7 +672,7 @@ test_trace_ladder(void **state)
 				len = pkt_build_icmp(pkt, sizeof(pkt), &hop[ttl],
 				    &f->syn_src[seen], 11, 0, q, ql, 0);
 			} else {
-				len = answer(f, seen, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+				len = answer(f, seen, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1,
 				    pkt, sizeof(pkt));
 				dest_seen++;
 			}
@@ -727,7 +727,7 @@ test_late_reply_after_handshake(void **state)
 	engine_run(e, now);
 	assert_int_equal(f->nsyn, 4);
 	for (int i = 1; i < 4; i++) {
-		len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
+		len = answer(f, i, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1, pkt, sizeof(pkt));
 		engine_input(e, now + 100, pkt, len);
 	}
 	/* the control stays silent: at its deadline the handshake is over
@@ -737,7 +737,7 @@ test_late_reply_after_handshake(void **state)
 	assert_int_equal(f->nres, 0);
 	engine_counters(e, &n);
 	assert_int_equal(n.paths_traced, 1);
-	len = answer(f, 0, REPLY_TCP_SYN | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
+	len = answer(f, 0, WIRE_TH_SYN | WIRE_TH_ACK, -1, 1, pkt, sizeof(pkt));
 	engine_input(e, now + 1000, pkt, len);
 	engine_counters(e, &n);
 	assert_int_equal(n.late, 1);
@@ -795,7 +795,7 @@ test_window_queue(void **state)
 		for (int i = 0; i < f->nsyn; i++) {
 			if ((f->syn[i].isn & COOKIE_TAG_MASK) != COOKIE_TAG_HANDSHAKE)
 				continue;
-			size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+			size_t len = answer(f, i, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1,
 			    pkt, sizeof(pkt));
 			engine_input(e, now + 10, pkt, len);
 		}
@@ -862,7 +862,7 @@ test_waiting_bounded(void **state)
 		for (int i = 0; i < f->nsyn; i++) {
 			if ((f->syn[i].isn & COOKIE_TAG_MASK) != COOKIE_TAG_HANDSHAKE)
 				continue;
-			size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+			size_t len = answer(f, i, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1,
 			    pkt, sizeof(pkt));
 			engine_input(e, now + 10, pkt, len);
 		}
@@ -912,7 +912,7 @@ test_every_packet_charged(void **state)
 		/* the server answers every SYN, the handshake's and the window
 		 * test's, with a SYN-ACK; it never sends the answer's data */
 		for (; seen < f->nsyn; seen++) {
-			size_t len = answer(f, seen, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+			size_t len = answer(f, seen, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1,
 			    pkt, sizeof(pkt));
 			if ((f->syn[seen].isn & COOKIE_TAG_MASK) == COOKIE_TAG_WINDOW)
 				windows++;
@@ -970,7 +970,7 @@ test_waiting_does_not_spin(void **state)
 	}
 	assert_int_equal(f->nsyn, 8);
 	for (int i = 0; i < 8; i++) {
-		size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
+		size_t len = answer(f, i, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1, pkt, sizeof(pkt));
 		engine_input(e, now, pkt, len);
 	}
 	/* at --rate 100 one test (3 connections) is all the rate allows */
@@ -1028,13 +1028,13 @@ play(struct fake *f, struct engine *e, int i, enum ans a, uint64_t now)
 	case A_SILENT:
 		return;
 	case A_SA_WS:
-		len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
+		len = answer(f, i, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1, pkt, sizeof(pkt));
 		break;
 	case A_SA_NOWS:
-		len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
+		len = answer(f, i, WIRE_TH_SYN | WIRE_TH_ACK, -1, 1, pkt, sizeof(pkt));
 		break;
 	case A_RST:
-		len = answer(f, i, REPLY_TCP_RST | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
+		len = answer(f, i, WIRE_TH_RST | WIRE_TH_ACK, -1, 1, pkt, sizeof(pkt));
 		break;
 	case A_UNREACH:
 		qlen = our_syn(f, i, f->syn[i].isn, q, sizeof(q));
@@ -1132,7 +1132,7 @@ test_nat_quotes_table(void **state)
 		t.sport = (uint16_t)(f->syn[2].sport + row->sport_delta);
 		t.dport = f->syn[2].dport;
 		t.seq = f->syn[2].isn ^ row->isn_xor;
-		t.flags = REPLY_TCP_SYN;
+		t.flags = WIRE_TH_SYN;
 		t.window = 64240;
 		qlen = pkt_build_tcp(q, sizeof(q), &t);
 		len = pkt_build_icmp(pkt, sizeof(pkt), &router, &f->syn_src[2], 3, 13,
@@ -1284,7 +1284,7 @@ test_window_second_port(void **state)
 				first = seen;
 			if (window && f->syn[seen].sport == 61001 + ENGINE_SECOND_PORTS)
 				second = seen;
-			size_t len = answer(f, seen, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+			size_t len = answer(f, seen, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1,
 			    pkt, sizeof(pkt));
 			engine_input(e, now + 100000, pkt, len);
 		}
@@ -1294,11 +1294,11 @@ test_window_second_port(void **state)
 			for (int i = 0; i < f->nseg; i++)
 				if (f->seg[i].sport == 61001 && f->seg[i].payload_len > 0) {
 					size_t len = window_data(f, first, irs, 0, 20000,
-					    REPLY_TCP_ACK, pkt, sizeof(pkt));
+					    WIRE_TH_ACK, pkt, sizeof(pkt));
 
 					engine_input(e, now + 200000, pkt, len);
 					len = window_data(f, first, irs, 20000, 0,
-					    REPLY_TCP_ACK | REPLY_TCP_FIN, pkt, sizeof(pkt));
+					    WIRE_TH_ACK | WIRE_TH_FIN, pkt, sizeof(pkt));
 					engine_input(e, now + 200000, pkt, len);
 					data_sent = 1;
 					break;
@@ -1430,7 +1430,7 @@ test_replay_flood(void **state)
 	/* three variants answered, each 1,000 times, while in flight */
 	for (int copy = 0; copy < 1000; copy++)
 		for (int i = 0; i < 3; i++) {
-			len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, i ? 7 : -1, 1,
+			len = answer(f, i, WIRE_TH_SYN | WIRE_TH_ACK, i ? 7 : -1, 1,
 			    pkt, sizeof(pkt));
 			engine_input(e, now + 1000, pkt, len);
 		}
@@ -1445,12 +1445,12 @@ test_replay_flood(void **state)
 	assert_int_equal(f->nseg, 3);
 	for (int copy = 0; copy < 1000; copy++)
 		for (int i = 0; i < 3; i++) {
-			len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
+			len = answer(f, i, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1, pkt, sizeof(pkt));
 			engine_input(e, now, pkt, len);
 		}
 	/* the silent variant's SYN-ACK comes late: its one RST, then copies */
 	for (int copy = 0; copy < 1000; copy++) {
-		len = answer(f, 3, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
+		len = answer(f, 3, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1, pkt, sizeof(pkt));
 		engine_input(e, now, pkt, len);
 	}
 	engine_counters(e, &n);
@@ -1465,7 +1465,7 @@ test_replay_flood(void **state)
 	assert_int_equal(f->nres, 3);
 	assert_int_equal(f->nseg, 4);
 	for (int i = 0; i < 4; i++) {
-		assert_int_equal(f->seg[i].flags, REPLY_TCP_RST);
+		assert_int_equal(f->seg[i].flags, WIRE_TH_RST);
 		assert_int_equal(f->seg[i].seq, f->syn[i].isn + 1);
 	}
 	engine_counters(e, &n);
@@ -1503,14 +1503,14 @@ test_replay_window_flows(void **state)
 				continue;
 			if (window)
 				wsyn = seen;
-			size_t len = answer(f, seen, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+			size_t len = answer(f, seen, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1,
 			    pkt, sizeof(pkt));
 			engine_input(e, now + 100000, pkt, len);
 		}
 		/* while the test runs: every SYN-ACK so far copied, each ms */
 		if (wsyn >= 0 && copies < 2000)
 			for (int i = 0; i <= wsyn; i++, copies++) {
-				size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+				size_t len = answer(f, i, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1,
 				    pkt, sizeof(pkt));
 				engine_input(e, now + 200000, pkt, len);
 			}
@@ -1522,13 +1522,13 @@ test_replay_window_flows(void **state)
 	/* after the end: the test's SYN-ACK and the handshake's, 100 more */
 	for (int k = 0; k < 100; k++)
 		for (int i = 0; i <= wsyn; i++) {
-			size_t len = answer(f, i, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+			size_t len = answer(f, i, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1,
 			    pkt, sizeof(pkt));
 			engine_input(e, now, pkt, len);
 		}
 	engine_run(e, now);
 	for (int i = 0; i < f->nseg; i++) {
-		if (!(f->seg[i].flags & REPLY_TCP_RST))
+		if (!(f->seg[i].flags & WIRE_TH_RST))
 			continue;
 		rsts++;
 		for (int j = 0; j < 4; j++)
@@ -1570,10 +1570,10 @@ test_rst_memo_forgets(void **state)
 	nseg = f->nseg;
 	assert_int_equal(nseg, 0);
 	/* the first path's SYN-ACK: its record is long gone */
-	len = answer(f, 0, REPLY_TCP_SYN | REPLY_TCP_ACK, -1, 1, pkt, sizeof(pkt));
+	len = answer(f, 0, WIRE_TH_SYN | WIRE_TH_ACK, -1, 1, pkt, sizeof(pkt));
 	engine_input(e, now, pkt, len);
 	/* the last path's: held, owed its one RST */
-	len = answer(f, f->nsyn - 1, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1, pkt, sizeof(pkt));
+	len = answer(f, f->nsyn - 1, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1, pkt, sizeof(pkt));
 	engine_input(e, now, pkt, len);
 	engine_input(e, now, pkt, len);
 	engine_run(e, now);
@@ -1641,7 +1641,7 @@ traced_through_limits(uint32_t pace, double *secs)
 			size_t ql, len;
 
 			if (ttl >= 3) {
-				len = answer(f, seen, REPLY_TCP_SYN | REPLY_TCP_ACK, 7, 1,
+				len = answer(f, seen, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1,
 				    pkt, sizeof(pkt));
 			} else {
 				if (!linux_icmp_allows(&router[ttl], now))
