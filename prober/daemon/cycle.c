@@ -26,15 +26,6 @@
 
 #define DUE_BATCH 64
 
-uint64_t
-daemon_wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The unit of spec in group g, made when new. */
 static struct unit *
 unit_of(struct dgroup *g, struct config_gen *config_gen, size_t gi, const char *spec)

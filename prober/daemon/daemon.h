@@ -125,7 +125,7 @@ void daemon_retire(struct daemon *d, struct config_gen *old);
 size_t daemon_recover(struct daemon *d);
 int daemon_on_result(void *arg, void *tag, struct path_result *res);
 void daemon_on_batch(void *arg, void *tag);
-uint64_t daemon_wall_ns(void);
+uint64_t daemon_wall_ns(void);	/* wallclock.c */
 size_t config_gen_units(const struct config_gen *g);
 /* Of each group's latest cycle: targets not yet started, running, done. */
 void daemon_cycle_counts(const struct daemon *d, uint64_t *due, uint64_t *running,

@@ -18,6 +18,8 @@ DAEMON_SRCS += prober/daemon/fdcheck.c
 # the daemon itself: its life, cycles, alerts, privileges, control socket
 DAEMON_SRCS += prober/daemon/scaleprobed.c
 DAEMON_SRCS += prober/daemon/cycle.c
+# the wall clock, read by the cycle, the alerts and retention alike
+DAEMON_SRCS += prober/daemon/wallclock.c
 DAEMON_SRCS += prober/daemon/alert_notify.c
 DAEMON_SRCS += prober/daemon/alert_tell.c
 DAEMON_SRCS += prober/daemon/alert_restore.c
