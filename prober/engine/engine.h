@@ -73,6 +73,8 @@ struct engine_config {
 					   paths, at the start and at least
 					   (hop_pace.h); 0: not paced */
 	uint32_t trace_pace_burst;	/* 0: 6, Linux's ICMP burst */
+	int trace_close_rounds;		/* rounds asking silent hops inside the
+					   box's interval again (trace.h) */
 	bool window_test;		/* run the window test (ops->request) */
 	bool no_evidence;		/* keep no packets for the result (nobody
 					   stores them): less memory per path */

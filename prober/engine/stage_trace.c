@@ -117,6 +117,7 @@ tr_start(struct engine *e, struct path_slot *s, uint64_t now)
 	tc.retries = e->cfg.retries;
 	tc.gap_ns = e->cfg.trace_gap_ns;
 	tc.timeout_ns = e->cfg.timeout_ns;
+	tc.close_rounds = e->cfg.trace_close_rounds;
 	ts->tr = trace_new(&tc, now);
 	if (ts->tr == NULL) {
 		engine_stage_over(e, s);

@@ -12,6 +12,7 @@
 struct trace {
 	struct trace_config cfg;
 	int round;			/* 0 .. retries */
+	int closing;			/* interval-closing rounds done */
 	int level;			/* next TTL level to send in this sweep */
 	uint64_t level_at;		/* when that level is due */
 	uint64_t round_end;		/* 0 while the sweep is still sending */
@@ -177,6 +178,73 @@ trace_wake(const struct trace *t)
 	return t->round_end != 0 ? t->round_end : t->level_at;
 }
 
+/* A quote that vouches for the option at its hop, or shows it changed. */
+static bool
+quote_clean(const struct hop_quote *q)
+{
+	return q->quote == QUOTE_FULL && (q->ws == WS_INTACT || q->ws == WS_NOT_SENT);
+}
+
+static bool
+quote_damaged(const struct hop_quote *q)
+{
+	return q->quote == QUOTE_FULL && (q->ws == WS_CHANGED || q->ws == WS_REMOVED ||
+	    q->ws == WS_NOPPED || q->ws == WS_ADDED);
+}
+
+/* The highest TTL worth asking variant v: below its own destination, or
+ * the control's, or a refusal (as the retries ask). */
+static int
+last_ttl(const struct trace *t, int v)
+{
+	int own = t->obs[v].dest_ttl, ctl = t->obs[0].dest_ttl;
+	int last = own ? own - 1 : ctl ? ctl : t->cfg.max_ttl;
+
+	if (t->refused_ttl[v] != 0 && t->refused_ttl[v] < last)
+		last = t->refused_ttl[v];
+	return last;
+}
+
+/* Pends variant v's silent TTLs inside its interval that still have
+ * rounds of the closing budget; true if any. */
+static bool
+pend_interval(struct trace *t, int v)
+{
+	int last = last_ttl(t, v), clean = 0, heard = 0, end = 0;
+	bool any = false;
+
+	for (int k = 1; k <= last && end == 0; k++) {
+		const struct hop_quote *q = &t->obs[v].hop[k];
+
+		if (!(t->answered[v] & ttl_bit(k)))
+			continue;
+		if (quote_damaged(q))
+			end = k;
+		else if (quote_clean(q))
+			clean = k;
+		heard = k;
+	}
+	/* no quote shows the change: the box may lie up to the destination
+	 * (the window test's finding), or the highest hop heard */
+	if (end == 0)
+		end = t->obs[v].dest_ttl != 0 ? t->obs[v].dest_ttl : heard;
+	for (int k = clean + 1; k < end && k <= last; k++) {
+		bool known = false;
+
+		if (t->answered[v] & ttl_bit(k))
+			continue;
+		for (int u = 0; u < t->cfg.nvariants; u++)
+			if (u != v && (t->answered[u] & ttl_bit(k)))
+				known = true;
+		/* a router that answered another variant gets every round */
+		if (!known && t->closing >= 2)
+			continue;
+		t->pending[v] |= ttl_bit(k);
+		any = true;
+	}
+	return any;
+}
+
 bool
 trace_step(struct trace *t, uint64_t now)
 {
@@ -204,6 +272,13 @@ trace_step(struct trace *t, uint64_t now)
 				again = true;
 			}
 		}
+	}
+	if (!again && t->closing < t->cfg.close_rounds) {
+		for (int v = 0; v < t->cfg.nvariants; v++)
+			if (pend_interval(t, v))
+				again = true;
+		if (again)
+			t->closing++;
 	}
 	if (!again) {
 		t->done = true;

@@ -12,6 +12,18 @@
  * came back; time is handed in.  Variant 0 is the control SYN: its
  * destination TTL bounds every variant (a variant a box drops never
  * reaches the destination, and has nothing to learn beyond it).
+ *
+ * Closing the interval: once the retries are spent, a variant whose
+ * silent TTLs lie inside the interval that holds the box -- after its
+ * last full quote with the option intact and before its first full quote
+ * showing it changed (or, with none changed, before the highest TTL the
+ * variant heard from) -- has those TTLs, and only those, asked again, one
+ * round per timeout (a rate-limited router answers about one error a
+ * second), until they answer or close_rounds rounds are spent.  A TTL
+ * that answered another variant of the path is a router that answers,
+ * rate-limited: it gets every round; one no variant heard from is likely
+ * silent by design and gets at most two.  Each variant still keeps only
+ * its own quotes.
  */
 #ifndef SCALEPROBE_TRACE_H
 #define SCALEPROBE_TRACE_H
@@ -27,6 +39,7 @@ struct trace_config {
 	int retries;		/* extra rounds for silent hops */
 	uint64_t gap_ns;	/* between two TTL levels of a sweep */
 	uint64_t timeout_ns;	/* after a sweep's last SYN */
+	int close_rounds;	/* extra rounds closing an interval (below) */
 };
 
 struct trace;

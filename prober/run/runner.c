@@ -21,6 +21,9 @@
 #define PROBE_TRACE_MAX_TTL	30
 #define PROBE_TRACE_GAP_NS	5000000u	/* 5 ms between TTL levels */
 #define PROBE_MAX_TRACES	256	/* ~40 KiB each while it runs */
+#define PROBE_TRACE_CLOSE_ROUNDS 4	/* a silent hop inside the box's
+					   interval is asked 4 more times, a
+					   timeout apart (trace.h) */
 #define PROBE_TRACE_PACE	1	/* trace probes per second per TTL at the
 					   start and at least: a Linux router's
 					   ICMP rate (hop_pace.h) */
@@ -327,6 +330,7 @@ run_engine_new(struct runner *r)
 	ec.trace_gap_ns = PROBE_TRACE_GAP_NS;
 	ec.max_traces = PROBE_MAX_TRACES;
 	ec.trace_pace = PROBE_TRACE_PACE;
+	ec.trace_close_rounds = PROBE_TRACE_CLOSE_ROUNDS;
 	ec.window_test = ps->window_test;
 	ec.no_evidence = r->cfg->no_evidence;
 	ec.max_windows = PROBE_MAX_WINDOWS;

@@ -36,6 +36,31 @@ static_neighbours() {
 	ip -n "$PFX"r2 neigh replace fd00:5ca1:2::100 lladdr "$(mac_of r1 east)" dev west nud permanent
 }
 
+# A router's ICMP limits (sysctl args), set in its own namespace only.
+# LAB_ICMP_LIMITS unset or "off": none, so traces are deterministic (a
+# trace burst is never rate-limited).  "default": the kernel's defaults,
+# as routers on the Internet run: a burst of 6 errors to one destination,
+# then 1 a second (icmp_ratelimit 1000 ms, IPv4 and IPv6), and 1,000 a
+# second in all (icmp_msgs_per_sec, burst 50, shared by ICMPv6).
+# LAB_ICMP_SLOW=rK (with "default"): router rK answers at most one error
+# a second in all (icmp_msgs_per_sec 1, burst 1), as hardware routers do.
+icmp_limits() {
+	case ${LAB_ICMP_LIMITS:-off} in
+	off)
+		echo net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0 \
+		    net.ipv4.icmp_msgs_per_sec=100000 net.ipv4.icmp_msgs_burst=100000 ;;
+	default)
+		if [ "${LAB_ICMP_SLOW:-}" = "$1" ]; then
+			echo net.ipv4.icmp_ratelimit=1000 net.ipv6.icmp.ratelimit=1000 \
+			    net.ipv4.icmp_msgs_per_sec=1 net.ipv4.icmp_msgs_burst=1
+		else
+			echo net.ipv4.icmp_ratelimit=1000 net.ipv6.icmp.ratelimit=1000 \
+			    net.ipv4.icmp_msgs_per_sec=1000 net.ipv4.icmp_msgs_burst=50
+		fi ;;
+	*) die "LAB_ICMP_LIMITS '${LAB_ICMP_LIMITS}': off or default" ;;
+	esac
+}
+
 topology() {
 	local n k j
 	for n in $NAMES; do
@@ -76,8 +101,7 @@ topology() {
 			ip -n "$PFX"r$k -6 route add fd00::/8 via "fd00:5ca1:$((k + 1))::2"
 		fi
 		nx r$k sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
-		    net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0 \
-		    net.ipv4.icmp_msgs_per_sec=100000 net.ipv4.icmp_msgs_burst=100000 \
+		    $(icmp_limits r$k) \
 		    net.ipv4.conf.all.send_redirects=0 net.ipv4.conf.default.send_redirects=0
 	done
 	# synp: the SYN-proxy router after r5 (hop 6); its server srv-synp is at
@@ -86,8 +110,7 @@ topology() {
 	ip -n "$PFX"synp route add 198.18.0.0/15 via "198.18.$SYNP_LINK.1"
 	ip -n "$PFX"synp -6 route add fd00::/8 via "fd00:5ca1:$SYNP_LINK::1"
 	nx synp sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
-	    net.ipv4.icmp_ratelimit=0 net.ipv6.icmp.ratelimit=0 \
-	    net.ipv4.icmp_msgs_per_sec=100000 net.ipv4.icmp_msgs_burst=100000 \
+	    $(icmp_limits synp) \
 	    net.ipv4.conf.all.send_redirects=0 net.ipv4.conf.default.send_redirects=0
 	for n in "${!SRV_LINK[@]}"; do
 		k=${SRV_LINK[$n]}

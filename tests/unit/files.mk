@@ -17,6 +17,7 @@ UNIT_TESTS += test_permute
 UNIT_TESTS += test_target_space
 UNIT_TESTS += test_cookie
 UNIT_TESTS += test_ratelimit
+UNIT_TESTS += test_trace
 UNIT_TESTS += test_targets
 test_targets_SRCS = \
 	prober/lib/targets_file.c
