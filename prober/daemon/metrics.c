@@ -34,6 +34,15 @@ family(struct metrics_buf *b, const char *name, const char *type, const char *he
 	put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A family of one sample without labels: its name written once. */
+static void
+counter_or_gauge(struct metrics_buf *b, const char *name, const char *type, const char *help,
+    uint64_t v)
+{
+	family(b, name, type, help);
+	put(b, "%s %" PRIu64 "\n", name, v);
+}
+
 const char *
 metrics_verdict_name(enum verdict v)
 {
@@ -63,9 +72,8 @@ metrics_render(const struct metrics_snapshot *s, struct metrics_buf *b)
 	for (int v = VERDICT_OK; v <= VERDICT_INCONCLUSIVE; v++)
 		put(b, "scaleprobe_paths_total{verdict=\"%s\"} %" PRIu64 "\n",
 		    metrics_verdict_name((enum verdict)v), s->paths[v]);
-	family(b, "scaleprobe_alerts_open", "gauge",
-	    "Paths whose confirmed state is a problem.");
-	put(b, "scaleprobe_alerts_open %" PRIu64 "\n", s->alerts_open);
+	counter_or_gauge(b, "scaleprobe_alerts_open", "gauge",
+	    "Paths whose confirmed state is a problem.", s->alerts_open);
 	family(b, "scaleprobe_targets", "gauge",
 	    "Targets of this cycle, by where they stand.");
 	put(b, "scaleprobe_targets{state=\"due\"} %" PRIu64 "\n", s->targets_due);
@@ -74,30 +82,29 @@ metrics_render(const struct metrics_snapshot *s, struct metrics_buf *b)
 	family(b, "scaleprobe_scheduler_lag_seconds", "gauge",
 	    "How late after its due time the latest target started.");
 	put(b, "scaleprobe_scheduler_lag_seconds %.6f\n", s->scheduler_lag_seconds);
-	family(b, "scaleprobe_cycles_missed_total", "counter",
-	    "Target runs skipped because the one before overran its interval.");
-	put(b, "scaleprobe_cycles_missed_total %" PRIu64 "\n", s->cycles_missed);
-	family(b, "scaleprobe_writer_backlog", "gauge",
-	    "Results and target states written and not yet committed to the database.");
-	put(b, "scaleprobe_writer_backlog %" PRIu64 "\n", s->writer_backlog);
-	family(b, "scaleprobe_packets_rejected_total", "counter",
-	    "Replies that failed validation (never sent by us, or forged).");
-	put(b, "scaleprobe_packets_rejected_total %" PRIu64 "\n", s->packets_rejected);
-	family(b, "scaleprobe_packets_replayed_total", "counter",
-	    "SYN-ACKs of a flow that had its one RST (retransmitted or replayed), dropped.");
-	put(b, "scaleprobe_packets_replayed_total %" PRIu64 "\n", s->packets_replayed);
-	family(b, "scaleprobe_capture_drops_total", "counter",
-	    "Packets the capture ring dropped before scaleprobed read them.");
-	put(b, "scaleprobe_capture_drops_total %" PRIu64 "\n", s->capture_drops);
-	family(b, "scaleprobe_store_failing", "gauge",
-	    "1 while the database cannot be written (results wait in memory).");
-	put(b, "scaleprobe_store_failing %d\n", s->store_failing ? 1 : 0);
-	family(b, "scaleprobe_store_failed_writes_total", "counter",
-	    "Database transactions that failed and were rolled back to be written again.");
-	put(b, "scaleprobe_store_failed_writes_total %" PRIu64 "\n", s->store_failed_writes);
-	family(b, "scaleprobe_store_dropped_total", "counter",
-	    "Results and target states lost: the database failed with the memory bound full.");
-	put(b, "scaleprobe_store_dropped_total %" PRIu64 "\n", s->store_dropped);
+	counter_or_gauge(b, "scaleprobe_cycles_missed_total", "counter",
+	    "Target runs skipped because the one before overran its interval.",
+	    s->cycles_missed);
+	counter_or_gauge(b, "scaleprobe_writer_backlog", "gauge",
+	    "Results and target states written and not yet committed to the database.",
+	    s->writer_backlog);
+	counter_or_gauge(b, "scaleprobe_packets_rejected_total", "counter",
+	    "Replies that failed validation (never sent by us, or forged).",
+	    s->packets_rejected);
+	counter_or_gauge(b, "scaleprobe_packets_replayed_total", "counter",
+	    "SYN-ACKs of a flow that had its one RST (retransmitted or replayed), dropped.",
+	    s->packets_replayed);
+	counter_or_gauge(b, "scaleprobe_capture_drops_total", "counter",
+	    "Packets the capture ring dropped before scaleprobed read them.", s->capture_drops);
+	counter_or_gauge(b, "scaleprobe_store_failing", "gauge",
+	    "1 while the database cannot be written (results wait in memory).",
+	    s->store_failing ? 1 : 0);
+	counter_or_gauge(b, "scaleprobe_store_failed_writes_total", "counter",
+	    "Database transactions that failed and were rolled back to be written again.",
+	    s->store_failed_writes);
+	counter_or_gauge(b, "scaleprobe_store_dropped_total", "counter",
+	    "Results and target states lost: the database failed with the memory bound full.",
+	    s->store_dropped);
 	family(b, "scaleprobe_store_bytes", "gauge",
 	    "The database's size on disk, its WAL included.");
 	put(b, "scaleprobe_store_bytes %" PRId64 "\n", s->store_bytes);
