@@ -27,12 +27,6 @@ dup_or_null(const char *s, size_t *bytes)
 	return d;
 }
 
-static bool
-is_problem(enum verdict v)
-{
-	return v == VERDICT_REWRITTEN || v == VERDICT_STRIPPED || v == VERDICT_SYN_DROPPED;
-}
-
 static struct keep *
 keep_new(enum keep_kind kind, int64_t run)
 {
@@ -114,7 +108,7 @@ keep_path(int64_t run, const struct path_result *res)
 	for (int i = 0; i < p->nscales; i++) {
 		if (keep_scale(&p->scales[i], res, i, &k->bytes) != 0)
 			goto fail;
-		problem |= is_problem(res->verdicts[i].verdict);
+		problem |= verdict_is_problem(res->verdicts[i].verdict);
 	}
 	for (int h = 1; h <= p->last; h++)
 		if (hop[h] != NULL) {

@@ -372,14 +372,6 @@ store_exec_run(struct store *st, struct keep *k)
 	return keep_run_inserted(st, k, sqlite3_last_insert_rowid(st->db));
 }
 
-/* The verdicts that are path problems (infer_is_problem: the store
- * may not include infer, and the partial index needs the column). */
-static bool
-is_problem(enum verdict v)
-{
-	return v == VERDICT_REWRITTEN || v == VERDICT_STRIPPED || v == VERDICT_SYN_DROPPED;
-}
-
 /* Scale i's row as parameters base+1 .. base+STORE_SCALE_COLS of s. */
 static void
 bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct kept_path *res,
@@ -393,7 +385,7 @@ bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct kept
 	sqlite3_bind_int(s, base + 2, i);
 	sqlite3_bind_int64(s, base + 3, pid);
 	sqlite3_bind_int64(s, base + 4, ts_ns(&res->time));
-	sqlite3_bind_int(s, base + 5, is_problem(v->verdict));
+	sqlite3_bind_int(s, base + 5, verdict_is_problem(v->verdict));
 	sqlite3_bind_int(s, base + 6, o->scale);
 	bind_static(s, base + 7, reply_kind_name(o->reply));
 	bind_opt(s, base + 8, o->reply == REPLY_ICMP_UNREACH, o->icmp_type);

@@ -372,8 +372,7 @@ infer_path(struct path_result *res)
 int
 infer_is_problem(enum verdict v)
 {
-	return v == VERDICT_REWRITTEN || v == VERDICT_STRIPPED ||
-	    v == VERDICT_SYN_DROPPED;
+	return verdict_is_problem(v);
 }
 
 int

@@ -197,6 +197,9 @@ struct path_result {
 
 const char *reply_kind_name(enum reply_kind k);
 const char *verdict_name(enum verdict v);		/* NULL for VERDICT_NONE */
+/* rewritten, stripped, syn-dropped: the verdicts that are path problems
+ * (the engine's inference, the store's problem column and its writer). */
+bool verdict_is_problem(enum verdict v);
 /* The verdict a name stands for; VERDICT_NONE for NULL or no verdict's. */
 enum verdict verdict_from_name(const char *name);
 

@@ -20,6 +20,12 @@ reply_kind_name(enum reply_kind k)
 	return "none";
 }
 
+bool
+verdict_is_problem(enum verdict v)
+{
+	return v == VERDICT_REWRITTEN || v == VERDICT_STRIPPED || v == VERDICT_SYN_DROPPED;
+}
+
 const char *
 verdict_name(enum verdict v)
 {
