@@ -9,6 +9,7 @@
 
 #include "infer.h"
 #include "output.h"
+#include "silent_hops.h"
 #include "textsafe.h"
 
 static const char *
@@ -78,6 +79,12 @@ json_hop(struct json *j, const struct hop_loc *h)
 	json_addr(j, "address", &h->address);
 	json_kint(j, "last_clean_index", h->last_clean_index);
 	json_addr(j, "last_clean_address", &h->last_clean_address);
+	/* only when the interval holds TTLs that never answered: an exact
+	 * hop prints as it always did */
+	if (h->silent != 0) {
+		json_kbool(j, "exact", false);
+		silent_hops_json(j, "silent_hops", h->silent);
+	}
 	json_object_end(j);
 }
 

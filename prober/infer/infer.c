@@ -10,6 +10,7 @@
 
 #include "infer.h"
 #include "infer_hop.h"
+#include "silent_hops.h"
 
 /* Everything one verdict's sentence needs. */
 struct infer_ctx {
@@ -73,7 +74,23 @@ locate_first(struct infer_ctx *x)
 	infer_hop_locate(x->in, &x->q, x->q.first, &a, &x->out->hop);
 }
 
-/* "between hop 2 (…), which still quoted 7, and hop 3 (…)" */
+/* "; hops 2-3 did not answer" appended to buf when the interval holds
+ * silent TTLs: the box may be any of them, not the hop that first
+ * showed the change (prober/design-notes.md "Hops") */
+static const char *
+silent_note(const struct hop_loc *h, char *buf, size_t len)
+{
+	char names[96];
+	size_t n = strlen(buf);
+
+	if (h->silent != 0 && n + 1 < len)
+		snprintf(buf + n, len - n, "; %s did not answer",
+		    silent_hops_name(h->silent, names, sizeof(names)));
+	return buf;
+}
+
+/* "between hop 2 (…), which still quoted 7, and hop 3 (…)", and the
+ * silent TTLs between them */
 static const char *
 segment(struct infer_ctx *x, char *buf, size_t len)
 {
@@ -86,13 +103,13 @@ segment(struct infer_ctx *x, char *buf, size_t len)
 		snprintf(buf, len, "between %s, which sent %d, and %s", a, x->s, b);
 	else
 		snprintf(buf, len, "between %s, which still quoted %d, and %s", a, x->s, b);
-	return buf;
+	return silent_note(h, buf, len);
 }
 
 static void
 rewritten(struct infer_ctx *x, const char *tail)
 {
-	char seg[200];
+	char seg[256];
 
 	locate_first(x);
 	verdict(x, VERDICT_REWRITTEN, "window scale %d was rewritten to %d %s%s",
@@ -105,7 +122,7 @@ syn_dropped(struct infer_ctx *x)
 	const struct variant_obs *r = x->in->r;
 	const char *what = r->reply == REPLY_RST ? "was reset" :
 	    r->reply == REPLY_ICMP_UNREACH ? "drew ICMP unreachable" : "went unanswered";
-	char a[80], b[80];
+	char a[80], b[80], note[112] = "";
 	struct addr at;
 	int k = infer_hop_dropped(x->in, &at);
 
@@ -121,8 +138,9 @@ syn_dropped(struct infer_ctx *x)
 	    &x->out->hop.last_clean_address, a, sizeof(a));
 	verdict(x, VERDICT_SYN_DROPPED,
 	    "the SYN with window scale %d %s from %s on, where the control SYN still "
-	    "got through; %s %s it intact", x->s, what, b, a,
-	    x->out->hop.last_clean_index == 0 ? "sent" : "last quoted");
+	    "got through; %s %s it intact%s", x->s, what, b, a,
+	    x->out->hop.last_clean_index == 0 ? "sent" : "last quoted",
+	    silent_note(&x->out->hop, note, sizeof(note)));
 }
 
 /* What the window test (T) says of the shift the server applied, for a
@@ -176,7 +194,7 @@ rewritten_by_t(struct infer_ctx *x, int value, bool bound)
 {
 	const struct window_obs *t = x->in->t;
 	int d = dest_estimate(x);
-	char seg[200], applied[32];
+	char seg[256], applied[32];
 
 	snprintf(applied, sizeof(applied), bound ? "at least %d" : "%d", value);
 	if (d > 0) {
@@ -198,7 +216,7 @@ synack(struct infer_ctx *x)
 {
 	const struct infer_q *q = &x->q;
 	bool ws = x->in->r->sa.wscale >= 0;
-	char a[80], b[200], w[48];
+	char a[80], b[256], w[48];
 	enum ws_seen how;
 
 	if (q->first != 0 && q->back != 0) {

@@ -125,9 +125,27 @@ infer_hop_locate(const struct infer_input *in, const struct infer_q *q,
 		if (variant_full(hq) && hq->ws == WS_INTACT) {
 			h->last_clean_index = k;
 			h->last_clean_address = hq->from;
-			return;
+			break;
 		}
 	}
+	h->silent = infer_hop_silent(in, q, h->last_clean_index, index);
+}
+
+uint32_t
+infer_hop_silent(const struct infer_input *in, const struct infer_q *q, int clean,
+    int index)
+{
+	int n = nttl(in->qr);
+	uint32_t set = 0;
+
+	/* without the variant's trace nothing was asked, so nothing was
+	 * silent: the interval stands as the hops name it */
+	if (!ran(in->qr))
+		return 0;
+	for (int k = clean + 1; k < index && k < q->dest && k <= RESULT_MAX_HOPS; k++)
+		if (k < 1 || k > n || in->qr->hop[k].quote == QUOTE_NONE)
+			set |= 1u << k;
+	return set;
 }
 
 int

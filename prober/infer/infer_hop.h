@@ -33,9 +33,17 @@ struct infer_q {
 void infer_hop_scan(const struct infer_input *in, struct infer_q *q);
 
 /* out->hop for a change first seen at TTL index: its address (the
- * destination's when index is D) and the last clean hop before it. */
+ * destination's when index is D), the last clean hop before it and the
+ * silent TTLs between them (infer_hop_silent). */
 void infer_hop_locate(const struct infer_input *in, const struct infer_q *q,
     int index, const struct addr *index_addr, struct hop_loc *h);
+
+/* The TTLs strictly between clean and index (and below D) that the scale
+ * variant's own trace never heard, as bits (silent_hops.h): the box may
+ * sit at any of them, so the hop is not exact.  0 when every one
+ * answered, or when the variant was not traced. */
+uint32_t infer_hop_silent(const struct infer_input *in, const struct infer_q *q, int clean,
+    int index);
 
 /* Where the option-carrying SYN stops being answered while the control's
  * still is: the TTL (and its address in *addr), or 0 when the traces

@@ -15,3 +15,4 @@ PURE_SRCS += prober/lib/when.c
 PURE_SRCS += prober/lib/strbuf.c
 PURE_SRCS += prober/lib/textsafe.c
 PURE_SRCS += prober/lib/probe_settings.c
+PURE_SRCS += prober/lib/silent_hops.c

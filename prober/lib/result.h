@@ -138,6 +138,10 @@ struct hop_loc {
 	struct addr address;
 	int last_clean_index;		/* 0: the prober */
 	struct addr last_clean_address;
+	/* TTLs between last_clean_index and index that never answered the
+	 * scale variant's trace (bit k: TTL k, silent_hops.h): the box may be
+	 * any of them.  0: the hop is exact. */
+	uint32_t silent;
 };
 
 enum finding_kind {
@@ -162,7 +166,7 @@ struct side_finding {
 
 struct scale_verdict {
 	enum verdict verdict;
-	char reason[200];	/* one plain sentence */
+	char reason[256];	/* one plain sentence */
 	int scale_quoted;	/* shift in the last full quote; -1 absent, -2 no quote */
 	struct hop_loc hop;
 	int nfindings;

@@ -16,6 +16,7 @@
 
 #include "infer.h"
 #include "labpath.h"
+#include "silent_hops.h"
 
 /* --- the handshake alone --------------------------------------------- */
 
@@ -264,6 +265,140 @@ test_traces(void **state)
 			fail_msg("%s: reason \"%s\" lacks \"%s\"", t->what, v.reason, t->says);
 		assert_int_equal(v.nfindings, 0);
 	}
+}
+
+/* --- silent hops inside the interval (design-notes "Hops") ------------ */
+
+/* A TTL between the last clean hop and the first damaged one that never
+ * answered the variant may be the box: the hop is then not exact, and the
+ * reason says which did not answer.  Silent TTLs outside the interval,
+ * 8-byte answers inside it and TTLs past D change nothing. */
+struct srow {
+	const char *what;
+	int r;			/* SA_WS, SA_NOWS, NONE */
+	const char *qr, *qc;	/* mk_trace specs */
+	int t_value;		/* the window test's exact shift; -1: not run */
+	enum verdict want;
+	int hop, clean;
+	uint32_t silent;	/* bits: TTLs */
+	const char *says;	/* in the reason; NULL: "did not answer" is not */
+};
+
+#define B(k) (1u << (k))
+
+static const struct srow srows[] = {
+	{ "none: every hop answered", SA_WS, "F7 F7 F0 F0 F0", "C C C C C", -1,
+	  VERDICT_REWRITTEN, 3, 2, 0, NULL },
+	{ "hops 2-3 silent inside", SA_WS, "F7 - - F0 F0", "C - - C C", -1,
+	  VERDICT_REWRITTEN, 4, 1, B(2) | B(3),
+	  "between hop 1 (198.18.1.2), which still quoted 7, and hop 4 (198.18.4.2); "
+	  "hops 2-3 did not answer" },
+	{ "silent before the last clean hop: outside", SA_WS, "- F7 F0 F0 F0", "- C C C C", -1,
+	  VERDICT_REWRITTEN, 3, 2, 0, NULL },
+	{ "silent after the first damaged hop: outside", SA_WS, "F7 F7 F0 - -", "C C C - -", -1,
+	  VERDICT_REWRITTEN, 3, 2, 0, NULL },
+	{ "at the near end: the prober, hop 1 silent", SA_WS, "- F0 F0 F0 F0", "- C C C C", -1,
+	  VERDICT_REWRITTEN, 2, 0, B(1),
+	  "between the prober (198.18.1.1), which sent 7, and hop 2 (198.18.2.2); hop 1 did "
+	  "not answer" },
+	{ "at the far end: the destination, located by the window test", SA_WS,
+	  "F7 F7 F7 - -", "C C C - -", 0,
+	  VERDICT_REWRITTEN, 6, 3, B(4) | B(5),
+	  "and the destination (198.18.100.30); hops 4-5 did not answer" },
+	{ "silent for this scale, heard by the control: still unshown", SA_WS,
+	  "F7 - F0 F0 F0", "C C C C C", -1,
+	  VERDICT_REWRITTEN, 3, 1, B(2), "; hop 2 did not answer" },
+	{ "an 8-byte answer inside is no silence", SA_WS, "F7 8 F0 F0 F0", "C 8 C C C", -1,
+	  VERDICT_REWRITTEN, 3, 1, 0, NULL },
+	{ "silent and 8-byte mixed", SA_WS, "F7 - 8 - F0", "C - 8 - C", -1,
+	  VERDICT_REWRITTEN, 5, 1, B(2) | B(4), "; hops 2, 4 did not answer" },
+	{ "stripped with a silent hop", SA_NOWS, "F7 - R R R", "C - C C C", -1,
+	  VERDICT_STRIPPED, 3, 1, B(2), "; hop 2 did not answer" },
+	{ "syn-dropped, a router silent for both traces", NONE, "F7 - - - -", "C - C C C", -1,
+	  VERDICT_SYN_DROPPED, 3, 1, B(2), "last quoted it intact; hop 2 did not answer" },
+	{ "syn-dropped at once: nothing between", NONE, "F7 F7 - - -", "C C C C C", -1,
+	  VERDICT_SYN_DROPPED, 3, 2, 0, NULL },
+	{ "no trace: nothing was asked, nothing silent", SA_WS, NULL, NULL, 0,
+	  VERDICT_REWRITTEN, 6, 0, 0, NULL },
+};
+
+static void
+test_silent_hops(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(srows) / sizeof(srows[0]); i++) {
+		const struct srow *w = &srows[i];
+		struct variant_obs r, c;
+		struct trace_obs qr, qc;
+		struct window_obs t;
+		struct scale_verdict v;
+		struct infer_input in = { .c = &c, .r = &r };
+
+		fill(&r, w->r, 7);
+		if (w->r == SA_WS)
+			r.sa.wscale = 7;
+		r.sa.ttl = 59;
+		fill(&c, SA_NOWS, -1);
+		if (w->qr != NULL) {
+			mk_trace(&qr, 7, w->qr, w->r == NONE ? 0 : 6);
+			mk_trace(&qc, -1, w->qc, 6);
+			in.qr = &qr;
+			in.qc = &qc;
+		}
+		memset(&t, 0, sizeof(t));
+		t.ran = t.synack = true;
+		t.w = 64;
+		t.flight_bytes = 64;
+		t.scale_effective = t.scale_effective_min = w->t_value;
+		in.t = w->t_value >= 0 ? &t : NULL;
+		in.prober = lp_hop_addr(ADDR_V4, 0);
+		assert_int_equal(addr_parse("198.18.100.30", &in.dst), 0);
+		infer_scale(&in, &v);
+		if (v.verdict != w->want || !v.hop.present || v.hop.index != w->hop ||
+		    v.hop.last_clean_index != w->clean || v.hop.silent != w->silent)
+			fail_msg("%s: %s hop %d after %d silent %#x, want %s hop %d after %d "
+			    "silent %#x (%s)", w->what, verdict_name(v.verdict),
+			    v.hop.present ? v.hop.index : -1, v.hop.last_clean_index,
+			    (unsigned)v.hop.silent, verdict_name(w->want), w->hop, w->clean,
+			    (unsigned)w->silent, v.reason);
+		if (w->says != NULL && strstr(v.reason, w->says) == NULL)
+			fail_msg("%s: reason \"%s\" lacks \"%s\"", w->what, v.reason, w->says);
+		if (w->says == NULL && strstr(v.reason, "did not answer") != NULL)
+			fail_msg("%s: an exact hop's reason \"%s\" names silent hops", w->what,
+			    v.reason);
+	}
+}
+
+/* How the set is named and read back from a store. */
+static void
+test_silent_names(void **state)
+{
+	static const struct { uint32_t set; const char *name, *list; } n[] = {
+		{ 0, "", "" },
+		{ B(2), "hop 2", "2" },
+		{ B(2) | B(3), "hops 2-3", "2 3" },
+		{ B(2) | B(4) | B(5), "hops 2, 4-5", "2 4 5" },
+		{ B(1) | B(30), "hops 1, 30", "1 30" },
+		{ 0x7ffffffeu, "hops 1-30", NULL },
+		{ B(0) | B(31), "", "" },	/* no TTL 0 or 31 */
+	};
+	char buf[160];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
+		assert_string_equal(silent_hops_name(n[i].set, buf, sizeof(buf)), n[i].name);
+		if (n[i].list != NULL)
+			assert_string_equal(silent_hops_list(n[i].set, buf, sizeof(buf)),
+			    n[i].list);
+	}
+	/* cut, never overrun */
+	assert_string_equal(silent_hops_name(B(2) | B(3), buf, 6), "hops ");
+	/* a store's value: only TTL bits, nothing negative or wider */
+	assert_int_equal(silent_hops_from_i64(12), 12);
+	assert_int_equal(silent_hops_from_i64(13), 12);
+	assert_int_equal(silent_hops_from_i64(-4), 0);
+	assert_int_equal(silent_hops_from_i64(INT64_MAX), 0);
+	assert_int_equal(silent_hops_from_i64((int64_t)1 << 31), 0);
 }
 
 /* A box that resets SYNs carrying WS: the variant's trace "reaches its
@@ -599,6 +734,8 @@ main(void)
 		cmocka_unit_test(test_findings),
 		cmocka_unit_test(test_syn_proxy),
 		cmocka_unit_test(test_path),
+		cmocka_unit_test(test_silent_hops),
+		cmocka_unit_test(test_silent_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
