@@ -35,6 +35,8 @@ struct history_row {
 	int scale_quoted, scale_effective;
 	int hop_index, last_clean_index;
 	const char *hop_address, *last_clean_address;
+	uint32_t hop_silent;		/* TTLs inside the interval that never
+					   answered (silent_hops.h); 0: exact */
 	/* export's groups only (0 in show's rows): the group's first time and
 	 * how many results it holds; the other fields are its latest row's */
 	int64_t first_ns;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "history_int.h"
+#include "silent_hops.h"
 
 /*
  * The host as an address: its paths through paths' UNIQUE (address, port),
@@ -120,6 +121,7 @@ history_read_row(sqlite3_stmt *s, struct history_row *row)
 	row->last_clean_index = history_col_int(s, 16, 0, 255);
 	row->hop_address = history_col_text(s, 17);
 	row->last_clean_address = history_col_text(s, 18);
+	row->hop_silent = silent_hops_from_i64(history_col_i64(s, 19, 0));
 }
 
 static int

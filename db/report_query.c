@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report_query.h"
+#include "silent_hops.h"
 #include "store_int.h"
 
 /* How bad a verdict is for the path: the damage first, then what keeps it
@@ -153,7 +154,7 @@ col_int(sqlite3_stmt *s, int c, int null)
 	"SELECT pr.id, r.vantage, p.address, p.port, p.family, pr.time_ns," \
 	"  s.scale_sent, s.verdict, s.scale_quoted, s.scale_effective," \
 	"  s.hop_index, s.hop_address, s.last_clean_index, s.last_clean_address," \
-	"  f.kind, f.detail, pr.time_ns < ?1"
+	"  f.kind, f.detail, pr.time_ns < ?1, s.hop_silent"
 #define SCALES_SQL \
 	" LEFT JOIN scale_results s ON s.path_result_id = pr.id" \
 	" LEFT JOIN side_findings f ON f.path_result_id = s.path_result_id" \
@@ -229,6 +230,8 @@ fold_scale(struct qrow *q, sqlite3_stmt *s)
 	r->clean_index = col_int(s, 12, -1);
 	r->hop_address = qstr_set(&q->hop, sqlite3_column_text(s, 11), &q->oom);
 	r->clean_address = qstr_set(&q->clean, sqlite3_column_text(s, 13), &q->oom);
+	r->hop_silent = sqlite3_column_type(s, 17) == SQLITE_INTEGER ?
+	    silent_hops_from_i64(sqlite3_column_int64(s, 17)) : 0;
 }
 
 /* A new path result's row from the statement's current row. */

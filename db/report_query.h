@@ -41,6 +41,8 @@ struct report_row {
 	int hop_index, clean_index;	/* -1: not located */
 	const char *hop_address;	/* NULL: not located */
 	const char *clean_address;
+	uint32_t hop_silent;		/* TTLs between them that never
+					   answered (silent_hops.h); 0: exact */
 	unsigned findings;		/* bits, as above */
 	int mss;			/* the clamped MSS; -1 none */
 };

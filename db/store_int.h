@@ -77,7 +77,7 @@ struct store {
  * the schema from version i to i + 1. */
 extern const char *const store_migrations[STORE_SCHEMA_VERSION];
 
-#define STORE_SCALE_COLS	24
+#define STORE_SCALE_COLS	25
 #define STORE_HOP_COLS		6
 
 /*

@@ -161,8 +161,29 @@ static const char schema_v3[] =
 	"  changed_ns INTEGER NOT NULL,"
 	"  UNIQUE (vantage, kind, address, port));";
 
+/* v4: the TTLs inside a box's interval (last_clean_index .. hop_index)
+ * that never answered the scale's trace, as bits (bit k: TTL k;
+ * prober/lib/silent_hops.h); NULL when the hop is exact (every TTL
+ * between answered) or there is no hop.  Rows stored before it keep
+ * what the stored hops tell: the path's hops table holds, per TTL, the
+ * fullest answer any variant drew, so a TTL quoted 'none' there inside
+ * the interval was silent for this scale too and is marked.  A TTL that
+ * another scale heard but this one did not cannot be told from those
+ * rows: such an old row reads as exact, as it did before; an untraced
+ * one (no hops rows) too. */
+static const char schema_v4[] =
+	"ALTER TABLE scale_results ADD COLUMN hop_silent INTEGER;"
+	"UPDATE scale_results SET hop_silent = ("
+	"  SELECT sum(1 << h.ttl) FROM hops h"
+	"  WHERE h.path_result_id = scale_results.path_result_id"
+	"    AND h.quote = 'none' AND h.ttl BETWEEN 1 AND 30"
+	"    AND h.ttl > coalesce(scale_results.last_clean_index, 0)"
+	"    AND h.ttl < scale_results.hop_index)"
+	" WHERE hop_index IS NOT NULL AND typeof(hop_index) = 'integer';";
+
 const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v1,
 	schema_v2,
 	schema_v3,
+	schema_v4,
 };

@@ -260,6 +260,56 @@ test_fixtures(void **state)
 			fail_msg("no fixture %s/v%u.sqlite", FIXTURE_DIR, v);
 }
 
+/* Silent TTLs inside a box's interval (schema v4's hop_silent): a store
+ * of v3 gets them from its hops table where those tell (a TTL no variant
+ * heard, between the last clean hop and the box), NULL elsewhere; a new
+ * result stores its own, NULL when the hop is exact. */
+static void
+test_silent_column(void **state)
+{
+	char from[512], to[512];
+	struct store *st;
+	struct storegen g;
+	struct store_run run = { .start = { FIXTURE_TIME + 7200, 0 }, .vantage = "lab",
+	    .settings = "scales=0,7,14 rate=100", .program = "test_store" };
+	int64_t run_id;
+	sqlite3 *db;
+
+	(void)state;
+	snprintf(from, sizeof(from), "%s/v3.sqlite", FIXTURE_DIR);
+	path_in(to, sizeof(to), "silent.sqlite");
+	assert_int_equal(copy_file(from, to), 0);
+	/* 198.19.0.1's box moved to hop 5: its TTL 4 ('none') is inside
+	 * (2, 5); every other interval is (2, 3], with nothing inside */
+	assert_int_equal(sqlite3_open(to, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE scale_results SET hop_index = 5, "
+	    "hop_address = '198.18.5.2' WHERE verdict = 'rewritten' AND path_id = "
+	    "(SELECT id FROM paths WHERE address = '198.19.0.1')", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	st = open_ok(to, STORE_WRITE, NULL);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results s JOIN paths p "
+	    "ON p.id = s.path_id WHERE p.address = '198.19.0.1' AND hop_silent = 16"), 2);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results "
+	    "WHERE hop_silent IS NOT NULL"), 2);
+	assert_true(store_query_int(st, "SELECT count(*) FROM scale_results "
+	    "WHERE hop_index IS NOT NULL AND hop_silent IS NULL") > 0);
+	/* a new result: scale 7 not exact (TTLs 2 and 4 silent), 14 exact */
+	assert_int_equal(store_run_begin(st, &run, &run_id), 0);
+	storegen_make(&g, 1, FIXTURE_TIME + 7200, false);
+	assert_true(g.res.verdicts[1].hop.present && g.res.verdicts[2].hop.present);
+	g.res.verdicts[1].hop.silent = (1u << 2) | (1u << 4);
+	assert_int_equal(store_add(st, run_id, &g.res), 0);
+	storegen_free(&g);
+	assert_int_equal(store_flush(st, true), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results s JOIN "
+	    "path_results pr ON pr.id = s.path_result_id WHERE pr.run_id = (SELECT max(id) "
+	    "FROM runs) AND s.idx = 1 AND s.hop_silent = 20"), 1);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results s JOIN "
+	    "path_results pr ON pr.id = s.path_result_id WHERE pr.run_id = (SELECT max(id) "
+	    "FROM runs) AND s.idx = 2 AND s.hop_index IS NOT NULL AND s.hop_silent IS NULL"), 1);
+	assert_int_equal(store_close(st, NULL, 0), 0);
+}
+
 static size_t
 read_all(const char *file, char *buf, size_t len)
 {
@@ -1023,6 +1073,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_read),
 		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_silent_column),
 		cmocka_unit_test(test_refuse),
 		cmocka_unit_test(test_concurrent),
 		cmocka_unit_test(test_killed_writer),
