@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "export_render.h"
+#include "silent_hops.h"
 #include "when.h"
 
 /* The columns, in order; export.schema.json and scaleprobe.1 name them. */
@@ -13,6 +14,7 @@ static const char *const columns[] = {
 	"target", "address", "port", "family", "verdict", "scale_sent", "scale_quoted",
 	"scale_effective", "hop_index", "hop_address", "last_clean_index",
 	"last_clean_address", "first_seen", "last_seen", "times_seen", "vantage",
+	"hop_exact", "silent_hops",
 };
 
 void
@@ -50,7 +52,7 @@ csv_int(struct csv *c, int64_t v)
 void
 export_csv_row(struct csv *c, const struct history_row *r)
 {
-	char t[JSON_TIME_LEN];
+	char t[JSON_TIME_LEN], s[96];
 
 	csv_field(c, r->target);
 	csv_field(c, r->address);
@@ -70,6 +72,11 @@ export_csv_row(struct csv *c, const struct history_row *r)
 	csv_field(c, t);
 	csv_int(c, r->count);
 	csv_field(c, r->vantage);
+	/* empty without a hop; "false" and the TTLs that did not answer when
+	 * the box may be any hop of the interval */
+	csv_field(c, r->hop_index < 0 ? NULL : r->hop_silent != 0 ? "false" : "true");
+	csv_field(c, r->hop_index < 0 || r->hop_silent == 0 ? NULL :
+	    silent_hops_list(r->hop_silent, s, sizeof(s)));
 	csv_end_row(c);
 }
 
@@ -102,5 +109,12 @@ export_json_row(struct json *j, const struct history_row *r)
 	ktime(j, columns[13], r->time_ns);
 	json_kint(j, columns[14], r->count);
 	json_kstring(j, columns[15], r->vantage);
+	if (r->hop_index < 0) {
+		json_knull(j, columns[16]);
+		json_knull(j, columns[17]);
+	} else {
+		json_kbool(j, columns[16], r->hop_silent == 0);
+		silent_hops_json(j, columns[17], r->hop_silent);
+	}
 	json_object_end(j);
 }

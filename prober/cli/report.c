@@ -212,8 +212,13 @@ add_hop(struct report_section *s, struct caps *c, const struct report_row *r)
 {
 	struct report_hop *h;
 
+	/* an interval with silent hops names no box: it is counted apart
+	 * from the exact hop at its end, per interval */
 	for (size_t i = 0; i < s->nhops; i++)
-		if (s->hops[i].address == r->hop_address) {	/* pooled */
+		if (s->hops[i].address == r->hop_address &&	/* pooled */
+		    s->hops[i].silent == r->hop_silent &&
+		    (r->hop_silent == 0 || (s->hops[i].clean_address == r->clean_address &&
+		    s->hops[i].clean_index == r->clean_index))) {
 			s->hops[i].paths++;
 			return 0;
 		}
@@ -224,6 +229,7 @@ add_hop(struct report_section *s, struct caps *c, const struct report_row *r)
 	h->clean_address = r->clean_address;
 	h->hop_index = r->hop_index;
 	h->clean_index = r->clean_index;
+	h->silent = r->hop_silent;
 	h->paths = 1;
 	return 0;
 }
@@ -535,6 +541,7 @@ report_problem_advice(const struct report_problem *p, enum advice_side side, str
 		.hop_index = r->hop_index,
 		.clean_address = r->clean_address,
 		.clean_index = r->clean_index,
+		.silent = r->hop_address != NULL ? r->hop_silent : 0,
 	};
 
 	if (advice_for(&in, side, out) != 0)

@@ -86,6 +86,10 @@ struct report_hop {
 	const char *address;
 	const char *clean_address;		/* of the first path seen */
 	int hop_index, clean_index;
+	uint32_t silent;			/* TTLs between that never answered
+						   (silent_hops.h): 0, the hop is
+						   exact; else the box is one of
+						   the interval's, a row of its own */
 	unsigned paths;				/* paths it damages */
 };
 

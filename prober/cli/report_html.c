@@ -15,6 +15,7 @@
 
 #include "log.h"
 #include "report.h"
+#include "silent_hops.h"
 #include "textsafe.h"
 
 #define PLOT_MAIN	"#f7f5ee"	/* the first chart's plot area */
@@ -213,6 +214,23 @@ path_cell(FILE *f, const struct report_row *r)
 	fputs("</code></td>", f);
 }
 
+/* "between A (hop 1) and B (hop 4); hops 2-3 did not answer": where
+ * the box is when the interval holds silent TTLs, none of them named as
+ * the box (clean NULL: the prober) */
+static void
+interval(FILE *f, const char *clean, int clean_index, const char *hop, int hop_index,
+    uint32_t silent)
+{
+	char s[96];
+
+	fputs("between <code>", f);
+	esc(f, clean != NULL ? clean : "the prober");
+	fprintf(f, "</code> (hop %d) and <code>", clean != NULL ? clean_index : 0);
+	esc(f, hop);
+	fprintf(f, "</code> (hop %d); %s did not answer", hop_index,
+	    silent_hops_name(silent, s, sizeof(s)));
+}
+
 /* -1 when the list could not be read */
 static int
 changes(FILE *f, const struct report *rep, const char *title, const struct report_changes *l,
@@ -241,7 +259,11 @@ changes(FILE *f, const struct report *rep, const char *title, const struct repor
 		fputs("</td><td>", f);
 		badge(f, c->to.verdict);
 		fputs("</td><td>", f);
-		if (report_is_problem(c->to.verdict) && c->to.hop_address != NULL) {
+		if (report_is_problem(c->to.verdict) && c->to.hop_address != NULL &&
+		    c->to.hop_silent != 0) {
+			interval(f, c->to.clean_address, c->to.clean_index, c->to.hop_address,
+			    c->to.hop_index, c->to.hop_silent);
+		} else if (report_is_problem(c->to.verdict) && c->to.hop_address != NULL) {
 			esc(f, c->to.hop_address);
 			fprintf(f, " (hop %d)", c->to.hop_index);
 		}
@@ -271,6 +293,14 @@ section_tables(FILE *f, const struct report *rep, const struct report_section *s
 		for (size_t i = 0; i < s->nhops; i++) {
 			const struct report_hop *h = &s->hops[i];
 
+			if (h->silent != 0) {
+				/* no box to name: the interval, across the row */
+				fputs("<tr><td colspan=\"3\">", f);
+				interval(f, h->clean_address, h->clean_index, h->address,
+				    h->hop_index, h->silent);
+				fprintf(f, "</td><td class=\"n\">%u</td></tr>\n", h->paths);
+				continue;
+			}
 			fputs("<tr><td><code>", f);
 			esc(f, h->address);
 			fprintf(f, "</code></td><td class=\"n\">%d</td><td><code>", h->hop_index);

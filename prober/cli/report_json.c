@@ -9,6 +9,7 @@
 
 #include "json.h"
 #include "report.h"
+#include "silent_hops.h"
 
 static void
 jtime(struct json *j, const char *key, int64_t ns)
@@ -29,7 +30,7 @@ jpath(struct json *j, const struct report_row *r)
 }
 
 static void
-jhop(struct json *j, const char *addr, int idx, const char *clean, int cidx)
+jhop(struct json *j, const char *addr, int idx, const char *clean, int cidx, uint32_t silent)
 {
 	json_key(j, "hop");
 	if (addr == NULL) {
@@ -41,6 +42,10 @@ jhop(struct json *j, const char *addr, int idx, const char *clean, int cidx)
 	json_kint(j, "index", idx);
 	json_kstring(j, "last_clean_address", clean);
 	json_kint(j, "last_clean_index", clean != NULL ? cidx : 0);
+	if (silent != 0) {	/* as probe --json prints it */
+		json_kbool(j, "exact", false);
+		silent_hops_json(j, "silent_hops", silent);
+	}
 	json_object_end(j);
 }
 
@@ -65,7 +70,7 @@ jchanges(struct json *j, FILE *f, const char *key, const struct report_changes *
 		json_kstring(j, "from", report_verdict_label(c->from));
 		json_kstring(j, "to", report_verdict_label(c->to.verdict));
 		jhop(j, c->to.hop_address, c->to.hop_index, c->to.clean_address,
-		    c->to.clean_index);
+		    c->to.clean_index, c->to.hop_silent);
 		json_object_end(j);
 		rc |= jflush(j, f);
 	}
@@ -112,6 +117,10 @@ jsection(struct json *j, FILE *f, const struct report_section *s)
 		json_kint(j, "index", h->hop_index);
 		json_kstring(j, "last_clean_address", h->clean_address);
 		json_kint(j, "last_clean_index", h->clean_address != NULL ? h->clean_index : 0);
+		if (h->silent != 0) {
+			json_kbool(j, "exact", false);
+			silent_hops_json(j, "silent_hops", h->silent);
+		}
 		json_kuint(j, "paths", h->paths);
 		json_object_end(j);
 	}
@@ -191,7 +200,8 @@ report_json(const struct report *rep, FILE *f)
 			json_kint(&j, "scale_applied", r->scale_applied);
 		else
 			json_knull(&j, "scale_applied");
-		jhop(&j, r->hop_address, r->hop_index, r->clean_address, r->clean_index);
+		jhop(&j, r->hop_address, r->hop_index, r->clean_address, r->clean_index,
+		    r->hop_silent);
 		json_key(&j, "advice");
 		json_object_begin(&j);
 		json_key(&j, "client");

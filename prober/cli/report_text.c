@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "silent_hops.h"
 #include "textsafe.h"
 
 /* H. Hinnant's civil_from_days */
@@ -105,6 +106,21 @@ text_days(const struct report_section *s, FILE *f)
 	}
 }
 
+/* "between A (hop 1) and B (hop 4); hops 2-3 did not answer": where
+ * the box is when the interval holds silent TTLs, none of them named as
+ * the box (clean NULL: the prober) */
+static void
+interval(FILE *f, const char *clean, int clean_index, const char *hop, int hop_index,
+    uint32_t silent)
+{
+	char a[128], b[128], s[96];
+
+	fprintf(f, "between %s (hop %d) and %s (hop %d); %s did not answer",
+	    clean != NULL ? safe(clean, a, sizeof(a)) : "the prober",
+	    clean != NULL ? clean_index : 0, safe(hop, b, sizeof(b)), hop_index,
+	    silent_hops_name(silent, s, sizeof(s)));
+}
+
 /* -1 when the list could not be read */
 static int
 text_changes(const struct report *rep, const char *title, const struct report_changes *l,
@@ -125,9 +141,16 @@ text_changes(const struct report *rep, const char *title, const struct report_ch
 		    report_verdict_label(c->to.verdict));
 		if (vantage)
 			fprintf(f, "  (vantage %s)", safe(c->to.vantage, v, sizeof(v)));
-		if (report_is_problem(c->to.verdict) && c->to.hop_address != NULL)
-			fprintf(f, "  at %s (hop %d)", safe(c->to.hop_address, v, sizeof(v)),
-			    c->to.hop_index);
+		if (report_is_problem(c->to.verdict) && c->to.hop_address != NULL) {
+			if (c->to.hop_silent != 0) {
+				fputs("  ", f);
+				interval(f, c->to.clean_address, c->to.clean_index,
+				    c->to.hop_address, c->to.hop_index, c->to.hop_silent);
+			} else {
+				fprintf(f, "  at %s (hop %d)", safe(c->to.hop_address, v,
+				    sizeof(v)), c->to.hop_index);
+			}
+		}
 		fputc('\n', f);
 	}
 	failed = it.failed;
@@ -152,6 +175,13 @@ text_section(const struct report *rep, const struct report_section *s, bool vant
 
 		char a[128], b[128];
 
+		if (h->silent != 0) {
+			fputs("  ", f);
+			interval(f, h->clean_address, h->clean_index, h->address, h->hop_index,
+			    h->silent);
+			fprintf(f, ": %u path%s\n", h->paths, h->paths == 1 ? "" : "s");
+			continue;
+		}
 		fprintf(f, "  %-28s hop %-2d after %s (hop %d): %u path%s\n",
 		    safe(h->address, a, sizeof(a)), h->hop_index,
 		    h->clean_address != NULL ? safe(h->clean_address, b, sizeof(b)) : "the prober",

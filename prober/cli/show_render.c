@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "show_render.h"
+#include "silent_hops.h"
 #include "textsafe.h"
 #include "when.h"
 
@@ -42,7 +43,7 @@ num(int v, char *buf, size_t len)
 static void
 text_hop(FILE *f, const struct history_row *r)
 {
-	char a[256], b[256];
+	char a[256], b[256], s[96];
 
 	if (r->hop_index < 0) {
 		fprintf(f, "      hop: not located\n");
@@ -50,8 +51,13 @@ text_hop(FILE *f, const struct history_row *r)
 	}
 	show_printable(r->hop_address, a, sizeof(a));
 	show_printable(r->last_clean_address, b, sizeof(b));
-	fprintf(f, "      changed between hop %d (%s, last clean) and hop %d (%s)\n",
+	fprintf(f, "      changed between hop %d (%s, last clean) and hop %d (%s)",
 	    r->last_clean_index >= 0 ? r->last_clean_index : 0, b, r->hop_index, a);
+	/* a silent TTL inside may be the box: hop %d is not it for sure */
+	if (r->hop_silent != 0)
+		fprintf(f, "; %s did not answer, so the box is not located exactly",
+		    silent_hops_name(r->hop_silent, s, sizeof(s)));
+	fputc('\n', f);
 }
 
 static void
@@ -179,6 +185,10 @@ json_series(struct json *j, const struct show_series *s)
 		json_kstring(j, "address", r->hop_address);
 		json_kint_or_null(j, "last_clean_index", r->last_clean_index);
 		json_kstring(j, "last_clean_address", r->last_clean_address);
+		if (r->hop_silent != 0) {	/* as probe --json prints it */
+			json_kbool(j, "exact", false);
+			silent_hops_json(j, "silent_hops", r->hop_silent);
+		}
 		json_object_end(j);
 	}
 	json_key(j, "side_findings");

@@ -18,6 +18,7 @@
 
 #include "addr.h"
 #include "advice.h"
+#include "silent_hops.h"
 #include "textsafe.h"
 
 /* What the text names in place of an address that is not one. */
@@ -126,15 +127,34 @@ check_in(const struct advice_in *in, struct checked *c)
 		c->bad_dev = true;
 }
 
+/* The interval's ends: "198.18.1.2 (hop 1) and 198.18.4.2 (hop 4)". */
+static void
+ends(const struct advice_in *in, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s (hop %d) and %s (hop %d)",
+	    in->clean_address != NULL ? in->clean_address : "this host",
+	    in->clean_address != NULL ? in->clean_index : 0, in->hop_address, in->hop_index);
+}
+
 /* "the box at 198.18.5.2 (hop 5, after 198.18.4.2, hop 4)"; "The ..."
- * to begin a sentence */
+ * to begin a sentence.  With silent hops in the interval no hop is named
+ * as the box: "the box somewhere between A (hop 1) and B (hop 4) (hops
+ * 2-3 did not answer)". */
 static void
 box_name(const struct advice_in *in, bool cap, char *buf, size_t len)
 {
+	char e[2 * ADDR_STRLEN + 64], s[96];
+
 	buf[0] = '\0';
 	if (in->hop_address == NULL) {
 		app(buf, len, "%s box on the path (not located: probe with --trace always)",
 		    cap ? "A" : "a");
+		return;
+	}
+	if (in->silent != 0) {
+		ends(in, e, sizeof(e));
+		app(buf, len, "%s box somewhere between %s (%s did not answer)", cap ? "The" : "the",
+		    e, silent_hops_name(in->silent, s, sizeof(s)));
 		return;
 	}
 	app(buf, len, "%s box at %s (hop %d, after ", cap ? "The" : "the", in->hop_address,
@@ -149,9 +169,22 @@ box_name(const struct advice_in *in, bool cap, char *buf, size_t len)
 static void
 report_box(const struct advice_in *in, char *buf, size_t len)
 {
+	char e[2 * ADDR_STRLEN + 64], s[96];
+
 	if (in->hop_address == NULL) {
 		app(buf, len, " Report it to the path's owner with the evidence from "
 		    "scaleprobe export --pcap DIR.");
+		return;
+	}
+	if (in->silent != 0) {
+		/* a silent router may be the box: name the stretch, not a hop */
+		ends(in, e, sizeof(e));
+		app(buf, len, " It is not located exactly: %s did not answer, so it is one of "
+		    "hops %d to %d or a link between them. Report it to the owners of the path "
+		    "between %s, with the evidence from scaleprobe export --hop %s --pcap DIR.",
+		    silent_hops_name(in->silent, s, sizeof(s)),
+		    in->clean_address != NULL ? in->clean_index + 1 : 1, in->hop_index, e,
+		    strcmp(in->hop_address, NOT_AN_ADDRESS) == 0 ? "ADDRESS" : in->hop_address);
 		return;
 	}
 	app(buf, len, " Report the box to its owner: address %s (hop %d), last clean hop %s "
@@ -233,7 +266,7 @@ static void
 down_client(const struct checked *c, struct advice *out)
 {
 	const struct advice_in *in = &c->in;
-	char box[200], chg[48];
+	char box[256], chg[48];
 	int k = advice_route_shift(in);
 	unsigned long w;
 	const char *why;
@@ -268,7 +301,7 @@ static void
 down_server(const struct checked *c, struct advice *out)
 {
 	const struct advice_in *in = &c->in;
-	char box[200], chg[48];
+	char box[256], chg[48];
 
 	box_name(in, false, box, sizeof(box));
 	shift_change(in, chg, sizeof(chg));
@@ -286,7 +319,7 @@ static void
 raised(const struct checked *c, enum advice_side side, struct advice *out)
 {
 	const struct advice_in *in = &c->in;
-	char box[200], chg[48];
+	char box[256], chg[48];
 
 	box_name(in, true, box, sizeof(box));
 	shift_change(in, chg, sizeof(chg));
@@ -303,7 +336,7 @@ static void
 stripped(const struct checked *c, enum advice_side side, struct advice *out)
 {
 	const struct advice_in *in = &c->in;
-	char box[200];
+	char box[256];
 
 	box_name(in, true, box, sizeof(box));
 	app(out->text, sizeof(out->text),
@@ -321,7 +354,7 @@ static void
 syn_dropped(const struct checked *c, enum advice_side side, struct advice *out)
 {
 	const struct advice_in *in = &c->in;
-	char box[200];
+	char box[256];
 
 	box_name(in, true, box, sizeof(box));
 	app(out->text, sizeof(out->text),

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "result.h"
 
@@ -43,6 +44,10 @@ struct advice_in {
 	int hop_index;
 	const char *clean_address;	/* the last clean hop; NULL: the prober */
 	int clean_index;
+	uint32_t silent;		/* TTLs between them that never answered
+					   (silent_hops.h): the box is then one of
+					   the interval's hops, not hop_address;
+					   0: the hop is exact */
 };
 
 struct advice {

@@ -2,7 +2,8 @@
  * test_advice.c -- what to do per verdict and side, as a table: the exact
  * route command (v4, v6, on link, route unknown), the shift it makes Linux
  * offer, the global fallback, the box to report, and no advice where none
- * is due.  Then the store's and netlink's strings as an attacker writes
+ * is due; with silent hops inside the interval, the interval and never
+ * "the box at" its far end.  Then the store's and netlink's strings as an attacker writes
  * them: no command carries one, the text never quotes it, a sentence says
  * why the command is missing.
  */
@@ -19,6 +20,9 @@
 
 #define BOX4 .hop_address = "198.18.5.2", .hop_index = 5, \
 	.clean_address = "198.18.4.2", .clean_index = 4
+/* the 2004 box behind two routers that never answered */
+#define GAP4 .hop_address = "198.18.4.2", .hop_index = 4, \
+	.clean_address = "198.18.1.2", .clean_index = 1, .silent = (1u << 2) | (1u << 3)
 
 static const struct row {
 	const char *name;
@@ -87,14 +91,52 @@ static const struct row {
 	  ADVICE_CLIENT, 0, "scaleprobe export --hop 198.18.5.2 --pcap DIR", "",
 	  { "drops SYNs", "fail", "Only the box's owner can fix it", NULL }, { "ip route", NULL } },
 	{ "syn-dropped, box not located",
-	  { VERDICT_SYN_DROPPED, false, 7, -1, -1, "198.18.100.16", false, 80, NULL, NULL, NULL, -1, NULL, -1 },
+	  { VERDICT_SYN_DROPPED, false, 7, -1, -1, "198.18.100.16", false, 80, NULL, NULL, NULL, -1, NULL, -1, 0 },
 	  ADVICE_SERVER, 0, "", "", { "A box on the path (not located", "export --pcap DIR", NULL, NULL },
 	  { NULL, NULL } },
+	/* silent hops inside the interval: no hop is named as the box, the
+	 * interval's ends are, and which hops did not answer */
+	{ "hops 2-3 silent, 2004 box, client: the interval, no box named",
+	  { VERDICT_REWRITTEN, false, 7, 0, 0, "198.18.100.33", false, 80, "198.18.1.2", "east", GAP4 },
+	  ADVICE_CLIENT, 0, "ip route replace 198.18.100.33/32 via 198.18.1.2 dev east window 65535",
+	  "sysctl -w net.ipv4.tcp_window_scaling=0",
+	  { "the box somewhere between 198.18.1.2 (hop 1) and 198.18.4.2 (hop 4)",
+	    "(hops 2-3 did not answer)", "from 7 to 0", NULL }, { "box at", "(hop 4, after" } },
+	{ "hops 2-3 silent, 2004 box, server: report the stretch, not the box at hop 4",
+	  { VERDICT_REWRITTEN, false, 7, 0, 0, "198.18.100.33", false, 80, "198.18.1.2", "east", GAP4 },
+	  ADVICE_SERVER, 0, "scaleprobe export --hop 198.18.4.2 --pcap DIR",
+	  "sysctl -w net.ipv4.tcp_window_scaling=0",
+	  { "not located exactly: hops 2-3 did not answer", "one of hops 2 to 4 or a link",
+	    "path between 198.18.1.2 (hop 1) and 198.18.4.2 (hop 4)", "export --hop 198.18.4.2" },
+	  { "box at", "Report the box to its owner" } },
+	{ "hop 4 silent, raised shift, server",
+	  { VERDICT_REWRITTEN, true, 7, 14, 14, "198.18.100.35", false, 80, NULL, NULL,
+	    .hop_address = "198.18.5.2", .hop_index = 5, .clean_address = "198.18.3.2",
+	    .clean_index = 3, .silent = 1u << 4 },
+	  ADVICE_SERVER, 0, "scaleprobe export --hop 198.18.5.2 --pcap DIR", "",
+	  { "The box somewhere between 198.18.3.2 (hop 3) and 198.18.5.2 (hop 5) (hop 4 did "
+	    "not answer) raises", "one of hops 4 to 5", NULL, NULL },
+	  { "box at", "Report the box to its owner" } },
+	{ "hops 1-2 silent after the prober, syn-dropped, server",
+	  { VERDICT_SYN_DROPPED, false, 7, -1, -1, "198.18.100.16", false, 80, NULL, NULL,
+	    .hop_address = "198.18.3.2", .hop_index = 3, .clean_address = NULL,
+	    .clean_index = 0, .silent = (1u << 1) | (1u << 2) },
+	  ADVICE_SERVER, 0, "scaleprobe export --hop 198.18.3.2 --pcap DIR", "",
+	  { "between this host (hop 0) and 198.18.3.2 (hop 3) (hops 1-2 did not answer)",
+	    "one of hops 1 to 3", NULL, NULL }, { "box at", "Report the box to its owner" } },
+	{ "hop 2 silent, stripped, server",
+	  { VERDICT_STRIPPED, false, 7, -1, -1, "198.18.100.15", false, 80, NULL, NULL,
+	    .hop_address = "198.18.3.2", .hop_index = 3, .clean_address = "198.18.1.2",
+	    .clean_index = 1, .silent = 1u << 2 },
+	  ADVICE_SERVER, 0, "scaleprobe export --hop 198.18.3.2 --pcap DIR", "",
+	  { "The box somewhere between 198.18.1.2 (hop 1) and 198.18.3.2 (hop 3) (hop 2 did "
+	    "not answer) removes", "one of hops 2 to 3", NULL, NULL },
+	  { "box at", "Report the box to its owner" } },
 	{ "ok: nothing to do",
-	  { VERDICT_OK, false, 7, 7, 7, "198.18.100.1", false, 80, NULL, NULL, NULL, -1, NULL, -1 },
+	  { VERDICT_OK, false, 7, 7, 7, "198.18.100.1", false, 80, NULL, NULL, NULL, -1, NULL, -1, 0 },
 	  ADVICE_CLIENT, -1, "", "", { NULL, NULL, NULL, NULL }, { NULL, NULL } },
 	{ "closed: not a path problem",
-	  { VERDICT_CLOSED, false, 7, -1, -1, "198.18.100.3", false, 9, NULL, NULL, NULL, -1, NULL, -1 },
+	  { VERDICT_CLOSED, false, 7, -1, -1, "198.18.100.3", false, 9, NULL, NULL, NULL, -1, NULL, -1, 0 },
 	  ADVICE_SERVER, -1, "", "", { NULL, NULL, NULL, NULL }, { NULL, NULL } },
 };
 
@@ -248,7 +290,7 @@ test_route_window_shift(void **state)
 	(void)state;
 	for (int s = 0; s <= 14; s++) {
 		struct advice_in in = { VERDICT_REWRITTEN, false, 14, s, -1, "192.0.2.9", false, 80,
-		    "10.0.0.1", "eth0", NULL, -1, NULL, -1 };
+		    "10.0.0.1", "eth0", NULL, -1, NULL, -1, 0 };
 		struct advice a;
 		unsigned long w = 0, lg = 0;
 		const char *p;
@@ -264,7 +306,7 @@ test_route_window_shift(void **state)
 	}
 	/* what came through wins over what the box writes; unknown: -1 */
 	struct advice_in in = { VERDICT_REWRITTEN, false, 14, 0, 7, "192.0.2.9", false, 80,
-	    NULL, NULL, NULL, -1, NULL, -1 };
+	    NULL, NULL, NULL, -1, NULL, -1, 0 };
 	assert_int_equal(advice_route_shift(&in), 7);
 	in.ok_scale = -1;
 	in.scale_applied = -1;

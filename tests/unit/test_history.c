@@ -141,6 +141,21 @@ export_row(void)
 	return r;
 }
 
+/* The same box behind two routers that never answered. */
+static struct history_row
+mute_row(void)
+{
+	struct history_row r = export_row();
+
+	r.target = "ws0-mute.lab";
+	r.hop_index = 4;
+	r.hop_address = "198.18.4.2";
+	r.last_clean_index = 1;
+	r.last_clean_address = "198.18.1.2";
+	r.hop_silent = (1u << 2) | (1u << 3);
+	return r;
+}
+
 static void
 test_csv_row(void **state)
 {
@@ -149,11 +164,15 @@ test_csv_row(void **state)
 	static const char want[] =
 	    "target,address,port,family,verdict,scale_sent,scale_quoted,scale_effective,"
 	    "hop_index,hop_address,last_clean_index,last_clean_address,first_seen,last_seen,"
-	    "times_seen,vantage\r\n"
+	    "times_seen,vantage,hop_exact,silent_hops\r\n"
 	    "ws0-in.lab,198.18.100.11,80,ipv4,rewritten,7,0,0,3,198.18.3.2,2,198.18.2.2,"
-	    "2025-11-24T16:00:00.000Z,2025-11-26T16:00:00.005Z,3,\"lab \"\"west\"\",\nrack 2\"\r\n"
+	    "2025-11-24T16:00:00.000Z,2025-11-26T16:00:00.005Z,3,\"lab \"\"west\"\",\nrack 2\","
+	    "true,\r\n"
 	    "x,fd00::1,,ipv6,stripped,14,,,,,,,2025-11-24T16:00:00.000Z,"
-	    "2025-11-24T16:00:00.000Z,1,\r\n";
+	    "2025-11-24T16:00:00.000Z,1,,,\r\n"
+	    "ws0-mute.lab,198.18.100.11,80,ipv4,rewritten,7,0,0,4,198.18.4.2,1,198.18.1.2,"
+	    "2025-11-24T16:00:00.000Z,2025-11-26T16:00:00.005Z,3,\"lab \"\"west\"\",\nrack 2\","
+	    "false,2 3\r\n";
 
 	(void)state;
 	export_csv_header(&c);
@@ -162,6 +181,9 @@ test_csv_row(void **state)
 	    .vantage = "", .port = -1, .scale_sent = 14, .verdict = "stripped",
 	    .sa_wscale = -1, .scale_quoted = -1, .scale_effective = -1, .hop_index = -1,
 	    .last_clean_index = -1, .time_ns = T0 * NS, .first_ns = T0 * NS, .count = 1 };
+	export_csv_row(&c, &r);
+	/* hops 2-3 never answered: the hop is not exact, and which */
+	r = mute_row();
 	export_csv_row(&c, &r);
 	assert_false(c.failed);
 	assert_int_equal(c.len, strlen(want));
@@ -181,12 +203,32 @@ test_json_row(void **state)
 	    "\"last_clean_index\":2,\"last_clean_address\":\"198.18.2.2\","
 	    "\"first_seen\":\"2025-11-24T16:00:00.000Z\","
 	    "\"last_seen\":\"2025-11-26T16:00:00.005Z\",\"times_seen\":3,"
-	    "\"vantage\":\"lab \\\"west\\\",\\nrack 2\"}]";
+	    "\"vantage\":\"lab \\\"west\\\",\\nrack 2\",\"hop_exact\":true,\"silent_hops\":[]},"
+	    "{\"target\":\"ws0-mute.lab\",\"address\":\"198.18.100.11\",\"port\":80,"
+	    "\"family\":\"ipv4\",\"verdict\":\"rewritten\",\"scale_sent\":7,\"scale_quoted\":0,"
+	    "\"scale_effective\":0,\"hop_index\":4,\"hop_address\":\"198.18.4.2\","
+	    "\"last_clean_index\":1,\"last_clean_address\":\"198.18.1.2\","
+	    "\"first_seen\":\"2025-11-24T16:00:00.000Z\","
+	    "\"last_seen\":\"2025-11-26T16:00:00.005Z\",\"times_seen\":3,"
+	    "\"vantage\":\"lab \\\"west\\\",\\nrack 2\",\"hop_exact\":false,\"silent_hops\":[2,3]},"
+	    "{\"target\":\"x\",\"address\":\"fd00::1\",\"port\":null,\"family\":\"ipv6\","
+	    "\"verdict\":\"stripped\",\"scale_sent\":14,\"scale_quoted\":null,"
+	    "\"scale_effective\":null,\"hop_index\":null,\"hop_address\":null,"
+	    "\"last_clean_index\":null,\"last_clean_address\":null,"
+	    "\"first_seen\":\"2025-11-24T16:00:00.000Z\",\"last_seen\":\"2025-11-24T16:00:00.000Z\","
+	    "\"times_seen\":1,\"vantage\":\"\",\"hop_exact\":null,\"silent_hops\":null}]";
 	const char *got;
 
 	(void)state;
 	json_init(&j);
 	json_array_begin(&j);
+	export_json_row(&j, &r);
+	r = mute_row();
+	export_json_row(&j, &r);
+	r = (struct history_row){ .target = "x", .address = "fd00::1", .family = "ipv6",
+	    .vantage = "", .port = -1, .scale_sent = 14, .verdict = "stripped",
+	    .sa_wscale = -1, .scale_quoted = -1, .scale_effective = -1, .hop_index = -1,
+	    .last_clean_index = -1, .time_ns = T0 * NS, .first_ns = T0 * NS, .count = 1 };
 	export_json_row(&j, &r);
 	json_array_end(&j);
 	assert_true(json_ok(&j));
