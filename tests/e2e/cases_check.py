@@ -6,8 +6,9 @@ usage: cases_check.py CASES JSON [--skip-seen-by window] [--only-kind box,quote]
 
 For each row (AnyIP ranges left out) and each family: the path to the row's
 address must be there once; for scales 0, 7 and 14 its verdict, scale_quoted,
-hop (index, address, last clean index and address; null when the table has
-none) and side findings must be exactly the table's.  Hop k's address is
+hop (index, address, last clean index and address, and "exact": false with
+the silent_hops when the table's silent routers lie inside the interval; null
+when the table has none) and side findings must be exactly the table's.  Hop k's address is
 198.18.k.2 / fd00:5ca1:k::2, hop 0 the prober 198.18.1.1 / fd00:5ca1:1::1,
 hop D the destination.  Prints PASS/FAIL per row and family, exits 1 on any
 failure.
@@ -62,6 +63,12 @@ def check_path(row, fam, path, errors):
                     "address": hop_addr(int(row["hop"]), fam, dist, dest),
                     "last_clean_index": int(row["clean"]),
                     "last_clean_address": hop_addr(int(row["clean"]), fam, dist, dest)}
+            # a router that never answers inside the interval: not exact
+            silent = sorted(k for k in (int(r[1:]) for r in row["silent"].split(",")
+                                        if r.startswith("r"))
+                            if int(row["clean"]) < k < int(row["hop"]))
+            if silent:
+                want.update({"exact": False, "silent_hops": silent})
             if hop != want:
                 errors.append(f"scale {s}: hop {hop}, want {want}")
         elif hop is not None:

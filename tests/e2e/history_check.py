@@ -33,7 +33,8 @@ SCALES = (0, 7, 14)
 SLACK = 30
 COLUMNS = ["target", "address", "port", "family", "verdict", "scale_sent", "scale_quoted",
            "scale_effective", "hop_index", "hop_address", "last_clean_index",
-           "last_clean_address", "first_seen", "last_seen", "times_seen", "vantage"]
+           "last_clean_address", "first_seen", "last_seen", "times_seen", "vantage",
+           "hop_exact", "silent_hops"]
 # the numeric columns; the others are text, a formula in them neutralised
 NUMERIC = {"port", "scale_sent", "scale_quoted", "scale_effective", "hop_index",
            "last_clean_index", "times_seen"}
@@ -45,6 +46,10 @@ def csv_cell(col, v):
     but the line break would be escaped too: the store holds none.)"""
     if v is None:
         return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return " ".join(str(k) for k in v)
     v = str(v)
     return "'" + v if col not in NUMERIC and v[:1] in ("=", "+", "-", "@", "\t", "\r") else v
 
@@ -56,6 +61,12 @@ def check(ok, what):
     print(("PASS: " if ok else "FAIL: ") + what)
     if not ok:
         failed += 1
+
+
+def silent_between(row, clean, hop):
+    """The table's silent routers (rK) strictly inside (clean, hop)."""
+    ks = [int(r[1:]) for r in row["silent"].split(",") if r.startswith("r")]
+    return sorted(k for k in ks if clean < k < hop)
 
 
 def load_cases(path):
@@ -90,13 +101,18 @@ def truth(sched, cases):
                     q = None if q == "null" else int(q)
                     f = {"verdict": v, "scale_quoted": q, "hop_index": None,
                          "hop_address": None, "last_clean_index": None,
-                         "last_clean_address": None}
+                         "last_clean_address": None, "hop_exact": None,
+                         "silent_hops": None}
                     if v in PROBLEMS and eff_row["hop"] != "-":
                         dist = int(eff_row["dist"])
                         f["hop_index"] = int(eff_row["hop"])
                         f["hop_address"] = hop_addr(f["hop_index"], fam, dist, addr)
                         f["last_clean_index"] = int(eff_row["clean"])
                         f["last_clean_address"] = hop_addr(f["last_clean_index"], fam, dist, addr)
+                        # routers that never answer inside the interval
+                        f["silent_hops"] = silent_between(eff_row, f["last_clean_index"],
+                                                          f["hop_index"])
+                        f["hop_exact"] = not f["silent_hops"]
                     f["scale_effective"] = {"rewritten": q, "stripped": 0,
                                             "syn-dropped": None}.get(v, s if v == "ok" else None)
                     out.append((run, t["spec"], t["case"], fam, addr, int(row["port"]), s, f))

@@ -26,6 +26,18 @@ def synack(present, ws, mss, sack, ts):
     return {"present": bool(present), "wscale": ws, "mss": mss, "sack": b(sack), "ts": b(ts)}
 
 
+def hop_of(s):
+    """The printed hop; "exact" and "silent_hops" only when TTLs inside the
+    interval never answered (hop_silent: bit k for TTL k)."""
+    h = {"index": s["hop_index"], "address": s["hop_address"],
+         "last_clean_index": s["last_clean_index"],
+         "last_clean_address": s["last_clean_address"]}
+    if s["hop_silent"]:
+        h["exact"] = False
+        h["silent_hops"] = [k for k in range(1, 31) if s["hop_silent"] & (1 << k)]
+    return h
+
+
 def rebuild(db, run_id):
     db.row_factory = sqlite3.Row
     out = {}
@@ -53,10 +65,7 @@ def rebuild(db, run_id):
                   "scale_effective_min": s["scale_effective_min"],
                   "flight_bytes": s["flight_bytes"],
                   "verdict": s["verdict"], "reason": s["reason"],
-                  "hop": {"index": s["hop_index"], "address": s["hop_address"],
-                          "last_clean_index": s["last_clean_index"],
-                          "last_clean_address": s["last_clean_address"]}
-                  if s["hop_index"] is not None else None,
+                  "hop": hop_of(s) if s["hop_index"] is not None else None,
                   "side_findings": [
                       {"kind": f["kind"], "detail": f["detail"],
                        "hop_index": f["hop_index"], "hop_address": f["hop_address"]}
