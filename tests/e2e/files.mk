@@ -63,6 +63,9 @@ LAB_CHECKS += tests/e2e/report-e2e
 # output that attacks its reader: a store of attack strings (ESC, C1, =HYPERLINK, $(..),
 # a blob as hop address) and a device named with ESC: show, export csv, report, status
 LAB_CHECKS += tests/e2e/output-e2e
+# a stored box behind hops that never answered: show, report (text, HTML, JSON, advice)
+# and export (CSV, JSON) name the interval and its silent hops, never "the box at"
+LAB_CHECKS += tests/e2e/interval-e2e
 # replayed SYN-ACKs: a 10 s scan clean and under 1,000,000 copies of its own SYN-ACKs,
 # verdicts, duration and RSS unchanged, the copies counted, one RST per SYN at most
 LAB_CHECKS += tests/e2e/replay-e2e
