@@ -20,9 +20,14 @@
 
 #define BOX4 .hop_address = "198.18.5.2", .hop_index = 5, \
 	.clean_address = "198.18.4.2", .clean_index = 4
+/* a box between two hops, the TTLs between in the set never answered */
+#define GAP(hop, k, clean, ck, set) .hop_address = (hop), .hop_index = (k), \
+	.clean_address = (clean), .clean_index = (ck), .silent = (set)
 /* the 2004 box behind two routers that never answered */
-#define GAP4 .hop_address = "198.18.4.2", .hop_index = 4, \
-	.clean_address = "198.18.1.2", .clean_index = 1, .silent = (1u << 2) | (1u << 3)
+#define GAP4 GAP("198.18.4.2", 4, "198.18.1.2", 1, (1u << 2) | (1u << 3))
+#define EXPORT(hop) "scaleprobe export --hop " hop " --pcap DIR"
+/* what no advice on a box not located exactly may say */
+#define NO_BOX { "box at", "Report the box to its owner" }
 
 static const struct row {
 	const char *name;
@@ -104,34 +109,27 @@ static const struct row {
 	    "(hops 2-3 did not answer)", "from 7 to 0", NULL }, { "box at", "(hop 4, after" } },
 	{ "hops 2-3 silent, 2004 box, server: report the stretch, not the box at hop 4",
 	  { VERDICT_REWRITTEN, false, 7, 0, 0, "198.18.100.33", false, 80, "198.18.1.2", "east", GAP4 },
-	  ADVICE_SERVER, 0, "scaleprobe export --hop 198.18.4.2 --pcap DIR",
-	  "sysctl -w net.ipv4.tcp_window_scaling=0",
+	  ADVICE_SERVER, 0, EXPORT("198.18.4.2"), "sysctl -w net.ipv4.tcp_window_scaling=0",
 	  { "not located exactly: hops 2-3 did not answer", "one of hops 2 to 4 or a link",
 	    "path between 198.18.1.2 (hop 1) and 198.18.4.2 (hop 4)", "export --hop 198.18.4.2" },
-	  { "box at", "Report the box to its owner" } },
+	  NO_BOX },
 	{ "hop 4 silent, raised shift, server",
 	  { VERDICT_REWRITTEN, true, 7, 14, 14, "198.18.100.35", false, 80, NULL, NULL,
-	    .hop_address = "198.18.5.2", .hop_index = 5, .clean_address = "198.18.3.2",
-	    .clean_index = 3, .silent = 1u << 4 },
-	  ADVICE_SERVER, 0, "scaleprobe export --hop 198.18.5.2 --pcap DIR", "",
-	  { "The box somewhere between 198.18.3.2 (hop 3) and 198.18.5.2 (hop 5) (hop 4 did "
-	    "not answer) raises", "one of hops 4 to 5", NULL, NULL },
-	  { "box at", "Report the box to its owner" } },
+	    GAP("198.18.5.2", 5, "198.18.3.2", 3, 1u << 4) }, ADVICE_SERVER, 0,
+	  EXPORT("198.18.5.2"), "", { "The box somewhere between 198.18.3.2 (hop 3) and "
+	  "198.18.5.2 (hop 5) (hop 4 did not answer) raises", "one of hops 4 to 5", NULL, NULL },
+	  NO_BOX },
 	{ "hops 1-2 silent after the prober, syn-dropped, server",
 	  { VERDICT_SYN_DROPPED, false, 7, -1, -1, "198.18.100.16", false, 80, NULL, NULL,
-	    .hop_address = "198.18.3.2", .hop_index = 3, .clean_address = NULL,
-	    .clean_index = 0, .silent = (1u << 1) | (1u << 2) },
-	  ADVICE_SERVER, 0, "scaleprobe export --hop 198.18.3.2 --pcap DIR", "",
-	  { "between this host (hop 0) and 198.18.3.2 (hop 3) (hops 1-2 did not answer)",
-	    "one of hops 1 to 3", NULL, NULL }, { "box at", "Report the box to its owner" } },
+	    GAP("198.18.3.2", 3, NULL, 0, (1u << 1) | (1u << 2)) }, ADVICE_SERVER, 0,
+	  EXPORT("198.18.3.2"), "", { "between this host (hop 0) and 198.18.3.2 (hop 3) (hops "
+	  "1-2 did not answer)", "one of hops 1 to 3", NULL, NULL }, NO_BOX },
 	{ "hop 2 silent, stripped, server",
 	  { VERDICT_STRIPPED, false, 7, -1, -1, "198.18.100.15", false, 80, NULL, NULL,
-	    .hop_address = "198.18.3.2", .hop_index = 3, .clean_address = "198.18.1.2",
-	    .clean_index = 1, .silent = 1u << 2 },
-	  ADVICE_SERVER, 0, "scaleprobe export --hop 198.18.3.2 --pcap DIR", "",
-	  { "The box somewhere between 198.18.1.2 (hop 1) and 198.18.3.2 (hop 3) (hop 2 did "
-	    "not answer) removes", "one of hops 2 to 3", NULL, NULL },
-	  { "box at", "Report the box to its owner" } },
+	    GAP("198.18.3.2", 3, "198.18.1.2", 1, 1u << 2) }, ADVICE_SERVER, 0,
+	  EXPORT("198.18.3.2"), "", { "The box somewhere between 198.18.1.2 (hop 1) and "
+	  "198.18.3.2 (hop 3) (hop 2 did not answer) removes", "one of hops 2 to 3", NULL, NULL },
+	  NO_BOX },
 	{ "ok: nothing to do",
 	  { VERDICT_OK, false, 7, 7, 7, "198.18.100.1", false, 80, NULL, NULL, NULL, -1, NULL, -1, 0 },
 	  ADVICE_CLIENT, -1, "", "", { NULL, NULL, NULL, NULL }, { NULL, NULL } },

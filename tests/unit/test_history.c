@@ -141,6 +141,16 @@ export_row(void)
 	return r;
 }
 
+/* A row with every optional field absent. */
+static struct history_row
+bare_row(void)
+{
+	return (struct history_row){ .target = "x", .address = "fd00::1", .family = "ipv6",
+	    .vantage = "", .port = -1, .scale_sent = 14, .verdict = "stripped",
+	    .sa_wscale = -1, .scale_quoted = -1, .scale_effective = -1, .hop_index = -1,
+	    .last_clean_index = -1, .time_ns = T0 * NS, .first_ns = T0 * NS, .count = 1 };
+}
+
 /* The same box behind two routers that never answered. */
 static struct history_row
 mute_row(void)
@@ -177,10 +187,7 @@ test_csv_row(void **state)
 	(void)state;
 	export_csv_header(&c);
 	export_csv_row(&c, &r);
-	r = (struct history_row){ .target = "x", .address = "fd00::1", .family = "ipv6",
-	    .vantage = "", .port = -1, .scale_sent = 14, .verdict = "stripped",
-	    .sa_wscale = -1, .scale_quoted = -1, .scale_effective = -1, .hop_index = -1,
-	    .last_clean_index = -1, .time_ns = T0 * NS, .first_ns = T0 * NS, .count = 1 };
+	r = bare_row();
 	export_csv_row(&c, &r);
 	/* hops 2-3 never answered: the hop is not exact, and which */
 	r = mute_row();
@@ -225,10 +232,7 @@ test_json_row(void **state)
 	export_json_row(&j, &r);
 	r = mute_row();
 	export_json_row(&j, &r);
-	r = (struct history_row){ .target = "x", .address = "fd00::1", .family = "ipv6",
-	    .vantage = "", .port = -1, .scale_sent = 14, .verdict = "stripped",
-	    .sa_wscale = -1, .scale_quoted = -1, .scale_effective = -1, .hop_index = -1,
-	    .last_clean_index = -1, .time_ns = T0 * NS, .first_ns = T0 * NS, .count = 1 };
+	r = bare_row();
 	export_json_row(&j, &r);
 	json_array_end(&j);
 	assert_true(json_ok(&j));

@@ -267,6 +267,122 @@ test_traces(void **state)
 	}
 }
 
+/* A box that resets SYNs carrying WS: the variant's trace "reaches its
+ * destination" at the box, which is not the destination. */
+
+/* --- the window test (T) beside the quotes ----------------------------- */
+
+enum { T_OFF, T_EXACT, T_MIN, T_UNSURE };
+
+struct wrow {
+	const char *what;
+	int r;			/* SA_WS or SA_NOWS */
+	const char *qr;		/* NULL: no trace ran */
+	int t, t_value;		/* what the window test said */
+	enum verdict want;
+	int hop, clean;		/* -1: hop null */
+	const char *says;
+};
+
+static const struct wrow wrows[] = {
+	{ "T agrees with intact quotes", SA_WS, "F7 F7 F7 F7 F7", T_EXACT, 7,
+	  VERDICT_OK, -1, -1, "applied 7" },
+	{ "T alone sees a rewrite after the last quote", SA_WS, "F7 F7 F7 F7 F7", T_EXACT, 0,
+	  VERDICT_REWRITTEN, 6, 5, "applied window scale 0, not 7" },
+	{ "T and Q agree on the rewrite", SA_WS, "F7 F7 F0 F0 F0", T_EXACT, 0,
+	  VERDICT_REWRITTEN, 3, 2, "the window test agrees" },
+	{ "T and Q disagree", SA_WS, "F7 F7 F0 F0 F0", T_EXACT, 7,
+	  VERDICT_INCONCLUSIVE, -1, -1, "disagree" },
+	{ "T's bound above Q's shift disagrees", SA_WS, "F7 F7 F0 F0 F0", T_MIN, 5,
+	  VERDICT_INCONCLUSIVE, -1, -1, "at least 5" },
+	{ "T's bound excludes the shift sent, no trace", SA_WS, NULL, T_MIN, 10,
+	  VERDICT_REWRITTEN, 6, 0, "at least 10, not 7" },
+	{ "a short answer's bound below the shift: no contradiction", SA_WS, NULL, T_MIN, 4,
+	  VERDICT_OK, -1, -1, "at least 4" },
+	{ "T could not tell: the quotes alone decide", SA_WS, "F7 F7 F0 F0 F0", T_UNSURE, 0,
+	  VERDICT_REWRITTEN, 3, 2, "rewritten to 0" },
+	{ "no trace: T's rewrite placed at D from the SYN-ACK's TTL", SA_WS, NULL, T_EXACT, 0,
+	  VERDICT_REWRITTEN, 6, 0, "between the prober" },
+	{ "a server that does not scale: T is no evidence", SA_NOWS, "F7 F7 F7 F7 F7", T_EXACT, 0,
+	  VERDICT_UNSUPPORTED, -1, -1, "does not scale" },
+};
+
+/* The observations of one case made by hand: R to the SYN with scale 7
+ * of kind r (its server's SYN-ACK five routers away), C a SYN-ACK without
+ * window scale, the traces qr and qc (qr NULL: none ran; D 6, none for
+ * an R that drew nothing) and the window test's view t of t_value. */
+struct hand {
+	struct variant_obs r, c;
+	struct trace_obs qr, qc;
+	struct window_obs t;
+	struct infer_input in;
+};
+
+static const struct infer_input *
+hand_case(struct hand *h, int r, const char *qr, const char *qc, int t, int t_value)
+{
+	memset(h, 0, sizeof(*h));
+	fill(&h->r, r, 7);
+	if (r == SA_WS)
+		h->r.sa.wscale = 7;
+	h->r.sa.ttl = 59;		/* a Linux server five routers away */
+	fill(&h->c, SA_NOWS, -1);
+	h->in.c = &h->c;
+	h->in.r = &h->r;
+	if (qr != NULL) {
+		mk_trace(&h->qr, 7, qr, r == NONE ? 0 : 6);
+		mk_trace(&h->qc, -1, qc, 6);
+		h->in.qr = &h->qr;
+		h->in.qc = &h->qc;
+	}
+	h->t.ran = true;
+	h->t.synack = true;
+	h->t.w = 64;
+	h->t.flight_bytes = 64;
+	h->t.scale_effective = t == T_EXACT ? t_value : -1;
+	h->t.scale_effective_min = t == T_EXACT || t == T_MIN ? t_value : -1;
+	h->t.inconclusive = t == T_UNSURE;
+	h->in.t = t == T_OFF ? NULL : &h->t;
+	h->in.prober = lp_hop_addr(ADDR_V4, 0);
+	assert_int_equal(addr_parse("198.18.100.30", &h->in.dst), 0);
+	return &h->in;
+}
+
+static void
+test_window_rows(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(wrows) / sizeof(wrows[0]); i++) {
+		const struct wrow *w = &wrows[i];
+		struct hand h;
+		struct scale_verdict v;
+		const struct infer_input *in = hand_case(&h, w->r, w->qr, "C C C C C", w->t,
+		    w->t_value);
+		struct addr ha;
+
+		infer_scale(in, &v);
+		if (v.verdict != w->want)
+			fail_msg("%s: %s, want %s (%s)", w->what, verdict_name(v.verdict),
+			    verdict_name(w->want), v.reason);
+		if (w->hop < 0) {
+			if (v.hop.present)
+				fail_msg("%s: hop %d, want null", w->what, v.hop.index);
+		} else {
+			if (!v.hop.present || v.hop.index != w->hop ||
+			    v.hop.last_clean_index != w->clean)
+				fail_msg("%s: hop %d after %d, want %d after %d", w->what,
+				    v.hop.present ? v.hop.index : -1, v.hop.last_clean_index,
+				    w->hop, w->clean);
+			ha = w->hop == 6 ? in->dst : lp_hop_addr(ADDR_V4, w->hop);
+			assert_true(addr_equal(&v.hop.address, &ha));
+			ha = lp_hop_addr(ADDR_V4, w->clean);
+			assert_true(addr_equal(&v.hop.last_clean_address, &ha));
+		}
+		if (strstr(v.reason, w->says) == NULL)
+			fail_msg("%s: reason \"%s\" lacks \"%s\"", w->what, v.reason, w->says);
+	}
+}
+
 /* --- silent hops inside the interval (design-notes "Hops") ------------ */
 
 /* A TTL between the last clean hop and the first damaged one that never
@@ -326,34 +442,12 @@ static void
 test_silent_hops(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof(srows) / sizeof(srows[0]); i++) {
-		const struct srow *w = &srows[i];
-		struct variant_obs r, c;
-		struct trace_obs qr, qc;
-		struct window_obs t;
+	for (const struct srow *w = srows; w < srows + sizeof(srows) / sizeof(srows[0]); w++) {
+		struct hand h;
 		struct scale_verdict v;
-		struct infer_input in = { .c = &c, .r = &r };
 
-		fill(&r, w->r, 7);
-		if (w->r == SA_WS)
-			r.sa.wscale = 7;
-		r.sa.ttl = 59;
-		fill(&c, SA_NOWS, -1);
-		if (w->qr != NULL) {
-			mk_trace(&qr, 7, w->qr, w->r == NONE ? 0 : 6);
-			mk_trace(&qc, -1, w->qc, 6);
-			in.qr = &qr;
-			in.qc = &qc;
-		}
-		memset(&t, 0, sizeof(t));
-		t.ran = t.synack = true;
-		t.w = 64;
-		t.flight_bytes = 64;
-		t.scale_effective = t.scale_effective_min = w->t_value;
-		in.t = w->t_value >= 0 ? &t : NULL;
-		in.prober = lp_hop_addr(ADDR_V4, 0);
-		assert_int_equal(addr_parse("198.18.100.30", &in.dst), 0);
-		infer_scale(&in, &v);
+		infer_scale(hand_case(&h, w->r, w->qr, w->qc, w->t_value >= 0 ? T_EXACT : T_OFF,
+		    w->t_value), &v);
 		if (v.verdict != w->want || !v.hop.present || v.hop.index != w->hop ||
 		    v.hop.last_clean_index != w->clean || v.hop.silent != w->silent)
 			fail_msg("%s: %s hop %d after %d silent %#x, want %s hop %d after %d "
@@ -399,104 +493,6 @@ test_silent_names(void **state)
 	assert_int_equal(silent_hops_from_i64(-4), 0);
 	assert_int_equal(silent_hops_from_i64(INT64_MAX), 0);
 	assert_int_equal(silent_hops_from_i64((int64_t)1 << 31), 0);
-}
-
-/* A box that resets SYNs carrying WS: the variant's trace "reaches its
- * destination" at the box, which is not the destination. */
-
-/* --- the window test (T) beside the quotes ----------------------------- */
-
-enum { T_OFF, T_EXACT, T_MIN, T_UNSURE };
-
-struct wrow {
-	const char *what;
-	int r;			/* SA_WS or SA_NOWS */
-	const char *qr;		/* NULL: no trace ran */
-	int t, t_value;		/* what the window test said */
-	enum verdict want;
-	int hop, clean;		/* -1: hop null */
-	const char *says;
-};
-
-static const struct wrow wrows[] = {
-	{ "T agrees with intact quotes", SA_WS, "F7 F7 F7 F7 F7", T_EXACT, 7,
-	  VERDICT_OK, -1, -1, "applied 7" },
-	{ "T alone sees a rewrite after the last quote", SA_WS, "F7 F7 F7 F7 F7", T_EXACT, 0,
-	  VERDICT_REWRITTEN, 6, 5, "applied window scale 0, not 7" },
-	{ "T and Q agree on the rewrite", SA_WS, "F7 F7 F0 F0 F0", T_EXACT, 0,
-	  VERDICT_REWRITTEN, 3, 2, "the window test agrees" },
-	{ "T and Q disagree", SA_WS, "F7 F7 F0 F0 F0", T_EXACT, 7,
-	  VERDICT_INCONCLUSIVE, -1, -1, "disagree" },
-	{ "T's bound above Q's shift disagrees", SA_WS, "F7 F7 F0 F0 F0", T_MIN, 5,
-	  VERDICT_INCONCLUSIVE, -1, -1, "at least 5" },
-	{ "T's bound excludes the shift sent, no trace", SA_WS, NULL, T_MIN, 10,
-	  VERDICT_REWRITTEN, 6, 0, "at least 10, not 7" },
-	{ "a short answer's bound below the shift: no contradiction", SA_WS, NULL, T_MIN, 4,
-	  VERDICT_OK, -1, -1, "at least 4" },
-	{ "T could not tell: the quotes alone decide", SA_WS, "F7 F7 F0 F0 F0", T_UNSURE, 0,
-	  VERDICT_REWRITTEN, 3, 2, "rewritten to 0" },
-	{ "no trace: T's rewrite placed at D from the SYN-ACK's TTL", SA_WS, NULL, T_EXACT, 0,
-	  VERDICT_REWRITTEN, 6, 0, "between the prober" },
-	{ "a server that does not scale: T is no evidence", SA_NOWS, "F7 F7 F7 F7 F7", T_EXACT, 0,
-	  VERDICT_UNSUPPORTED, -1, -1, "does not scale" },
-};
-
-static void
-test_window_rows(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < sizeof(wrows) / sizeof(wrows[0]); i++) {
-		const struct wrow *w = &wrows[i];
-		struct variant_obs r, c;
-		struct trace_obs qr, qc;
-		struct window_obs t;
-		struct scale_verdict v;
-		struct infer_input in = { .c = &c, .r = &r };
-		struct addr ha;
-
-		fill(&r, w->r, 7);
-		if (w->r == SA_WS)
-			r.sa.wscale = 7;
-		r.sa.ttl = 59;		/* a Linux server five routers away */
-		fill(&c, SA_NOWS, -1);
-		if (w->qr != NULL) {
-			mk_trace(&qr, 7, w->qr, 6);
-			mk_trace(&qc, -1, "C C C C C", 6);
-			in.qr = &qr;
-			in.qc = &qc;
-		}
-		memset(&t, 0, sizeof(t));
-		t.ran = true;
-		t.synack = true;
-		t.w = 64;
-		t.flight_bytes = 64;
-		t.scale_effective = w->t == T_EXACT ? w->t_value : -1;
-		t.scale_effective_min = w->t == T_EXACT || w->t == T_MIN ? w->t_value : -1;
-		t.inconclusive = w->t == T_UNSURE;
-		in.t = w->t == T_OFF ? NULL : &t;
-		in.prober = lp_hop_addr(ADDR_V4, 0);
-		assert_int_equal(addr_parse("198.18.100.30", &in.dst), 0);
-		infer_scale(&in, &v);
-		if (v.verdict != w->want)
-			fail_msg("%s: %s, want %s (%s)", w->what, verdict_name(v.verdict),
-			    verdict_name(w->want), v.reason);
-		if (w->hop < 0) {
-			if (v.hop.present)
-				fail_msg("%s: hop %d, want null", w->what, v.hop.index);
-		} else {
-			if (!v.hop.present || v.hop.index != w->hop ||
-			    v.hop.last_clean_index != w->clean)
-				fail_msg("%s: hop %d after %d, want %d after %d", w->what,
-				    v.hop.present ? v.hop.index : -1, v.hop.last_clean_index,
-				    w->hop, w->clean);
-			ha = w->hop == 6 ? in.dst : lp_hop_addr(ADDR_V4, w->hop);
-			assert_true(addr_equal(&v.hop.address, &ha));
-			ha = lp_hop_addr(ADDR_V4, w->clean);
-			assert_true(addr_equal(&v.hop.last_clean_address, &ha));
-		}
-		if (strstr(v.reason, w->says) == NULL)
-			fail_msg("%s: reason \"%s\" lacks \"%s\"", w->what, v.reason, w->says);
-	}
 }
 
 static void
