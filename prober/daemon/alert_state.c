@@ -121,7 +121,10 @@ alert_path_summary(const struct alert_track *t, int n, const int *scale,
 	}
 	if (!out->bad)
 		return;
-	if (hop != NULL && hop[worst_i] != NULL && hop[worst_i]->present) {
+	/* a hop with silent TTLs before it is where the trace saw the damage,
+	 * not where the box is: the alert and its incident do not name it */
+	if (hop != NULL && hop[worst_i] != NULL && hop[worst_i]->present &&
+	    hop[worst_i]->silent == 0) {
 		out->hop = hop[worst_i]->index;
 		out->hop_address = hop[worst_i]->address;
 	} else if (prev != NULL && prev->bad) {

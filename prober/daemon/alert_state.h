@@ -59,7 +59,8 @@ bool alert_track_idle(const struct alert_track *t);
  * while some scale's confirmed state (N of M above) is a problem; its
  * alert names the worst of them (syn-dropped, then stripped, then
  * rewritten), the scales that have one, and the hop the worst one was
- * found at.  It is raised when the path goes bad, changed when what is
+ * found at when that hop is exact (silent TTLs before it: the hop of an
+ * earlier run, or none).  It is raised when the path goes bad, changed when what is
  * broken changes materially (the worst state, or the hop's address when
  * both the old and the new are known), cleared when no scale has a
  * problem any more.  The scales affected changing alone (7 then 7 and 14,

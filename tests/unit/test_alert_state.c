@@ -258,6 +258,21 @@ test_path_summary(void **state)
 	assert_string_equal(alert_path_scales(&p, buf, sizeof(buf)), "7,14");
 	assert_true(alert_severity(VERDICT_SYN_DROPPED) > alert_severity(ST));
 	assert_true(alert_severity(ST) > alert_severity(RW));
+	/* silent TTLs before the worst scale's hop: the box may be one of
+	 * them, so the alert names no hop (or the last run's exact one) */
+	h[2].silent = 1u << 3;
+	alert_path_summary(t, 3, scale, hp, NULL, &p);
+	assert_int_equal(p.worst, ST);
+	assert_int_equal(p.hop, 0);
+	{
+		struct alert_path prev = p;
+
+		prev.hop = 2;
+		addr_parse("198.18.2.2", &prev.hop_address);
+		alert_path_summary(t, 3, scale, hp, &prev, &p);
+		assert_int_equal(p.hop, 2);
+	}
+	h[2].silent = 0;
 	assert_int_equal(alert_severity(UN), 0);
 	assert_int_equal(alert_severity(OK), 0);
 	/* nothing confirmed (a new path, or not measured): not bad */
