@@ -2,7 +2,7 @@
  * hostile.c -- the hostile host of tests/e2e/hostile-e2e: run in a
  * namespace of the test's own whose link IFACE leads to the prober, it
  * listens on TCP port 7 (the prober scans it: the kernel's SYN-ACKs are
- * real) and, from the first SYN the prober sends it, for SECONDS, sends
+ * real; an instance already listening serves) and, from the first SYN the prober sends it, for SECONDS, sends
  * the prober PPS packets a second of every kind below in turn (paced per
  * millisecond, so two cores still run the scan), to the prober's port
  * block (the SYN's source port, rounded down to the guard's 64), plus
@@ -11,12 +11,16 @@
  * and quotes of no SYN it sent.  Own code, none of the prober's parsers.
  *
  * usage: hostile IFACE PPS SECONDS DUPS PROBER4 PROBER6 ME4 ME6 SPOOF4 SPOOF6
+ *                [PORT_LO PROBER_MAC]
  *   PROBER4/6  the prober's addresses on IFACE's link
  *   ME4/6      ours on it
  *   SPOOF4/6   a target the prober scans (port 80): forged SYN-ACKs come
  *              from its 4-tuples, forged quotes name its probes
  *
+ *   PORT_LO PROBER_MAC  flood at once, without waiting for a SYN: the
+ *              prober's port block and its MAC on the link
  * SECONDS 0: only listen (a clean run's host), until SIGTERM.
+ * env HOSTILE_ONLY=KIND: that kind alone.
  * Prints "listening" on stderr when ready; at the end one line per kind,
  * "hostile: KIND N REASON" (the reason the prober should count it under),
  * then "hostile: sent N failed N". SIGTERM/SIGINT end it early.
@@ -34,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -429,7 +434,7 @@ static int
 listen7(void)
 {
 	struct sockaddr_in6 a;
-	int fd, off = 0, on = 1;
+	int fd, off = 0, on = 1, e;
 
 	if ((fd = socket(AF_INET6, SOCK_STREAM, 0)) < 0)
 		return -1;
@@ -438,8 +443,12 @@ listen7(void)
 	memset(&a, 0, sizeof(a));
 	a.sin6_family = AF_INET6;
 	a.sin6_port = htons(LISTEN_PORT);
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 1024) != 0)
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 1024) != 0) {
+		e = errno;
+		close(fd);
+		errno = e;
 		return -1;
+	}
 	return fd;
 }
 
@@ -497,34 +506,45 @@ main(int argc, char **argv)
 	struct sockaddr_ll sll;
 	struct ctx c;
 	int64_t t_end = 0, tick;
-	unsigned pps, dups, seconds, ifindex, per_tick;
-	int fd, lfd, started = 0;
+	unsigned pps, dups, ifindex, per_tick;
+	double seconds;
+	int fd, lfd, started = 0, only = -1;
+	const char *only_name = getenv("HOSTILE_ONLY");
 
-	if (argc != 11) {
+	if (argc != 11 && argc != 13) {
 		fprintf(stderr, "usage: hostile IFACE PPS SECONDS DUPS PROBER4 PROBER6 ME4 ME6 "
-		    "SPOOF4 SPOOF6\n");
+		    "SPOOF4 SPOOF6 [PORT_LO PROBER_MAC]\n");
 		return 2;
 	}
 	memset(&c, 0, sizeof(c));
 	pps = (unsigned)strtoul(argv[2], NULL, 10);
-	seconds = (unsigned)strtoul(argv[3], NULL, 10);
+	seconds = strtod(argv[3], NULL);
 	dups = (unsigned)strtoul(argv[4], NULL, 10);
 	if ((ifindex = if_nametoindex(argv[1])) == 0 || pps == 0 || pps > 200000 ||
-	    dups > 16) {
-		fprintf(stderr, "hostile: bad interface, PPS (1..200000) or DUPS (0..16)\n");
+	    !(seconds >= 0 && seconds <= 3600) || dups > 16) {
+		fprintf(stderr, "hostile: bad interface, PPS (1..200000), SECONDS (0..3600) "
+		    "or DUPS (0..16)\n");
 		return 2;
 	}
 	if (parse_addr(AF_INET, argv[5], c.p4) || parse_addr(AF_INET6, argv[6], c.p6) ||
 	    parse_addr(AF_INET, argv[7], c.me4) || parse_addr(AF_INET6, argv[8], c.me6) ||
 	    parse_addr(AF_INET, argv[9], c.s4) || parse_addr(AF_INET6, argv[10], c.s6))
 		return 2;
+	for (size_t i = 0; only_name != NULL && i < NKINDS; i++)
+		if (strcmp(kinds[i].name, only_name) == 0)
+			only = (int)i;
+	if (only_name != NULL && only < 0) {
+		fprintf(stderr, "hostile: no kind %s\n", only_name);
+		return 2;
+	}
 	per_tick = (unsigned)((pps + 999) / 1000);
 	if (per_tick > BATCH_MAX - 16)
 		per_tick = BATCH_MAX - 16;
 	c.rnd = (uint32_t)getpid() * 2654435761u | 1;
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
-	if ((lfd = listen7()) < 0) {
+	/* a host that lives longer than one flood may listen already */
+	if ((lfd = listen7()) < 0 && errno != EADDRINUSE) {
 		perror("hostile: listen on port 7");
 		return 1;
 	}
@@ -539,6 +559,24 @@ main(int argc, char **argv)
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) != 0) {
 		perror("hostile: bind");
 		return 1;
+	}
+	if (argc == 13) {
+		unsigned m[6];
+		struct ifreq ifr;
+
+		memset(&ifr, 0, sizeof(ifr));
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", argv[1]);
+		if (sscanf(argv[12], "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4],
+		    &m[5]) != 6 || ioctl(fd, SIOCGIFHWADDR, &ifr) != 0) {
+			fprintf(stderr, "hostile: bad PROBER_MAC, or no MAC of %s\n", argv[1]);
+			return 2;
+		}
+		for (int i = 0; i < 6; i++)
+			c.prober[i] = (uint8_t)m[i];
+		memcpy(c.ours, ifr.ifr_hwaddr.sa_data, 6);
+		c.port_lo = (uint16_t)(strtoul(argv[11], NULL, 10) & ~(BLOCK - 1u));
+		started = seconds > 0;
+		t_end = now_ns() + (int64_t)(seconds * 1e9);
 	}
 	fprintf(stderr, "listening\n");
 	tick = now_ns();
@@ -565,7 +603,7 @@ main(int argc, char **argv)
 				memcpy(c.ours, f, 6);
 				c.port_lo = (uint16_t)(sport & ~(BLOCK - 1));
 				started = 1;
-				t_end = now_ns() + (int64_t)seconds * 1000000000ll;
+				t_end = now_ns() + (int64_t)(seconds * 1e9);
 				tick = now_ns();
 				fprintf(stderr, "hostile: first SYN from port %u: flooding "
 				    "ports %u-%u\n", sport, c.port_lo, c.port_lo + NVARIANTS - 1);
@@ -586,7 +624,8 @@ main(int argc, char **argv)
 				tick = now_ns() - TICK_NS;
 			while (tick <= now_ns() && k + per_tick <= BATCH_MAX) {
 				for (unsigned i = 0; i < per_tick; i++, made++) {
-					unsigned ki = (unsigned)(made % NKINDS);
+					unsigned ki = only >= 0 ? (unsigned)only :
+					    (unsigned)(made % NKINDS);
 					int v6 = kinds[ki].v6 >= 0 ? kinds[ki].v6 :
 					    (int)((made / NKINDS) & 1);
 
@@ -614,6 +653,7 @@ main(int argc, char **argv)
 	printf("hostile: duplicate-synack %llu duplicate\n", dup_sent);
 	printf("hostile: sent %llu failed %llu\n", sent, failed);
 	close(fd);
-	close(lfd);
+	if (lfd >= 0)
+		close(lfd);
 	return 0;
 }
