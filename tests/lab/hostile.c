@@ -2,13 +2,14 @@
  * hostile.c -- the hostile host of tests/e2e/hostile-e2e: run in a
  * namespace of the test's own whose link IFACE leads to the prober, it
  * listens on TCP port 7 (the prober scans it: the kernel's SYN-ACKs are
- * real; an instance already listening serves) and, from the first SYN the prober sends it, for SECONDS, sends
- * the prober PPS packets a second of every kind below in turn (paced per
- * millisecond, so two cores still run the scan), to the prober's port
- * block (the SYN's source port, rounded down to the guard's 64), plus
- * DUPS copies of each SYN-ACK its own kernel sends the prober.  No packet
- * a probe of the prober's could have drawn: the forged ones carry acks
- * and quotes of no SYN it sent.  Own code, none of the prober's parsers.
+ * real; an instance already listening serves) and, from the first SYN the
+ * prober sends it, for SECONDS, sends the prober PPS packets a second of
+ * every kind below in turn (paced per millisecond, so two cores still run
+ * the scan), to the prober's port block (the SYN's source port, rounded
+ * down to the guard's 64), plus DUPS copies of each SYN-ACK its own kernel
+ * sends the prober.  No packet a probe of the prober's could have drawn:
+ * the forged ones carry acks and quotes of no SYN it sent.  Own code,
+ * none of the prober's parsers.
  *
  * usage: hostile IFACE PPS SECONDS DUPS PROBER4 PROBER6 ME4 ME6 SPOOF4 SPOOF6
  *                [PORT_LO PROBER_MAC]
@@ -16,14 +17,13 @@
  *   ME4/6      ours on it
  *   SPOOF4/6   a target the prober scans (port 80): forged SYN-ACKs come
  *              from its 4-tuples, forged quotes name its probes
- *
  *   PORT_LO PROBER_MAC  flood at once, without waiting for a SYN: the
  *              prober's port block and its MAC on the link
- * SECONDS 0: only listen (a clean run's host), until SIGTERM.
- * env HOSTILE_ONLY=KIND: that kind alone.
+ * SECONDS (may be fractional) 0: only listen (a clean run's host), until
+ * SIGTERM.  env HOSTILE_ONLY=KIND: that kind alone.
  * Prints "listening" on stderr when ready; at the end one line per kind,
  * "hostile: KIND N REASON" (the reason the prober should count it under),
- * then "hostile: sent N failed N". SIGTERM/SIGINT end it early.
+ * then "hostile: sent N failed N".  SIGTERM/SIGINT end it early.
  */
 #define _GNU_SOURCE		/* sendmmsg */
 #include <arpa/inet.h>
@@ -93,21 +93,15 @@ put32(uint8_t *p, uint32_t v)
 	put16(p + 2, v & 0xffff);
 }
 
-static uint32_t
-sum_add(uint32_t s, const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	return s;
-}
-
+/* The Internet checksum of n bytes at p, on top of the partial sum s (a
+ * pseudo-header's), folded and complemented. */
 static uint16_t
-sum_fold(uint32_t s)
+csum(uint32_t s, const uint8_t *p, size_t n)
 {
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
+	for (size_t i = 0; i < n; i++)
+		s += i & 1 ? p[i] : (uint32_t)p[i] << 8;
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
 	return (uint16_t)~s;
 }
 
@@ -115,10 +109,11 @@ sum_fold(uint32_t s)
 static uint16_t
 l4_sum(const uint8_t *ip, int v6, uint8_t proto, const uint8_t *l4, size_t n)
 {
-	uint32_t s = v6 ? sum_add(0, ip + 8, 32) : sum_add(0, ip + 12, 8);
+	uint32_t s = 0;
 
-	s += proto + (uint32_t)n;
-	return sum_fold(sum_add(s, l4, n));
+	for (size_t i = v6 ? 8 : 12; i < (v6 ? 40u : 20u); i += 2)
+		s += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	return csum(s + proto + (uint32_t)n, l4, n);
 }
 
 /* An IP header at b for l4len bytes of proto from src to dst; its length. */
@@ -144,7 +139,7 @@ ip_hdr(uint8_t *b, int v6, uint8_t proto, const uint8_t *src, const uint8_t *dst
 	b[9] = proto;
 	memcpy(b + 12, src, 4);
 	memcpy(b + 16, dst, 4);
-	put16(b + 10, sum_fold(sum_add(0, b, 20)));
+	put16(b + 10, csum(0, b, 20));
 	return 20;
 }
 
@@ -271,7 +266,7 @@ k_ihl(struct ctx *c, uint8_t *b, int v6)
 	b[0] = 0x4f;
 	put16(b + 2, c->seq & 1 ? 60 : 40);
 	put16(b + 10, 0);
-	put16(b + 10, sum_fold(sum_add(0, b, 60)));
+	put16(b + 10, csum(0, b, 60));
 	return 80;
 }
 
@@ -287,7 +282,7 @@ k_shortlen(struct ctx *c, uint8_t *b, int v6)
 	} else {
 		put16(b + 2, 30);
 		put16(b + 10, 0);
-		put16(b + 10, sum_fold(sum_add(0, b, 20)));
+		put16(b + 10, csum(0, b, 20));
 	}
 	return n;
 }
@@ -318,7 +313,7 @@ icmp_pkt(struct ctx *c, uint8_t *b, int v6, const uint8_t *q, size_t qlen, int u
 	m[0] = v6 ? (unreach ? 1 : 3) : (unreach ? 3 : 11);
 	m[1] = unreach ? (v6 ? 1 : 13) : 0;
 	memcpy(m + 8, q, qlen);
-	put16(m + 2, v6 ? l4_sum(b, 1, 58, m, 8 + qlen) : sum_fold(sum_add(0, m, 8 + qlen)));
+	put16(m + 2, v6 ? l4_sum(b, 1, 58, m, 8 + qlen) : csum(0, m, 8 + qlen));
 	return h + 8 + qlen;
 }
 
@@ -548,16 +543,13 @@ main(int argc, char **argv)
 		perror("hostile: listen on port 7");
 		return 1;
 	}
-	if ((fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL))) < 0) {
-		perror("hostile: socket");
-		return 1;
-	}
-	memset(&sll, 0, sizeof(sll));
-	sll.sll_family = AF_PACKET;
-	sll.sll_protocol = htons(ETH_P_ALL);
-	sll.sll_ifindex = (int)ifindex;
-	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) != 0) {
-		perror("hostile: bind");
+	/* one socket sniffs the link and sends: the kernel never hands a
+	 * packet socket its own frames */
+	sll = (struct sockaddr_ll){ .sll_family = AF_PACKET,
+	    .sll_protocol = htons(ETH_P_ALL), .sll_ifindex = (int)ifindex };
+	fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) != 0) {
+		perror("hostile: packet socket");
 		return 1;
 	}
 	if (argc == 13) {

@@ -47,47 +47,12 @@ good6(uint8_t *b)
 	return synack(b, 1, pkt_linux_synack_opts, sizeof(pkt_linux_synack_opts));
 }
 
-static size_t
-opt_len0(uint8_t *b)
-{
-	static const uint8_t o[] = { 2, 0, 5, 0xb4, 1, 1, 1, 1 };
-
-	return synack(b, 0, o, sizeof(o));
-}
-
-static size_t
-opt_len1(uint8_t *b)
-{
-	static const uint8_t o[] = { 1, 3, 1, 7 };
-
-	return synack(b, 0, o, sizeof(o));
-}
-
-static size_t
-opt_past(uint8_t *b)
-{
-	static const uint8_t o[] = { 8, 10, 0, 0, 0, 1, 1, 1 };	/* TS of 10 in 8 */
-
-	return synack(b, 0, o, sizeof(o));
-}
-
-static size_t
-opt_len0_v6(uint8_t *b)
-{
-	static const uint8_t o[] = { 3, 0, 7, 1 };
-
-	return synack(b, 1, o, sizeof(o));
-}
-
-/* The TCP checksum off by one. */
-static size_t
-bad_csum(uint8_t *b)
-{
-	size_t n = good4(b);
-
-	b[20 + 16] ^= 0x01;
-	return n;
-}
+/* Options that lie (forged SYN-ACKs carry them): length 0, length 1, a
+ * timestamp of 10 bytes in 8 of option space. */
+static const uint8_t o_len0[] = { 2, 0, 5, 0xb4, 1, 1, 1, 1 };
+static const uint8_t o_len1[] = { 1, 3, 1, 7 };
+static const uint8_t o_past[] = { 8, 10, 0, 0, 0, 1, 1, 1 };
+static const uint8_t o_len0_v6[] = { 3, 0, 7, 1 };
 
 /* Data offset 4: shorter than a TCP header can be. */
 static size_t
@@ -209,15 +174,6 @@ icmp_good(uint8_t *b)
 }
 
 static size_t
-icmp_bad_csum(uint8_t *b)
-{
-	size_t n = icmp_good(b);
-
-	b[20 + 2] ^= 0x40;
-	return n;
-}
-
-static size_t
 icmp_garbage(uint8_t *b)
 {
 	uint8_t q[48];
@@ -301,40 +257,54 @@ icmp_short(uint8_t *b)
 	return 24;
 }
 
+/* A case: a builder, or (build NULL) a SYN-ACK with opts; then the byte
+ * at flip_at XORed with flip (a checksum spoiled). */
 struct rcase {
 	const char *name;
 	size_t (*build)(uint8_t *);
 	enum reply_type type;
 	enum reply_reject defect;
+	const uint8_t *opts;
+	size_t optlen;
+	int v6;
+	size_t flip_at;
+	uint8_t flip;
 };
+#define T(type, why) REPLY_T_##type, REPLY_REJECT_##why, NULL, 0, 0, 0, 0
+#define OPTS(o, v6) NULL, REPLY_T_TCP, REPLY_REJECT_OPTION, o, sizeof(o), v6, 0, 0
+/* the TCP checksum's, the ICMP checksum's byte in an IPv4 packet */
+#define TCP_CSUM (20 + 16)
+#define ICMP_CSUM (20 + 2)
 
 static const struct rcase cases[] = {
-	{ "good SYN-ACK", good4, REPLY_T_TCP, REPLY_REJECT_NONE },
-	{ "good SYN-ACK v6", good6, REPLY_T_TCP, REPLY_REJECT_NONE },
-	{ "option length 0", opt_len0, REPLY_T_TCP, REPLY_REJECT_OPTION },
-	{ "option length 1", opt_len1, REPLY_T_TCP, REPLY_REJECT_OPTION },
-	{ "option past the header", opt_past, REPLY_T_TCP, REPLY_REJECT_OPTION },
-	{ "option length 0 v6", opt_len0_v6, REPLY_T_TCP, REPLY_REJECT_OPTION },
-	{ "bad TCP checksum", bad_csum, REPLY_T_TCP, REPLY_REJECT_CHECKSUM },
-	{ "data offset 4", doff_short, REPLY_T_OTHER, REPLY_REJECT_HEADER },
-	{ "data offset past the datagram", doff_long, REPLY_T_OTHER, REPLY_REJECT_HEADER },
-	{ "IHL 4", ihl_short, REPLY_T_OTHER, REPLY_REJECT_HEADER },
-	{ "IHL past the total length", ihl_long, REPLY_T_OTHER, REPLY_REJECT_HEADER },
-	{ "total length inside TCP", totlen_short, REPLY_T_OTHER, REPLY_REJECT_HEADER },
-	{ "cut inside TCP", truncated4, REPLY_T_OTHER, REPLY_REJECT_TRUNCATED },
-	{ "snaplen cut after TCP", snaplen_cut, REPLY_T_TCP, REPLY_REJECT_NONE },
-	{ "IPv6 payload length short", plen_short6, REPLY_T_OTHER, REPLY_REJECT_HEADER },
-	{ "IPv6 payload length long", plen_long6, REPLY_T_OTHER, REPLY_REJECT_TRUNCATED },
-	{ "ICMP quoting our SYN", icmp_good, REPLY_T_ICMP, REPLY_REJECT_NONE },
-	{ "ICMPv6 quoting our SYN", icmp6_good, REPLY_T_ICMP, REPLY_REJECT_NONE },
-	{ "ICMP bad checksum", icmp_bad_csum, REPLY_T_ICMP, REPLY_REJECT_CHECKSUM },
-	{ "ICMP quoting garbage", icmp_garbage, REPLY_T_OTHER, REPLY_REJECT_BAD_QUOTE },
-	{ "ICMP quoting IHL 3", icmp_quote_ihl, REPLY_T_OTHER, REPLY_REJECT_BAD_QUOTE },
-	{ "ICMPv6 quoting IPv4", icmp6_quote_v4, REPLY_T_OTHER, REPLY_REJECT_BAD_QUOTE },
-	{ "ICMP quoting UDP", icmp_udp, REPLY_T_OTHER, REPLY_REJECT_NONE },
-	{ "ICMP echo reply", icmp_echo, REPLY_T_OTHER, REPLY_REJECT_NONE },
-	{ "ICMP cut after the quote", icmp_cut, REPLY_T_OTHER, REPLY_REJECT_NONE },
-	{ "ICMP of 4 bytes", icmp_short, REPLY_T_OTHER, REPLY_REJECT_HEADER },
+	{ "good SYN-ACK", good4, T(TCP, NONE) },
+	{ "good SYN-ACK v6", good6, T(TCP, NONE) },
+	{ "option length 0", OPTS(o_len0, 0) },
+	{ "option length 1", OPTS(o_len1, 0) },
+	{ "option past the header", OPTS(o_past, 0) },
+	{ "option length 0 v6", OPTS(o_len0_v6, 1) },
+	{ "bad TCP checksum", good4, REPLY_T_TCP, REPLY_REJECT_CHECKSUM, NULL, 0, 0,
+	    TCP_CSUM, 1 },
+	{ "data offset 4", doff_short, T(OTHER, HEADER) },
+	{ "data offset past the datagram", doff_long, T(OTHER, HEADER) },
+	{ "IHL 4", ihl_short, T(OTHER, HEADER) },
+	{ "IHL past the total length", ihl_long, T(OTHER, HEADER) },
+	{ "total length inside TCP", totlen_short, T(OTHER, HEADER) },
+	{ "cut inside TCP", truncated4, T(OTHER, TRUNCATED) },
+	{ "snaplen cut after TCP", snaplen_cut, T(TCP, NONE) },
+	{ "IPv6 payload length short", plen_short6, T(OTHER, HEADER) },
+	{ "IPv6 payload length long", plen_long6, T(OTHER, TRUNCATED) },
+	{ "ICMP quoting our SYN", icmp_good, T(ICMP, NONE) },
+	{ "ICMPv6 quoting our SYN", icmp6_good, T(ICMP, NONE) },
+	{ "ICMP bad checksum", icmp_good, REPLY_T_ICMP, REPLY_REJECT_CHECKSUM, NULL, 0, 0,
+	    ICMP_CSUM, 0x40 },
+	{ "ICMP quoting garbage", icmp_garbage, T(OTHER, BAD_QUOTE) },
+	{ "ICMP quoting IHL 3", icmp_quote_ihl, T(OTHER, BAD_QUOTE) },
+	{ "ICMPv6 quoting IPv4", icmp6_quote_v4, T(OTHER, BAD_QUOTE) },
+	{ "ICMP quoting UDP", icmp_udp, T(OTHER, NONE) },
+	{ "ICMP echo reply", icmp_echo, T(OTHER, NONE) },
+	{ "ICMP cut after the quote", icmp_cut, T(OTHER, NONE) },
+	{ "ICMP of 4 bytes", icmp_short, T(OTHER, HEADER) },
 };
 
 static void
@@ -347,7 +317,9 @@ test_table(void **state)
 		size_t n;
 
 		memset(buf, 0, sizeof(buf));
-		n = cases[i].build(buf);
+		n = cases[i].build != NULL ? cases[i].build(buf) :
+		    synack(buf, cases[i].v6, cases[i].opts, cases[i].optlen);
+		buf[cases[i].flip_at] ^= cases[i].flip;
 		assert_true(n > 0);
 		if (reply_decode(buf, n, &r) != cases[i].type || r.defect != cases[i].defect)
 			fail_msg("%s: type %d defect %s, want type %d defect %s", cases[i].name,
@@ -362,15 +334,18 @@ test_reason(void **state)
 {
 	uint8_t buf[CAP];
 	struct reply r;
+	size_t n;
 
 	(void)state;
 	reply_decode(buf, good4(buf), &r);
 	assert_int_equal(reply_reject_reason(&r, REPLY_REJECT_FLOW), REPLY_REJECT_FLOW);
-	reply_decode(buf, opt_len1(buf), &r);
+	reply_decode(buf, synack(buf, 0, o_len1, sizeof(o_len1)), &r);
 	assert_int_equal(reply_reject_reason(&r, REPLY_REJECT_FLOW), REPLY_REJECT_OPTION);
 	reply_decode(buf, icmp_good(buf), &r);
 	assert_int_equal(reply_reject_reason(&r, REPLY_REJECT_QUOTE), REPLY_REJECT_QUOTE);
-	reply_decode(buf, icmp_bad_csum(buf), &r);
+	n = icmp_good(buf);
+	buf[ICMP_CSUM] ^= 0x40;
+	reply_decode(buf, n, &r);
 	assert_int_equal(reply_reject_reason(&r, REPLY_REJECT_QUOTE), REPLY_REJECT_CHECKSUM);
 }
 
