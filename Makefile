@@ -243,7 +243,7 @@ stress: deps
 stress-run: all fuzzers
 	@BUILD=$(BUILD) STRESS_RUNS=$(STRESS_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) \
 	  ENGINE_MIXED_PATHS=5000 ENGINE_RATE_PATHS=300 \
-	  REPLAY_TOTAL=5000000 REPLAY_PREFIX=198.19.2.0/24 \
+	  REPLAY_TOTAL=5000000 REPLAY_PREFIX=198.19.2.0/24 HOSTILE_SECONDS=30 \
 	  tools/stress.sh $(LAB_CHECKS) -- $(FUZZERS)
 
 # --- install ----------------------------------------------------------------

@@ -279,6 +279,12 @@ probe_summary(const struct runner_stats *st, size_t npaths)
 	    (unsigned long long)st->n.paths_windowed, (unsigned long long)st->n.window_sent,
 	    (unsigned long long)st->captured,
 	    (unsigned long long)st->capture_drops, ru.ru_maxrss / 1024.0);
+	{
+		char why[512];
+
+		runner_rejects_line(st, why, sizeof(why));
+		log_info("packets: %s", why);
+	}
 	/* memory per path in flight, from the engine's own count (malloc's
 	 * overhead and the path table apart) */
 	if (st->n.mem_peak_paths > 0)

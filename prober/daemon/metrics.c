@@ -88,9 +88,11 @@ metrics_render(const struct metrics_snapshot *s, struct metrics_buf *b)
 	counter_or_gauge(b, "scaleprobe_writer_backlog", "gauge",
 	    "Results and target states written and not yet committed to the database.",
 	    s->writer_backlog);
-	counter_or_gauge(b, "scaleprobe_packets_rejected_total", "counter",
-	    "Replies that failed validation (never sent by us, or forged).",
-	    s->packets_rejected);
+	family(b, "scaleprobe_packets_rejected_total", "counter",
+	    "Packets refused: malformed, or answering no probe of ours, by the first reason.");
+	for (int i = REPLY_REJECT_NONE + 1; i < REPLY_REJECT_COUNT; i++)
+		put(b, "scaleprobe_packets_rejected_total{reason=\"%s\"} %" PRIu64 "\n",
+		    reply_reject_name((enum reply_reject)i), s->packets_rejected[i]);
 	counter_or_gauge(b, "scaleprobe_packets_replayed_total", "counter",
 	    "SYN-ACKs of a flow that had its one RST (retransmitted or replayed), dropped.",
 	    s->packets_replayed);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "reply.h"
 #include "result.h"
 
 /* --metrics: connections served at once (metrics_http.c; the daemon's
@@ -33,7 +34,8 @@ struct metrics_snapshot {
 	uint64_t targets_due, targets_in_flight, targets_done_cycle;
 	double scheduler_lag_seconds;	/* how late the latest start was */
 	uint64_t writer_backlog;	/* results not yet committed */
-	uint64_t packets_rejected;	/* replies that failed validation */
+	uint64_t packets_rejected[REPLY_REJECT_COUNT];	/* packets refused, by
+					   reason (reply.h; [0] unused) */
 	uint64_t packets_replayed;	/* SYN-ACKs of flows that had their RST */
 	uint64_t capture_drops;
 	uint64_t cycles_missed;		/* target runs skipped by overruns */

@@ -48,7 +48,7 @@ metrics_snapshot_of(struct daemon *d, struct metrics_snapshot *s)
 	    &s->targets_done_cycle);
 	s->scheduler_lag_seconds = d->n.lag_ns / 1e9;
 	s->writer_backlog = d->st != NULL ? store_pending(d->st) : 0;
-	s->packets_rejected = st.n.rejected;
+	memcpy(s->packets_rejected, st.n.rejects, sizeof(s->packets_rejected));
 	s->packets_replayed = st.n.replayed;
 	s->capture_drops = st.capture_drops;
 	s->cycles_missed = d->n.cycles_missed;

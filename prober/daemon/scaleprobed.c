@@ -487,6 +487,12 @@ shut_down(struct daemon *d, int rc)
 	metrics_http_close(d);
 	/* in flight abandoned, the guard's table removed */
 	runner_close(d->runner, &st);
+	if (log_getverbose() > 0) {
+		char why[512];
+
+		runner_rejects_line(&st, why, sizeof(why));
+		log_info("packets: %s", why);
+	}
 	daemon_retention_stop(d);
 	if (d->st != NULL) {
 		if (store_flush(d->st, true) != 0) {

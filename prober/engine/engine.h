@@ -36,6 +36,7 @@
 
 #include "addr.h"
 #include "probe_settings.h"
+#include "reply.h"
 #include "result.h"
 #include "wire_send.h"
 
@@ -133,13 +134,17 @@ struct engine_counters {
 	uint64_t synacks, rsts, icmp_errors;	/* matched to a path in flight */
 	uint64_t paths_traced, trace_sent, trace_hops, trace_dest;
 	uint64_t paths_windowed, window_sent;
-	uint64_t rejected;	/* failed validation: never sent by us */
+	uint64_t rejected;	/* failed validation: never sent by us, or
+				   malformed; the sum of rejects */
+	uint64_t rejects[REPLY_REJECT_COUNT];	/* by reason (reply.h); [0]
+				   stays 0 */
 	uint64_t replayed;	/* SYN-ACKs of a flow that had its one RST,
 				   or whose connection the window test
 				   holds: a retransmission or a replay */
 	uint64_t late;		/* valid, but its path was not (or no longer)
 				   in the stage the reply answers */
-	uint64_t ignored;	/* not addressed to our ports at all */
+	uint64_t ignored;	/* not addressed to our ports at all, or
+				   nothing a probe draws (a quote of UDP) */
 	/* the engine's own bytes per path (slots, machines, evidence; not
 	 * malloc's overhead nor the path table): the most held at once, and
 	 * the paths in flight at that moment; the most paths in flight */

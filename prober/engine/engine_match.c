@@ -4,7 +4,8 @@
  * tag, cookie.h), matched to the path in flight it answers, and handed to
  * the stage that path is in.  A valid reply for a stage the path has left
  * (or not reached) is counted late and changes nothing; what no probe of
- * this run could have drawn is counted rejected.  Nothing here sends: a
+ * this run could have drawn, and what does not parse, is counted rejected
+ * with its reason (reply.h).  Nothing here sends: a
  * SYN-ACK is owed its flow's one RST (rst_owed.h), which the run loop pays
  * for; a SYN-ACK of a flow that had it is counted replayed and dropped.
  */
@@ -24,6 +25,15 @@ our_variant(const struct engine *e, uint16_t port)
 	if (port < e->cfg.port_lo || off >= e->cfg.nvariants)
 		return -1;
 	return off;
+}
+
+/* A packet refused: the reason is the packet's first defect, else the
+ * validation it failed. */
+static void
+reject(struct engine *e, const struct reply *r, enum reply_reject failed)
+{
+	e->n.rejected++;
+	e->n.rejects[reply_reject_reason(r, failed)]++;
 }
 
 /* Tags a reply may carry in this run: what its probes used. */
@@ -153,14 +163,14 @@ input_tcp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t le
 	/* an ack landing on a tag no probe of this run used answers nothing
 	 * that was sent */
 	if (!valid || !tag_valid(e, m.tag)) {
-		e->n.rejected++;
+		reject(e, r, REPLY_REJECT_FLOW);
 		return;
 	}
 	if (synack) {
 		enum rst_decision d = engine_out_owe_rst(e, &m, r);
 
 		if (d == RST_FOREIGN) {
-			e->n.rejected++;
+			reject(e, r, REPLY_REJECT_FLOW);
 			return;
 		}
 		if (d == RST_REPLAY) {
@@ -209,7 +219,7 @@ input_icmp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t l
 		m.s = path_slot_for(e, &r->q_dst, r->q_dport, &r->q_src);
 	} else if ((m.s = match_translated(e, r, &m.v, &m.tag)) == NULL) {
 		if (m.v >= 0)
-			e->n.rejected++;
+			reject(e, r, REPLY_REJECT_QUOTE);
 		else
 			e->n.ignored++;
 		return;
@@ -241,7 +251,12 @@ engine_match_input(struct engine *e, const uint8_t *pkt, size_t len, uint64_t no
 		input_icmp(e, &r, pkt, len, now);
 		break;
 	default:
-		e->n.ignored++;
+		/* malformed or truncated: refused for its defect; merely not
+		 * ours (another protocol, a quote of UDP): ignored */
+		if (r.defect != REPLY_REJECT_NONE)
+			reject(e, &r, REPLY_REJECT_NONE);
+		else
+			e->n.ignored++;
 		break;
 	}
 }

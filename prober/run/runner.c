@@ -171,6 +171,8 @@ run_counters_add(struct engine_counters *to, const struct engine_counters *n)
 	to->paths_windowed += n->paths_windowed;
 	to->window_sent += n->window_sent;
 	to->rejected += n->rejected;
+	for (int i = 0; i < REPLY_REJECT_COUNT; i++)
+		to->rejects[i] += n->rejects[i];
 	to->replayed += n->replayed;
 	to->late += n->late;
 	to->ignored += n->ignored;
@@ -469,6 +471,25 @@ runner_stats(const struct runner *r, struct runner_stats *stats)
 	}
 	stats->duplicates = r->duplicates;
 	stats->failed = r->failed || r->batch_error;
+}
+
+void
+runner_rejects_line(const struct runner_stats *st, char *buf, size_t len)
+{
+	size_t n;
+
+	snprintf(buf, len, "%llu rejected (", (unsigned long long)st->n.rejected);
+	for (int i = REPLY_REJECT_NONE + 1; i < REPLY_REJECT_COUNT; i++) {
+		n = strlen(buf);
+		snprintf(buf + n, len - n, "%s%s %llu", i > 1 ? ", " : "",
+		    reply_reject_name((enum reply_reject)i),
+		    (unsigned long long)st->n.rejects[i]);
+	}
+	n = strlen(buf);
+	snprintf(buf + n, len - n, "), %llu replayed, %llu late, %llu ignored; "
+	    "capture: %llu packets, %llu dropped", (unsigned long long)st->n.replayed,
+	    (unsigned long long)st->n.late, (unsigned long long)st->n.ignored,
+	    (unsigned long long)st->captured, (unsigned long long)st->capture_drops);
 }
 
 void

@@ -50,6 +50,10 @@ struct runner_stats {
 
 struct runner;
 
+/* Why packets were refused, for a log line: "N rejected (truncated N,
+ * bad-header N, ...), N replayed, N late; capture: N packets, N dropped". */
+void runner_rejects_line(const struct runner_stats *st, char *buf, size_t len);
+
 /* The paths in flight at once that ps gives: max_inflight, or derived
  * from the rate and the timeout when it is 0. */
 size_t runner_max_inflight(const struct probe_settings *ps);

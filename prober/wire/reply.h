@@ -15,6 +15,35 @@
 #include "result.h"
 #include "wire_tcp.h"
 
+/*
+ * Why a packet the capture passed is refused: the first defect found in
+ * the order its bytes are read (lengths, then options, then checksum), or
+ * else the validation it failed.  A defect alone refuses nothing: a reply
+ * whose ISN cookie holds is a server's or a router's answer however its
+ * options were mangled (a finding), and a TCP checksum is no test (it is
+ * left partial before offloading NICs); the defect names why a packet no
+ * probe of ours drew was refused.
+ */
+enum reply_reject {
+	REPLY_REJECT_NONE = 0,	/* no defect (or not refused) */
+	REPLY_REJECT_TRUNCATED,	/* the bytes end inside a header it needs */
+	REPLY_REJECT_HEADER,	/* an IP or TCP header's length lies: IPv4
+				   IHL, total length, IPv6 payload length, TCP
+				   data offset impossible or contradicting */
+	REPLY_REJECT_BAD_QUOTE,	/* an ICMP error quoting no IP header */
+	REPLY_REJECT_OPTION,	/* a TCP option of length 0 or 1, or past the
+				   header */
+	REPLY_REJECT_CHECKSUM,	/* the TCP or ICMP checksum fails */
+	REPLY_REJECT_FLOW,	/* well formed: no SYN of this run drew it */
+	REPLY_REJECT_QUOTE,	/* quotes a segment from our ports that no
+				   probe of this run was */
+	REPLY_REJECT_COUNT
+};
+
+/* "truncated", "bad-header", "bad-quote", "bad-option", "bad-checksum",
+ * "unknown-flow", "unknown-quote"; "none". */
+const char *reply_reject_name(enum reply_reject why);
+
 enum reply_type {
 	REPLY_T_OTHER = 0,	/* nothing of ours (or unparseable) */
 	REPLY_T_TCP,		/* a TCP segment */
@@ -45,10 +74,19 @@ struct reply {
 	size_t quote_len;		/*   buffer: valid while it is */
 	enum quote_kind quote_kind;
 	bool rfc4884;			/* the error set an RFC 4884 length */
+
+	/* the first defect of the packet (any type): for REPLY_T_OTHER
+	 * a reason to refuse it; REPLY_REJECT_NONE when it is merely not
+	 * ours (another protocol, a quote of UDP, a fragment) */
+	enum reply_reject defect;
 };
 
 /* Fills r from one L3 packet.  Returns r->type; REPLY_T_OTHER for anything
  * that is neither (including every malformed or truncated packet). */
 enum reply_type reply_decode(const uint8_t *pkt, size_t len, struct reply *r);
+
+/* Why r, which failed validation as `failed` (REPLY_REJECT_FLOW or
+ * REPLY_REJECT_QUOTE), is refused: its defect when it has one. */
+enum reply_reject reply_reject_reason(const struct reply *r, enum reply_reject failed);
 
 #endif

@@ -73,3 +73,7 @@ LAB_CHECKS += tests/e2e/replay-e2e
 # max-inflight targets at once, peak descriptors within its budget; a limit below the
 # budget refused at start with one line, exit 2
 LAB_CHECKS += tests/e2e/fds-e2e
+# a hostile host floods the prober during a daemon cycle (14 kinds of lies at 20,000
+# pkt/s, copies of real SYN-ACKs): every (path, scale) as a clean cycle's, each packet
+# counted refused by its reason in /metrics and -v, capture drops as the kernel's
+LAB_CHECKS += tests/e2e/hostile-e2e

@@ -39,3 +39,7 @@ LAB_CHECKS += tests/lab/request-tls-check.sh
 # synack_echo: the replay attacker of tests/e2e/replay-e2e (AF_PACKET, sendmmsg).
 LAB_PROGS += synack_echo
 synack_echo_SRCS = tests/lab/synack_echo.c
+
+# hostile: the hostile host of tests/e2e/hostile-e2e (AF_PACKET, paced, counts per kind).
+LAB_PROGS += hostile
+hostile_SRCS = tests/lab/hostile.c

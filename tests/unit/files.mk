@@ -74,6 +74,9 @@ UNIT_TESTS += test_wire_icmp
 test_wire_icmp_SRCS = $(WIRE_TEST_SRCS)
 UNIT_TESTS += test_wire_packet
 test_wire_packet_SRCS = $(WIRE_TEST_SRCS)
+# why a captured packet is refused: each lie of a hostile host by its first defect
+UNIT_TESTS += test_reply_reject
+test_reply_reject_SRCS = tests/unit/pktbuild.c
 
 # the trace's quote comparison and the verdict table, on the lab as a model
 # (tests/unit/labpath.c runs the lab's own mbox surgery)

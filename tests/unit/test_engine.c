@@ -454,8 +454,19 @@ test_forged_and_icmp(void **state)
 	qlen = our_syn(f, 2, f->syn[2].isn ^ 0x40000000u, q, sizeof(q));
 	len = pkt_build_icmp(pkt, sizeof(pkt), &router, &f->syn_src[2], 3, 13, q, qlen, 0);
 	engine_input(e, 1 * SEC + 2000, pkt, len);
+	/* the same SYN-ACK cut inside its TCP header, and with its data
+	 * offset lying (4): refused for that, nothing sent */
+	len = answer(f, 1, WIRE_TH_SYN | WIRE_TH_ACK, 7, 2, pkt, sizeof(pkt));
+	engine_input(e, 1 * SEC + 3000, pkt, 30);
+	pkt[20 + 12] = 4 << 4;
+	engine_input(e, 1 * SEC + 3000, pkt, len);
 	engine_counters(e, &n);
-	assert_int_equal(n.rejected, 3);
+	assert_int_equal(n.rejected, 5);
+	assert_int_equal(n.rejects[REPLY_REJECT_FLOW], 2);
+	assert_int_equal(n.rejects[REPLY_REJECT_QUOTE], 1);
+	assert_int_equal(n.rejects[REPLY_REJECT_TRUNCATED], 1);
+	assert_int_equal(n.rejects[REPLY_REJECT_HEADER], 1);
+	assert_int_equal(n.ignored, 0);
 	assert_int_equal(f->nseg, 0);	/* forged SYN-ACKs are not answered */
 
 	/* a real admin-prohibited for every variant, RFC 792 8-byte quotes */
@@ -476,7 +487,7 @@ test_forged_and_icmp(void **state)
 	}
 	engine_counters(e, &n);
 	assert_int_equal(n.icmp_errors, 4);
-	assert_int_equal(n.rejected, 3);
+	assert_int_equal(n.rejected, 5);
 	engine_free(e);
 	free(f);
 }

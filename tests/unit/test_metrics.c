@@ -47,9 +47,15 @@ static const char want[] =
     "# HELP scaleprobe_writer_backlog Results and target states written and not yet committed to the database.\n"
     "# TYPE scaleprobe_writer_backlog gauge\n"
     "scaleprobe_writer_backlog 7\n"
-    "# HELP scaleprobe_packets_rejected_total Replies that failed validation (never sent by us, or forged).\n"
+    "# HELP scaleprobe_packets_rejected_total Packets refused: malformed, or answering no probe of ours, by the first reason.\n"
     "# TYPE scaleprobe_packets_rejected_total counter\n"
-    "scaleprobe_packets_rejected_total 11\n"
+    "scaleprobe_packets_rejected_total{reason=\"truncated\"} 1\n"
+    "scaleprobe_packets_rejected_total{reason=\"bad-header\"} 2\n"
+    "scaleprobe_packets_rejected_total{reason=\"bad-quote\"} 3\n"
+    "scaleprobe_packets_rejected_total{reason=\"bad-option\"} 4\n"
+    "scaleprobe_packets_rejected_total{reason=\"bad-checksum\"} 5\n"
+    "scaleprobe_packets_rejected_total{reason=\"unknown-flow\"} 6\n"
+    "scaleprobe_packets_rejected_total{reason=\"unknown-quote\"} 11\n"
     "# HELP scaleprobe_packets_replayed_total SYN-ACKs of a flow that had its one RST (retransmitted or replayed), dropped.\n"
     "# TYPE scaleprobe_packets_replayed_total counter\n"
     "scaleprobe_packets_replayed_total 13\n"
@@ -93,7 +99,9 @@ sample(void)
 	s.scheduler_lag_seconds = 0.0125;
 	s.cycles_missed = 1;
 	s.writer_backlog = 7;
-	s.packets_rejected = 11;
+	for (int i = 1; i < REPLY_REJECT_COUNT - 1; i++)
+		s.packets_rejected[i] = (uint64_t)i;
+	s.packets_rejected[REPLY_REJECT_QUOTE] = 11;
 	s.packets_replayed = 13;
 	s.store_failing = true;
 	s.store_failed_writes = 4;
