@@ -288,6 +288,26 @@ db_foreign(const char *db)
 	return true;
 }
 
+/* Whether another daemon holds db's lock (logged), asked before anything
+ * is made: its control socket is then not taken for another program's.
+ * A lock file that is not there is no one's, and is not made here. */
+static bool
+db_held(const char *db)
+{
+	char path[4200];
+	bool held;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s.lock", db);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return false;
+	held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(fd);
+	if (held)
+		log_warnx("%s: another scaleprobed uses this database", db);
+	return held;
+}
+
 /* What the command line says beyond the configuration's path. */
 struct daemon_opts {
 	const char *user, *metrics;
@@ -429,7 +449,7 @@ start_up(struct daemon *d, const struct daemon_opts *o)
 		return 2;
 	/* what the configuration names wrongly is refused before a lock or
 	 * a socket is made beside it */
-	if (db_foreign(d->cur->c.database) ||
+	if (db_foreign(d->cur->c.database) || db_held(d->cur->c.database) ||
 	    (d->cur->c.control != NULL && control_check(d->cur->c.control) != 0))
 		return 2;
 	umask(027);
