@@ -263,8 +263,8 @@ open_store(struct daemon *d)
 }
 
 /* Whether db holds something that is not a SQLite database (logged): an
- * empty or missing file is a new store; links and other types are
- * privs_prepare_dir's to refuse. */
+ * empty or missing file is a new store; links, hard links and other types
+ * are privs_prepare_dir's to refuse, unread. */
 static bool
 db_foreign(const char *db)
 {
@@ -274,9 +274,11 @@ db_foreign(const char *db)
 	ssize_t n;
 	int fd;
 
-	if ((fd = open(db, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+	/* a device is not even opened: an open may do something */
+	if (lstat(db, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_nlink != 1 ||
+	    (fd = open(db, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
 		return false;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_nlink != 1) {
 		close(fd);
 		return false;
 	}
