@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,9 @@ conf_read_text(const char *path, size_t max, bool regular, char **buf, size_t *l
 
 	*buf = NULL;
 	*len = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+	/* without O_NONBLOCK a FIFO no one opens for writing holds the
+	 * program in open() for good */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
@@ -45,6 +48,12 @@ conf_read_text(const char *path, size_t max, bool regular, char **buf, size_t *l
 		close(fd);
 		return -1;
 	}
+	/* a device reads as it always did: blocking */
+	if (!S_ISFIFO(st.st_mode) && fcntl(fd, F_SETFL, 0) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
 	/* read to the end rather than trust st_size: the file may change */
 	for (;;) {
 		if (cap - n < 4096) {
@@ -54,6 +63,21 @@ conf_read_text(const char *path, size_t max, bool regular, char **buf, size_t *l
 		r = read(fd, p + n, cap - n);
 		if (r == -1 && errno == EINTR)
 			continue;
+		/* a FIFO with a writer that has not written yet: wait for it */
+		if (r == -1 && errno == EAGAIN) {
+			struct pollfd pfd = { fd, POLLIN, 0 };
+
+			if (poll(&pfd, 1, -1) == -1 && errno != EINTR) {
+				snprintf(err, errlen, "%s: %s", path, strerror(errno));
+				goto fail;
+			}
+			continue;
+		}
+		/* at once, nothing: a FIFO no program has open for writing */
+		if (r == 0 && n == 0 && S_ISFIFO(st.st_mode)) {
+			snprintf(err, errlen, "%s: a FIFO no program writes to", path);
+			goto fail;
+		}
 		if (r == -1) {
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			goto fail;

@@ -12,6 +12,9 @@
 #include "log.h"
 
 #define CONF_GROUP_NAME_MAX 64
+/* Longer than any line a person writes (long target lists go in files):
+ * a longer one is a file that is not a configuration. */
+#define CONF_LINE_MAX 65536
 
 struct word {
 	char *s;
@@ -128,6 +131,8 @@ split_line(struct parse *p, const char *s, size_t len, struct word **out)
 		}
 		if (ch == '#')
 			break;
+		/* the rest of the line at most; cut to size once known (a
+		 * long line of short words must not cost a line per word) */
 		t = xmalloc(len - i + 1);
 		if (ch == '{' || ch == '}') {
 			t[tl++] = (char)ch;
@@ -170,6 +175,7 @@ split_line(struct parse *p, const char *s, size_t len, struct word **out)
 			}
 		}
 		t[tl] = '\0';
+		t = xrealloc(t, tl + 1);
 		w = xreallocarray(w, n + 1, sizeof(*w));
 		w[n].s = t;
 		w[n++].quoted = quoted;
@@ -423,6 +429,12 @@ conf_parse(struct conf *c, const char *buf, size_t len, const char *fname,
 		int n;
 
 		p.line++;
+		if (ll > CONF_LINE_MAX) {
+			perr(&p, p.line, "a line of %zu bytes (expected at most %d)", ll,
+			    CONF_LINE_MAX);
+			pos += ll + (nl != NULL);
+			continue;
+		}
 		n = split_line(&p, buf + pos, ll, &w);
 		if (n > 0)
 			statement(&p, w, (size_t)n);

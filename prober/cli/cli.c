@@ -34,8 +34,9 @@ int
 main(int argc, char **argv)
 {
 	log_init(1, 0, "scaleprobe");
+	/* a misuse is one line; the list of commands is --help's */
 	if (argc < 2) {
-		usage(stderr);
+		fprintf(stderr, "scaleprobe: no command (scaleprobe --help lists them)\n");
 		return EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
@@ -50,7 +51,7 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (strcmp(argv[1], commands[i]->name) == 0)
 			return commands[i]->run(argc - 1, argv + 1);
-	fprintf(stderr, "scaleprobe: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	fprintf(stderr, "scaleprobe: unknown command '%s' (scaleprobe --help lists them)\n",
+	    argv[1]);
 	return EXIT_USAGE;
 }

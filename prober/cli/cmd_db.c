@@ -216,8 +216,10 @@ cmd_db(int argc, char **argv)
 	const char *db;
 	int r, rc;
 
+	/* a misuse is the one line db_parse said; the usage is --help's */
 	if ((r = db_parse(argc, argv, &o)) != 0) {
-		db_usage(r == 1 ? stdout : stderr);
+		if (r == 1)
+			db_usage(stdout);
 		return r == 1 ? EXIT_CLEAN : EXIT_USAGE;
 	}
 	if (cli_history_conf(o.conf, &c) != 0) {

@@ -318,6 +318,15 @@ probe_privileged(void)
 	return found ? ok : geteuid() == 0;
 }
 
+/* Whether each target left out was named in a line of its own (blocked,
+ * unresolved, unrouted): "nothing to probe" would then be a second line
+ * saying the same. */
+static bool
+probe_told(const struct paths *paths)
+{
+	return paths->blocked_targets > 0 || paths->unresolved > 0 || paths->unrouted > 0;
+}
+
 /* The paths of the targets, through the blocklist, from the sources and
  * interface asked for; -1 (logged, nothing left open) when there is
  * nothing to probe. */
@@ -338,7 +347,8 @@ probe_paths_open(const struct conf *c, const struct targets *targets,
 	}
 	/* names are resolved during the run: only they may still give one */
 	if (paths->n == 0 && paths->nnames == 0 && !paths->more_now) {
-		log_warnx("nothing to probe");
+		if (!probe_told(paths))
+			log_warnx("nothing to probe");
 		paths_free(paths);
 		return -1;
 	}
@@ -351,7 +361,8 @@ static int
 probe_status(const struct probe_out *out, const struct paths *paths)
 {
 	if (paths->n == 0) {
-		log_warnx("nothing to probe");
+		if (!probe_told(paths))
+			log_warnx("nothing to probe");
 		return EXIT_USAGE;
 	}
 	if (out->problems > 0)

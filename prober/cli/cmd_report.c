@@ -147,8 +147,7 @@ report_options(int argc, char **argv, struct report_opts *o)
 			report_usage(stdout);
 			return EXIT_CLEAN;
 		default:
-			report_usage(stderr);
-			return EXIT_USAGE;
+			return EXIT_USAGE;	/* getopt_long said why, in one line */
 		}
 	if (optind != argc) {
 		log_warnx("report: unexpected argument '%s' (see scaleprobe report --help)",

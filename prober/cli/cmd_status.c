@@ -104,13 +104,13 @@ cmd_status(int argc, char **argv)
 			status_usage(stdout);
 			return EXIT_CLEAN;
 		default:
-			status_usage(stderr);
-			return EXIT_USAGE;
+			return EXIT_USAGE;	/* getopt_long said why, in one line */
 		}
 	if (optind + 1 == argc)
 		sock = argv[optind];
 	else if (optind != argc) {
-		status_usage(stderr);
+		log_warnx("status: '%s': one SOCKET only (scaleprobe status --help)",
+		    argv[optind + 1]);
 		return EXIT_USAGE;
 	}
 	if (sock != NULL)

@@ -95,6 +95,37 @@ control_reply(void *arg, const char *in, size_t len, char **out, size_t *out_len
  * socket (a dead daemon's), and 0660 whatever the umask (systemd's
  * UMask=0027 would make it 0750): the user's group may ask the status. */
 int
+control_check(const char *path)
+{
+	struct sockaddr_un sun;
+	struct stat sb;
+	int fd, rc;
+
+	if (lstat(path, &sb) != 0)
+		return 0;	/* nothing there; any other trouble is control_open's */
+	if (!S_ISSOCK(sb.st_mode)) {
+		log_warnx("%s: %s, not a socket: refused", path, statedir_type(sb.st_mode));
+		return -1;
+	}
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return 0;	/* control_open names it */
+	memcpy(sun.sun_path, path, strlen(path));
+	/* a listener answers (or is busy): a live socket, someone else's */
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) == -1)
+		return 0;
+	rc = connect(fd, (struct sockaddr *)&sun, sizeof(sun));
+	if (rc == 0 || errno == EAGAIN || errno == EINPROGRESS) {
+		close(fd);
+		log_warnx("%s: a socket another program listens on: refused", path);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int
 control_open(struct daemon *d, const char *path)
 {
 	struct control *ct;

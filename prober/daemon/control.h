@@ -16,6 +16,9 @@ struct daemon;
 #define CONTROL_CLIENTS 16
 #define CONTROL_TIMEOUT_MS 5000
 
+/* Before anything is made for the daemon: what is at path is nothing, or
+ * a stale socket (no one listens); 0, or -1 after logging what is there. */
+int control_check(const char *path);
 /* Listens on path (a stale socket replaced); 0, or -1 after logging. */
 int control_open(struct daemon *d, const char *path);
 void control_close(struct daemon *d);

@@ -138,8 +138,10 @@ int daemon_check_fds(struct daemon *d, const struct config_gen *config_gen, bool
 /* scaleprobed.c: what `scaleprobe status` and STATUS= say, one line */
 void daemon_status_line(struct daemon *d, char *buf, size_t len);
 
-/* metrics_http.c: GET /metrics on ADDR:PORT; 0 or -1 (logged) */
+/* metrics_http.c: GET /metrics on ADDR:PORT; 0 or -1 (logged); the
+ * form of ADDR:PORT checked alone, as the options are read */
 int metrics_http_open(struct daemon *d, const char *spec);
+int metrics_http_spec(const char *spec);
 void metrics_http_close(struct daemon *d);
 
 /* alert_notify.c: a result's verdicts through alert_state.h; log and command */

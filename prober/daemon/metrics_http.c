@@ -134,19 +134,30 @@ metrics_listen(const char *spec, const char *host, const char *port)
 }
 
 int
+metrics_http_spec(const char *spec)
+{
+	const char *colon = strrchr(spec, ':');
+	char *end;
+	unsigned long port;
+
+	if (colon == NULL || (size_t)(colon - spec) >= 256 || colon[1] < '0' ||
+	    colon[1] > '9' || (port = strtoul(colon + 1, &end, 10)) == 0 || port > 65535 ||
+	    *end != '\0') {
+		log_warnx("--metrics %s: expected ADDR:PORT, a port 1 to 65535", spec);
+		return -1;
+	}
+	return 0;
+}
+
+int
 metrics_http_open(struct daemon *d, const char *spec)
 {
 	char host[256];
 	const char *colon = strrchr(spec, ':');
-	char *end;
-	unsigned long port;
 	int fd;
 
-	if (colon == NULL || (size_t)(colon - spec) >= sizeof(host) ||
-	    (port = strtoul(colon + 1, &end, 10)) == 0 || port > 65535 || *end != '\0') {
-		log_warnx("--metrics %s: expected ADDR:PORT", spec);
+	if (metrics_http_spec(spec) != 0)
 		return -1;
-	}
 	memcpy(host, spec, (size_t)(colon - spec));
 	host[colon - spec] = '\0';
 	if (host[0] == '[' && strlen(host) > 2 && host[strlen(host) - 1] == ']') {

@@ -214,8 +214,9 @@ on_watchdog(evutil_socket_t fd, short what, void *arg)
 }
 
 /* One daemon per database: a lock on FILE.lock, held for the process's
- * life.  -1 (logged) when another holds it; -2 when it cannot be opened
- * for good (a read-only file or file system: no restart helps). */
+ * life.  -2 (logged) when another holds it (two configurations name one
+ * database) or it cannot be opened for good (a read-only file or file
+ * system): no restart helps; -1 for any other failure. */
 static int
 lock_db(struct daemon *d, const char *db, const char *user)
 {
@@ -227,10 +228,11 @@ lock_db(struct daemon *d, const char *db, const char *user)
 	if ((d->lock_fd = privs_open_lock(db, user)) == -1)
 		return -2;
 	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-		if (errno == EWOULDBLOCK)
+		if (errno == EWOULDBLOCK) {
 			log_warnx("%s: another scaleprobed uses this database", db);
-		else
-			log_warn("%s", path);
+			return -2;
+		}
+		log_warn("%s", path);
 		return -1;
 	}
 	return 0;
@@ -258,6 +260,54 @@ open_store(struct daemon *d)
 		    d->cur->c.database, (long long)store_migrated_from(d->st),
 		    STORE_SCHEMA_VERSION, store_backup(d->st));
 	return daemon_retention_start(d);
+}
+
+/* Whether db holds something that is not a SQLite database (logged): an
+ * empty or missing file is a new store; links, hard links and other types
+ * are privs_prepare_dir's to refuse, unread. */
+static bool
+db_foreign(const char *db)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[sizeof(magic)];
+	struct stat sb;
+	ssize_t n;
+	int fd;
+
+	/* a device is not even opened: an open may do something */
+	if (lstat(db, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_nlink != 1 ||
+	    (fd = open(db, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return false;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_nlink != 1) {
+		close(fd);
+		return false;
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n == 0 || (n == (ssize_t)sizeof(head) && memcmp(head, magic, sizeof(magic)) == 0))
+		return false;
+	log_warnx("%s: not a SQLite database", db);
+	return true;
+}
+
+/* Whether another daemon holds db's lock (logged), asked before anything
+ * is made: its control socket is then not taken for another program's.
+ * A lock file that is not there is no one's, and is not made here. */
+static bool
+db_held(const char *db)
+{
+	char path[4200];
+	bool held;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s.lock", db);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return false;
+	held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(fd);
+	if (held)
+		log_warnx("%s: another scaleprobed uses this database", db);
+	return held;
 }
 
 /* What the command line says beyond the configuration's path. */
@@ -309,11 +359,11 @@ parse_options(int argc, char **argv, struct daemon *d, struct daemon_opts *o)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return 2;	/* getopt_long said why, in one line */
 		}
 	if (optind != argc) {
-		usage(stderr);
+		fprintf(stderr, "scaleprobed: '%s': no operands (scaleprobed --help)\n",
+		    argv[optind]);
 		return 2;
 	}
 	return -1;
@@ -331,6 +381,8 @@ configure(struct daemon *d, const struct daemon_opts *o)
 	 * stderr is journald's */
 	log_init(d->foreground || o->check || d->once || getenv("JOURNAL_STREAM") != NULL ||
 	    isatty(STDERR_FILENO), o->verbose, "scaleprobed");
+	if (o->metrics != NULL && metrics_http_spec(o->metrics) != 0)
+		return 2;
 	if (load_conf(d->conf_path, &c) != 0)
 		return 2;
 	if (o->check) {
@@ -396,6 +448,11 @@ start_up(struct daemon *d, const struct daemon_opts *o)
 	int rc;
 
 	if (daemon_check_fds(d, d->cur, o->metrics != NULL) != 0)
+		return 2;
+	/* what the configuration names wrongly is refused before a lock or
+	 * a socket is made beside it */
+	if (db_foreign(d->cur->c.database) || db_held(d->cur->c.database) ||
+	    (d->cur->c.control != NULL && control_check(d->cur->c.control) != 0))
 		return 2;
 	umask(027);
 	if (privs_prepare_dir(d->cur->c.database, NULL, user) != 0)

@@ -5,11 +5,12 @@ Names hN.bulk.lab (N = 0..65535) have one A record, 198.19.(N/256).(N%256),
 and no AAAA (an empty answer); anything else is NXDOMAIN.  Every answer
 is held back 50 ms, as a distant resolver would, but many are pending at
 once: a client that asks one name after the other needs 50 ms per name.
-Writes the count of queries answered to stderr at exit; touches READY when
-listening.
+Writes the count of queries answered to stderr at exit (after 120 s, or at
+SIGTERM); touches READY when listening.
 """
 import asyncio
 import re
+import signal
 import socket
 import struct
 import sys
@@ -70,6 +71,8 @@ class Server(asyncio.DatagramProtocol):
 
 async def main():
     loop = asyncio.get_running_loop()
+    # a background job's SIGINT is ignored: SIGTERM ends it, count said
+    loop.add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
     srv = Server()
     transport, _ = await loop.create_datagram_endpoint(
         lambda: srv, local_addr=(sys.argv[1], 53), family=socket.AF_INET)
@@ -86,5 +89,5 @@ async def main():
 if __name__ == "__main__":
     try:
         asyncio.run(main())
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):
         pass

@@ -14,6 +14,10 @@ LAB_CHECKS += tests/e2e/engine-e2e
 LAB_CHECKS += tests/e2e/safety-e2e
 # every misuse of probe's options and targets: one line, exit 2, nothing sent
 LAB_CHECKS += tests/e2e/cli-misuse
+# misuse-table.rows: 90 misuses of every subcommand, scaleprobed and scaleprobe.conf
+# (FIFOs, a 10 MB line, two daemons, a live socket, a name the lab's DNS denies): one
+# line, exit 2, no file of the work directory changed, nothing sent
+LAB_CHECKS += tests/e2e/misuse-table
 # the store: --db keeps what is printed, the evidence proves it, bad files refused
 LAB_CHECKS += tests/e2e/store-e2e
 # scaleprobe db on fixture copies and a store aged 500 days: upgrade's copy (mode,

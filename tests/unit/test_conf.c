@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -702,6 +704,68 @@ test_read_text(void **state)
 	free(buf);
 	assert_int_equal(conf_read_text("/dev/null", 7, true, &buf, &len, err,
 	    sizeof(err)), -1);
+	/* a FIFO no program writes to is refused at once, not waited on;
+	 * one with a writer is read to its end */
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(conf_read_text(path, 64, false, &buf, &len, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "a FIFO no program writes to"));
+	assert_null(buf);
+	{
+		int fd = open(path, O_RDWR);	/* a writer, without blocking */
+		pid_t pid;
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, "rate 5\n", 7), 7);
+		/* the reader has the bytes, then waits for the rest: the
+		 * writer, the child's copy, closes 100 ms later */
+		if ((pid = fork()) == 0) {
+			usleep(100000);
+			_exit(0);
+		}
+		assert_true(pid > 0);
+		close(fd);
+		assert_int_equal(conf_read_text(path, 64, false, &buf, &len, err,
+		    sizeof(err)), 0);
+		assert_int_equal(len, 7);
+		assert_memory_equal(buf, "rate 5\n", 7);
+		free(buf);
+		assert_int_equal(waitpid(pid, NULL, 0), pid);
+	}
+	unlink(path);
+}
+
+/* A line over CONF_LINE_MAX is one error at its line, and a long line of
+ * short words costs its words, not a line's length per word. */
+static void
+test_long_lines(void **state)
+{
+	size_t n = 10u << 20;
+	char *text = malloc(n + 40), *err;
+	struct conf c;
+	int rc;
+
+	(void)state;
+	assert_non_null(text);
+	for (size_t i = 0; i < n; i += 2)
+		memcpy(text + i, "a ", 2);
+	strcpy(text + n, "\nrate 0\n");
+	err = parse(&c, text, &rc);
+	assert_int_equal(rc, -1);
+	assert_string_equal(err, "t.conf:1: a line of 10485760 bytes (expected at most 65536)\n"
+	    "t.conf:2: rate: '0' is not a rate in 1..10000000\n");
+	free(err);
+	conf_free(&c);
+	/* at the limit: 32,768 words, each an unknown key's first */
+	for (size_t i = 0; i < 65536; i += 2)
+		memcpy(text + i, "a ", 2);
+	strcpy(text + 65536, "\n");
+	err = parse(&c, text, &rc);
+	assert_int_equal(rc, -1);
+	assert_string_equal(err, "t.conf:1: unknown key 'a'\n");
+	free(err);
+	conf_free(&c);
+	free(text);
 }
 
 /* A whole configuration with its files: payload bytes read, the target
@@ -801,6 +865,7 @@ main(void)
 		cmocka_unit_test(test_optout),
 		cmocka_unit_test(test_blocklist),
 		cmocka_unit_test(test_read_text),
+		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_load),
 	};
 
