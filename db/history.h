@@ -35,6 +35,9 @@ struct history_row {
 	int scale_quoted, scale_effective;
 	int hop_index, last_clean_index;
 	const char *hop_address, *last_clean_address;
+	bool on_demand;			/* the run was asked for on the daemon's
+					   control socket, by on_demand_uid */
+	uint32_t on_demand_uid;
 	/* export's groups only (0 in show's rows): the group's first time and
 	 * how many results it holds; the other fields are its latest row's */
 	int64_t first_ns;

@@ -120,6 +120,12 @@ history_read_row(sqlite3_stmt *s, struct history_row *row)
 	row->last_clean_index = history_col_int(s, 16, 0, 255);
 	row->hop_address = history_col_text(s, 17);
 	row->last_clean_address = history_col_text(s, 18);
+	{
+		int64_t uid = history_col_i64(s, 19, -1);
+
+		row->on_demand = uid >= 0 && uid <= UINT32_MAX;
+		row->on_demand_uid = row->on_demand ? (uint32_t)uid : 0;
+	}
 }
 
 static int

@@ -161,8 +161,15 @@ static const char schema_v3[] =
 	"  changed_ns INTEGER NOT NULL,"
 	"  UNIQUE (vantage, kind, address, port));";
 
+/* v4: a run the daemon made because a user asked on its control socket
+ * (probe --via-daemon): who asked, by uid from the socket's peer
+ * credentials; NULL for scheduled cycles and CLI runs. */
+static const char schema_v4[] =
+	"ALTER TABLE runs ADD COLUMN on_demand_uid INTEGER;";
+
 const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v1,
 	schema_v2,
 	schema_v3,
+	schema_v4,
 };

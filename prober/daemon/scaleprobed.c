@@ -21,6 +21,7 @@
 #include "alertcmd.h"
 #include "control.h"
 #include "daemon.h"
+#include "demand.h"
 #include "log.h"
 #include "notify.h"
 #include "schedule.h"
@@ -487,6 +488,7 @@ shut_down(struct daemon *d, int rc)
 	metrics_http_close(d);
 	/* in flight abandoned, the guard's table removed */
 	runner_close(d->runner, &st);
+	demand_free(d);		/* after the runner: its batches were theirs */
 	daemon_retention_stop(d);
 	if (d->st != NULL) {
 		if (store_flush(d->st, true) != 0) {

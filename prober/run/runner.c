@@ -409,10 +409,10 @@ runner_configure(struct runner *r, const struct probe_settings *ps)
 	event_active(r->ended, EV_TIMEOUT, 0);
 }
 
-int
-runner_add(struct runner *r, struct paths *p, void *tag)
+static int
+run_add(struct runner *r, struct paths *p, void *tag, bool first)
 {
-	struct batch *b = calloc(1, sizeof(*b));
+	struct batch *b = calloc(1, sizeof(*b)), **pp;
 
 	if (b == NULL) {
 		log_warn("runner");
@@ -426,11 +426,32 @@ runner_add(struct runner *r, struct paths *p, void *tag)
 	b->p = p;
 	b->tag = tag;
 	b->gen = r->gen_next;
-	*r->tail = b;
-	r->tail = &b->next;
+	/* first: before every batch of its settings (the batches stay in
+	 * the order of their settings, which run_next_path relies on) */
+	for (pp = &r->head; first && *pp != NULL && (*pp)->gen != b->gen; pp = &(*pp)->next)
+		;
+	if (!first || *pp == NULL) {
+		*r->tail = b;
+		r->tail = &b->next;
+	} else {
+		b->next = *pp;
+		*pp = b;
+	}
 	r->nbatches++;
 	run_names_ready(r);
 	return 0;
+}
+
+int
+runner_add(struct runner *r, struct paths *p, void *tag)
+{
+	return run_add(r, p, tag, false);
+}
+
+int
+runner_add_first(struct runner *r, struct paths *p, void *tag)
+{
+	return run_add(r, p, tag, true);
 }
 
 void
