@@ -86,8 +86,12 @@ demand_req_parse(const char *buf, size_t len, size_t max, struct demand_req *req
 		snprintf(why, whylen, "%s", "not a request: the first line is not \"scaleprobe-demand 1\"");
 		return DEMAND_BAD;
 	}
-	if (len < ml)
-		return len >= max ? DEMAND_TOO_LARGE : DEMAND_MORE;
+	if (len < ml) {
+		if (len < max)
+			return DEMAND_MORE;
+		snprintf(why, whylen, "no end of the request within %zu bytes", max);
+		return DEMAND_TOO_LARGE;
+	}
 	off = ml;
 	for (;;) {
 		const char *nl = memchr(buf + off, '\n', len - off);
@@ -113,7 +117,7 @@ demand_req_parse(const char *buf, size_t len, size_t max, struct demand_req *req
 		}
 		n = (size_t)(nl - (buf + off));
 		if (n == 0) {		/* the end */
-			if (nl + 1 != buf + len) {
+			if (req->n > 0 && nl + 1 != buf + len) {
 				snprintf(why, whylen, "%s", "bytes after the request's end");
 				return DEMAND_BAD;
 			}
@@ -121,6 +125,7 @@ demand_req_parse(const char *buf, size_t len, size_t max, struct demand_req *req
 				snprintf(why, whylen, "%s", "no target");
 				return DEMAND_BAD;
 			}
+			req->used = len;
 			return DEMAND_OK;
 		}
 		if (n > TARGETS_TEXT_MAX + 16) {

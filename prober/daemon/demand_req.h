@@ -41,12 +41,16 @@ enum demand_parse {
 
 struct demand_req {
 	bool json;
+	size_t used;			/* DEMAND_OK: the request's bytes */
 	size_t n;
 	char target[DEMAND_TARGETS_MAX][TARGETS_TEXT_MAX + 1];
 };
 
 /* buf holds the len bytes received so far (len <= max).  On DEMAND_BAD
- * and DEMAND_TOO_LARGE, why (one line, no newline) says what was wrong. */
+ * and DEMAND_TOO_LARGE, why (one line, no newline) says what was wrong.
+ * The verdict of a prefix other than DEMAND_MORE is the whole's, but for
+ * a whole request followed by more bytes (one request a connection):
+ * DEMAND_OK for the request, DEMAND_BAD with what follows. */
 enum demand_parse demand_req_parse(const char *buf, size_t len, size_t max,
     struct demand_req *req, char *why, size_t whylen);
 
