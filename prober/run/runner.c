@@ -234,7 +234,7 @@ run_ended(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	while ((b = *pp) != NULL) {
-		if (!b->walked || b->inflight > 0) {
+		if (!b->walked || b->inflight > 0 || b->nwaiting > 0) {
 			pp = &b->next;
 			continue;
 		}
@@ -244,6 +244,7 @@ run_ended(evutil_socket_t fd, short what, void *arg)
 		r->nbatches--;
 		if (r->cfg->on_batch != NULL)
 			r->cfg->on_batch(r->cfg->arg, b->tag);
+		free(b->waiting);
 		free(b);
 	}
 	/* the batches of the settings in force are done: the next ones' */
@@ -426,6 +427,7 @@ run_add(struct runner *r, struct paths *p, void *tag, bool first)
 	b->p = p;
 	b->tag = tag;
 	b->gen = r->gen_next;
+	b->first = first;
 	/* first: before every batch of its settings (the batches stay in
 	 * the order of their settings, which run_next_path relies on) */
 	for (pp = &r->head; first && *pp != NULL && (*pp)->gen != b->gen; pp = &(*pp)->next)
@@ -516,6 +518,7 @@ runner_close(struct runner *r, struct runner_stats *stats)
 		event_free(r->ended);
 	for (b = r->head; b != NULL; b = next) {
 		next = b->next;
+		free(b->waiting);
 		free(b);
 	}
 	probe_settings_free(&r->ps);

@@ -70,3 +70,9 @@ LAB_CHECKS += tests/e2e/replay-e2e
 # max-inflight targets at once, peak descriptors within its budget; a limit below the
 # budget refused at start with one line, exit 2
 LAB_CHECKS += tests/e2e/fds-e2e
+# on demand: a member of the socket's group has the daemon probe lab paths during a
+# cycle (probe --via-daemon, show --live): a root probe's verdicts and hops, stored
+# with its uid, marked by show, one --rate at the servers, the cycle complete; the
+# outsider, a blocked and an ungrouped target, 17 targets, the 11th request refused
+# in one line; an oversized and a garbled request an error, the daemon running
+LAB_CHECKS += tests/e2e/demand-e2e
