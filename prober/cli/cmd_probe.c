@@ -199,20 +199,19 @@ static int
 probe_result(void *arg, struct path_result *res)
 {
 	struct probe_out *out = arg;
-	bool problem = false, unmeasured = false;
 
-	for (int i = 0; i < res->nscales; i++) {
-		if (infer_is_problem(res->verdicts[i].verdict))
-			problem = true;
-		else if (!infer_is_measured(res->verdicts[i].verdict))
-			unmeasured = true;
-	}
-	if (problem)
+	switch (output_class(res)) {
+	case OUTPUT_PROBLEM:
 		out->problems++;
-	else if (unmeasured)
+		break;
+	case OUTPUT_UNMEASURED:
 		out->unmeasured++;
-	else
+		break;
+	case OUTPUT_CLEAN:
+	default:
 		out->clean++;
+		break;
+	}
 
 	if (out->c->json) {
 		size_t len;

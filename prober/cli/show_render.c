@@ -176,16 +176,14 @@ json_series(struct json *j, const struct show_series *s)
 	json_kstring(j, "reply", r->reply);
 	json_ns(j, "time", r->time_ns);
 	json_key(j, "on_demand");
-	if (s->od_results == 0)
-		json_null(j);
-	else {
+	if (s->od_results > 0) {
 		json_object_begin(j);
 		json_ns(j, "time", s->od_ns);
 		json_kint(j, "uid", s->od_uid);
 		json_kstring(j, "verdict", s->od_verdict);
-		json_kint(j, "results", s->od_results);
 		json_object_end(j);
-	}
+	} else
+		json_null(j);
 	json_kint_or_null(j, "syn_ack_wscale", r->sa_wscale);
 	json_kint_or_null(j, "scale_quoted", r->scale_quoted);
 	json_kint_or_null(j, "scale_effective", r->scale_effective);

@@ -381,7 +381,6 @@ int
 demand_on_result(struct daemon *d, void *tag, struct path_result *res)
 {
 	struct demand_run *r = tag;
-	bool problem = false, unmeasured = false;
 	char head[64];
 	size_t len;
 	char *text;
@@ -395,16 +394,8 @@ demand_on_result(struct daemon *d, void *tag, struct path_result *res)
 		d->n.results++;
 	daemon_store_alert(d);
 	r->results++;
-	for (int i = 0; i < res->nscales; i++) {
-		if (infer_is_problem(res->verdicts[i].verdict))
-			problem = true;
-		else if (!infer_is_measured(res->verdicts[i].verdict))
-			unmeasured = true;
-	}
-	if (problem)
-		r->problems++;
-	else if (unmeasured)
-		r->unmeasured++;
+	r->problems += output_class(res) == OUTPUT_PROBLEM;
+	r->unmeasured += output_class(res) == OUTPUT_UNMEASURED;
 	if (r->c == NULL)
 		return 0;
 	text = run_render(r, res, &len);
@@ -431,8 +422,7 @@ demand_on_batch(struct daemon *d, void *tag)
 	if (p->unrouted > 0)
 		run_note(r, "%zu addresses have no route", p->unrouted);
 	if (p->n > r->results)
-		run_note(r, "%zu paths were being probed for the schedule at that moment: "
-		    "their results are the schedule's (scaleprobe show)", p->n - r->results);
+		run_note(r, "%zu paths gave no result", p->n - r->results);
 	/* probe's exit status (scaleprobe(1)) */
 	if (r->results == 0)
 		status = 2;

@@ -71,14 +71,8 @@ run_hand_out(struct runner *r, struct batch *b, const struct path *p, int cap,
     struct engine_path *out)
 {
 	(void)r;
-	memset(out, 0, sizeof(*out));
-	out->target = p->target;
-	out->dst = p->dst;
-	out->src = p->src;
-	out->port = p->port;
-	out->host = p->host;
-	out->capture = cap;
-	out->tag = b;
+	*out = (struct engine_path){ .target = p->target, .host = p->host, .dst = p->dst,
+	    .src = p->src, .port = p->port, .capture = cap, .tag = b };
 	clock_gettime(CLOCK_REALTIME, &out->wall);
 	b->inflight++;
 	return 1;

@@ -1,8 +1,8 @@
 /*
  * test_demand.c -- on-demand requests (prober/daemon/demand_req.c,
  * demand_rate.c): a table of requests and what each is (whole, waiting,
- * refused, too large), every prefix of a whole one waiting, the first
- * verdict of a growing request the whole's; which targets each on-demand
+ * refused, too large) and the first verdict of its growing prefixes the
+ * whole's; which targets each on-demand
  * mode lets through and on which ports; each user's rate in a sliding
  * minute, exact at its edge, and the table of users bounded.
  */
@@ -62,6 +62,40 @@ static const struct row rows[] = {
 	{ "scaleprobe", 10, DEMAND_TOO_LARGE, 0, 0, "within 10 bytes" },
 };
 
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+/* A row's bytes (the one that begins with a NUL: its three bytes) and limit. */
+static size_t
+row_len(const struct row *r, size_t *max)
+{
+	*max = r->max ? r->max : DEMAND_REQ_MAX;
+	return r->in[0] == '\0' && r->want == DEMAND_BAD ? 3 : strlen(r->in);
+}
+
+/* As the server reads: every prefix of a request waits or fails as the
+ * whole does, never differently, but for a whole request followed by
+ * more bytes (one request a connection). */
+static void
+prefixes(struct demand_req *q, const char *in, size_t len, size_t max,
+    enum demand_parse whole)
+{
+	char why[256];
+
+	for (size_t k = 0; k < len; k++) {
+		enum demand_parse p = demand_req_parse(in, k, max, q, why, sizeof(why));
+
+		if (p == DEMAND_MORE)
+			continue;
+		if (p == DEMAND_OK && whole == DEMAND_BAD && q->used == k) {
+			assert_int_equal(demand_req_parse(in, len, max, q, why, sizeof(why)),
+			    DEMAND_BAD);
+			assert_non_null(strstr(why, "after the request"));
+		} else if (p != whole)
+			fail_msg("\"%s\": prefix %zu is %d, the whole %d", in, k, p, whole);
+		return;
+	}
+}
+
 static void
 test_table(void **state)
 {
@@ -69,15 +103,11 @@ test_table(void **state)
 	char why[256];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+	for (size_t i = 0; i < NROWS; i++) {
 		const struct row *r = &rows[i];
-		size_t max = r->max ? r->max : DEMAND_REQ_MAX, len = strlen(r->in);
-		enum demand_parse got;
+		size_t max, len = row_len(r, &max);
+		enum demand_parse got = demand_req_parse(r->in, len, max, q, why, sizeof(why));
 
-		/* the rows with a NUL: their bytes as written */
-		if (r->in[0] == '\0' && r->want == DEMAND_BAD)
-			len = 3;
-		got = demand_req_parse(r->in, len, max, q, why, sizeof(why));
 		if (got != r->want)
 			fail_msg("row %zu: %d, not %d (%s)", i, got, r->want, why);
 		if (r->want == DEMAND_OK) {
@@ -89,44 +119,7 @@ test_table(void **state)
 			assert_string_equal(q->target[0], "a:80");
 		if (r->why != NULL && strstr(why, r->why) == NULL)
 			fail_msg("row %zu: why \"%s\" lacks \"%s\"", i, why, r->why);
-	}
-	free(q);
-}
-
-/* As the server reads: every prefix of a request waits or fails as the
- * whole does, never differently. */
-static void
-test_prefixes(void **state)
-{
-	struct demand_req *q = malloc(sizeof(*q));
-	char why[256];
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		const char *in = rows[i].in;
-		size_t len = strlen(in), max = rows[i].max ? rows[i].max : DEMAND_REQ_MAX;
-		enum demand_parse whole = demand_req_parse(in, len, max, q, why, sizeof(why));
-
-		for (size_t k = 0; k < len; k++) {
-			enum demand_parse p = demand_req_parse(in, k, max, q, why, sizeof(why));
-
-			if (p != DEMAND_MORE) {
-				/* a whole request, then more: one a connection */
-				if (p == DEMAND_OK && whole == DEMAND_BAD && q->used == k &&
-				    strstr(why, "after the request") == NULL) {
-					enum demand_parse w = demand_req_parse(in, len, max, q, why,
-					    sizeof(why));
-
-					assert_int_equal(w, DEMAND_BAD);
-					assert_non_null(strstr(why, "after the request"));
-					break;
-				}
-				if (p != whole)
-					fail_msg("row %zu: prefix %zu is %d, the whole %d", i, k, p,
-					    whole);
-				break;
-			}
-		}
+		prefixes(q, r->in, len, max, got);
 	}
 	free(q);
 }
@@ -196,22 +189,24 @@ struct scope_row {
 	const char *why;
 };
 
+#define SCOPE(m, s, p, w) { ON_DEMAND_ ## m, s, p, w }
+
 static const struct scope_row scope_rows[] = {
-	{ ON_DEMAND_GROUP_TARGETS, "clean.lab", "80,8080", NULL },
-	{ ON_DEMAND_GROUP_TARGETS, "CLEAN.lab.", "80,8080", NULL },
-	{ ON_DEMAND_GROUP_TARGETS, "clean.lab:8080", "8080", NULL },
-	{ ON_DEMAND_GROUP_TARGETS, "clean.lab:443", NULL, "no group probes it on that port" },
-	{ ON_DEMAND_GROUP_TARGETS, "198.18.100.1", "80", NULL },
-	{ ON_DEMAND_GROUP_TARGETS, "198.19.0.77:80", "80", NULL },
-	{ ON_DEMAND_GROUP_TARGETS, "198.18.100.2", NULL, "not a target of any group" },
-	{ ON_DEMAND_GROUP_TARGETS, "ws0-in.lab", NULL, "not a target of any group" },
-	{ ON_DEMAND_GROUP_TARGETS, "[fd00::5]:443", "443", NULL },
-	{ ON_DEMAND_GROUP_TARGETS, "fd00::5", "443", NULL },
-	{ ON_DEMAND_GROUP_TARGETS, "198.19.0.0/28", NULL, "a prefix" },
-	{ ON_DEMAND_ALLOWED, "ws0-in.lab", "80,443", NULL },
-	{ ON_DEMAND_ALLOWED, "198.18.100.2:9", "9", NULL },
-	{ ON_DEMAND_ALLOWED, "198.19.0.0/28", NULL, "a prefix" },
-	{ ON_DEMAND_OFF, "clean.lab", NULL, "on-demand is off" },
+	SCOPE(GROUP_TARGETS, "clean.lab", "80,8080", NULL),
+	SCOPE(GROUP_TARGETS, "CLEAN.lab.", "80,8080", NULL),
+	SCOPE(GROUP_TARGETS, "clean.lab:8080", "8080", NULL),
+	SCOPE(GROUP_TARGETS, "clean.lab:443", NULL, "no group probes it on that port"),
+	SCOPE(GROUP_TARGETS, "198.18.100.1", "80", NULL),
+	SCOPE(GROUP_TARGETS, "198.19.0.77:80", "80", NULL),
+	SCOPE(GROUP_TARGETS, "198.18.100.2", NULL, "not a target of any group"),
+	SCOPE(GROUP_TARGETS, "ws0-in.lab", NULL, "not a target of any group"),
+	SCOPE(GROUP_TARGETS, "[fd00::5]:443", "443", NULL),
+	SCOPE(GROUP_TARGETS, "fd00::5", "443", NULL),
+	SCOPE(GROUP_TARGETS, "198.19.0.0/28", NULL, "a prefix"),
+	SCOPE(ALLOWED, "ws0-in.lab", "80,443", NULL),
+	SCOPE(ALLOWED, "198.18.100.2:9", "9", NULL),
+	SCOPE(ALLOWED, "198.19.0.0/28", NULL, "a prefix"),
+	SCOPE(OFF, "clean.lab", NULL, "on-demand is off"),
 };
 
 static void
@@ -253,49 +248,67 @@ test_scope(void **state)
 }
 
 #define S 1000000000ull
+#define T0 (1000 * S)
 
-/* 10 a minute: the 11th refused until the first leaves the window, to the
- * nanosecond; another user unaffected. */
+/* A request of uid at t (times times, uid and t stepped each time), and
+ * what it should get; wait checked when not 0. */
+struct step {
+	uint32_t uid;
+	uint64_t t;
+	enum demand_rate_verdict want;
+	uint64_t wait;
+	unsigned times;
+	uint32_t uid_step;
+	uint64_t t_step;
+};
+
 static void
-test_rate(void **state)
+steps(unsigned limit, const struct step *v, size_t n)
 {
 	struct demand_rate r;
-	uint64_t t0 = 1000 * S, wait;
+	uint64_t wait;
 
-	(void)state;
-	demand_rate_init(&r, 10);
-	for (int i = 0; i < 10; i++)
-		assert_int_equal(demand_rate_take(&r, 1000, t0 + (uint64_t)i * S, &wait),
-		    DEMAND_RATE_OK);
-	assert_int_equal(demand_rate_take(&r, 1000, t0 + 10 * S, &wait), DEMAND_RATE_USER);
-	assert_int_equal(wait, 50 * S);
-	assert_int_equal(demand_rate_take(&r, 1001, t0 + 10 * S, &wait), DEMAND_RATE_OK);
-	assert_int_equal(demand_rate_take(&r, 1000, t0 + 60 * S - 1, &wait),
-	    DEMAND_RATE_USER);
-	assert_int_equal(wait, 1);
-	assert_int_equal(demand_rate_take(&r, 1000, t0 + 60 * S, &wait), DEMAND_RATE_OK);
-	/* the next one is refused again: the second request is 59 s old */
-	assert_int_equal(demand_rate_take(&r, 1000, t0 + 60 * S, &wait), DEMAND_RATE_USER);
-	assert_int_equal(demand_rate_take(&r, 1000, t0 + 61 * S, &wait), DEMAND_RATE_OK);
+	demand_rate_init(&r, limit);
+	for (size_t i = 0; i < n; i++)
+		for (unsigned k = 0; k < (v[i].times ? v[i].times : 1); k++) {
+			enum demand_rate_verdict got = demand_rate_take(&r, v[i].uid + k * v[i].uid_step,
+			    v[i].t + k * v[i].t_step, &wait);
+
+			if (got != v[i].want || (v[i].wait != 0 && wait != v[i].wait))
+				fail_msg("limit %u, step %zu.%u: %d (wait %llu), not %d", limit, i, k,
+				    got, (unsigned long long)wait, v[i].want);
+		}
 	demand_rate_free(&r);
 }
 
+/* 10 a minute: the 11th refused until the first leaves the window, to the
+ * nanosecond; another user unaffected. */
+static const struct step ten[] = {
+	{ 1000, T0, DEMAND_RATE_OK, 0, 10, 0, S },
+	{ 1000, T0 + 10 * S, DEMAND_RATE_USER, 50 * S, 1, 0, 0 },
+	{ 1001, T0 + 10 * S, DEMAND_RATE_OK, 0, 1, 0, 0 },
+	{ 1000, T0 + 60 * S - 1, DEMAND_RATE_USER, 1, 1, 0, 0 },
+	{ 1000, T0 + 60 * S, DEMAND_RATE_OK, 0, 1, 0, 0 },
+	/* the next one is refused again: the second request is 59 s old */
+	{ 1000, T0 + 60 * S, DEMAND_RATE_USER, S, 1, 0, 0 },
+	{ 1000, T0 + 61 * S, DEMAND_RATE_OK, 0, 1, 0, 0 },
+};
+
 /* DEMAND_RATE_USERS users in a minute fill the table; a minute later
  * their places are free again. */
-static void
-test_rate_users(void **state)
-{
-	struct demand_rate r;
-	uint64_t t0 = 5 * S, wait;
+static const struct step users[] = {
+	{ 0, T0, DEMAND_RATE_OK, 0, DEMAND_RATE_USERS, 1, 0 },
+	{ 9999, T0 + S, DEMAND_RATE_FULL, 0, 1, 0, 0 },
+	{ 3, T0 + S, DEMAND_RATE_USER, 59 * S, 1, 0, 0 },
+	{ 9999, T0 + 60 * S, DEMAND_RATE_OK, 0, 1, 0, 0 },
+};
 
+static void
+test_rate(void **state)
+{
 	(void)state;
-	demand_rate_init(&r, 1);
-	for (uint32_t u = 0; u < DEMAND_RATE_USERS; u++)
-		assert_int_equal(demand_rate_take(&r, u, t0, &wait), DEMAND_RATE_OK);
-	assert_int_equal(demand_rate_take(&r, 9999, t0 + S, &wait), DEMAND_RATE_FULL);
-	assert_int_equal(demand_rate_take(&r, 3, t0 + S, &wait), DEMAND_RATE_USER);
-	assert_int_equal(demand_rate_take(&r, 9999, t0 + 60 * S, &wait), DEMAND_RATE_OK);
-	demand_rate_free(&r);
+	steps(10, ten, sizeof(ten) / sizeof(ten[0]));
+	steps(1, users, sizeof(users) / sizeof(users[0]));
 }
 
 int
@@ -303,12 +316,10 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_prefixes),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_has_port),
 		cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_rate),
-		cmocka_unit_test(test_rate_users),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
