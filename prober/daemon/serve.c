@@ -230,6 +230,13 @@ conn_read(struct serve_client *k)
 			conn_close(k);
 		return;
 	}
+	/* a client that ends its side at once asks what a silent one gets,
+	 * without waiting for the grace */
+	if (r == 0 && k->in_len == 0 && k->s->c.grace_ms > 0 && !k->graced) {
+		k->graced = true;
+		conn_handle(k);
+		return;
+	}
 	if (r <= 0) {		/* gone before its request was whole */
 		conn_close(k);
 		return;

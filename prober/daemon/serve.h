@@ -37,8 +37,9 @@ struct serve_conf {
 	/* instead of handle when set: the same, given the client too */
 	enum serve_next (*handle_client)(void *arg, struct serve_client *c,
 	    const char *in, size_t len, char **out, size_t *out_len);
-	/* > 0: a client that sent nothing for grace_ms is handled with len 0
-	 * (a reader that speaks first is served as it speaks) */
+	/* > 0: a client that sent nothing for grace_ms, or ended its side
+	 * without a byte, is handled with len 0 (a reader that speaks first
+	 * is served as it speaks) */
 	unsigned grace_ms;
 	/* a held client's bytes not yet taken, at most (then it is closed) */
 	size_t out_max;
