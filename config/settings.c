@@ -13,6 +13,8 @@
 /* enum probe_trace's order; stored as an int (setting_set.c) */
 static const char *const trace_choices[] = { "never", "auto", "always", NULL };
 _Static_assert(sizeof(enum probe_trace) == sizeof(int), "a choice is stored as an int");
+/* enum on_demand_mode's order */
+static const char *const on_demand_choices[] = { "off", "group-targets", "allowed", NULL };
 
 /* A field of struct conf, and one of a group */
 #define OFF(f)	offsetof(struct conf, f)
@@ -117,6 +119,11 @@ const struct setting settings[SET_COUNT] = {
 	  .help = "store every result in the SQLite store FILE too" },
 	{ .id = SET_JSON, .flag = "json", .type = SETT_BOOL, .where = SETW_CLI,
 	  .off = OFF(json), .def = "no", .help = "one JSON object per path (NDJSON)" },
+	/* the daemon's settings, not the flags: only these may come with it */
+	{ .id = SET_VIA_DAEMON, .flag = "via-daemon", .type = SETT_BOOL, .where = SETW_CLI,
+	  .off = OFF(via_daemon), .def = "no",
+	  .help = "have the running scaleprobed probe (its control socket,\n"
+	  "its settings; -c, -f, --json and -v only)" },
 	{ .id = SET_VERBOSE, .flag = "verbose", .shortopt = 'v', .type = SETT_ACTION,
 	  .where = SETW_CLI, .repeat = true,
 	  .help = "counters and peak memory on stderr at the end" },
@@ -164,6 +171,19 @@ const struct setting settings[SET_COUNT] = {
 	  .restart = true, .off = OFF(control), .def = "/run/scaleprobe/scaleprobed.sock",
 	  .arg = "FILE",
 	  .help = "the daemon's control socket, for scaleprobe status (default @D)" },
+	{ .id = SET_ON_DEMAND, .key = "on-demand", .type = SETT_CHOICE, .where = SETW_TOP,
+	  .off = OFF(on_demand), .choices = on_demand_choices, .def = "group-targets",
+	  .arg = "MODE",
+	  .help = "what the control socket's group may have probed now: off, group-targets\n"
+	  "(the groups' targets; default) or allowed (any address the lists allow)" },
+	{ .id = SET_ON_DEMAND_RATE, .key = "on-demand-rate", .type = SETT_UINT,
+	  .where = SETW_TOP, .off = OFF(on_demand_rate), .lo = 1, .hi = 1000,
+	  .unit = "requests a minute", .def = "10", .arg = "N",
+	  .help = "on-demand requests a user may make in any minute, @R (default @D)" },
+	{ .id = SET_ON_DEMAND_TARGETS, .key = "on-demand-targets", .type = SETT_UINT,
+	  .where = SETW_TOP, .off = OFF(on_demand_targets), .lo = 1, .hi = 64,
+	  .unit = "targets", .def = "16", .arg = "N",
+	  .help = "targets one on-demand request may name, @R (default @D)" },
 	{ .id = SET_INTERVAL, .key = "interval", .type = SETT_DURATION,
 	  .where = SETW_TOP | SETW_GROUP, .off = OFF(interval), .goff = GOFF(interval),
 	  .gline = GOFF(interval_line), .lo = 1, .hi = 30 * 86400, .def = "1h",

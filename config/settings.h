@@ -60,6 +60,7 @@ enum setting_id {
 	SET_SYN_TTL,
 	SET_DATABASE,
 	SET_JSON,
+	SET_VIA_DAEMON,
 	SET_VERBOSE,
 	SET_HELP,
 	SET_BLOCK,
@@ -72,6 +73,9 @@ enum setting_id {
 	SET_ALERT_RETRY,
 	SET_INCIDENT_PATHS,
 	SET_CONTROL,
+	SET_ON_DEMAND,
+	SET_ON_DEMAND_RATE,
+	SET_ON_DEMAND_TARGETS,
 	SET_INTERVAL,
 	SET_JITTER,
 	SET_GROUP,
@@ -99,6 +103,14 @@ enum setting_type {
 	SETT_TARGETS,		/* target specs, repeatable */
 	SETT_SECTION,		/* group NAME { ... } */
 	SETT_ACTION,		/* a flag that does something (-v, -h) */
+};
+
+/* on-demand: what members of the control socket's group may have the
+ * daemon probe (scaleprobed(8) "ON DEMAND"); the choices' order */
+enum on_demand_mode {
+	ON_DEMAND_OFF,
+	ON_DEMAND_GROUP_TARGETS,	/* the groups' targets only */
+	ON_DEMAND_ALLOWED,		/* any address the lists allow */
 };
 
 /* Where a setting may appear. */
@@ -186,6 +198,9 @@ struct conf {
 	uint32_t incident_paths;	/* raises at one hop in a cycle that make an
 					   incident; 0: never */
 	char *control;			/* the daemon's control socket */
+	int on_demand;			/* enum on_demand_mode */
+	uint32_t on_demand_rate;	/* requests a user may make a minute */
+	uint32_t on_demand_targets;	/* targets a request may name */
 	struct conf_prefix *allow, *block;
 	size_t nallow, nblock;
 	bool allow_large;
@@ -196,6 +211,7 @@ struct conf {
 	struct conf_group *groups;
 	size_t ngroups;
 	bool json;			/* command line only */
+	bool via_daemon;		/* command line only: probe --via-daemon */
 	unsigned verbose;		/* command line only */
 };
 

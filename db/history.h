@@ -37,6 +37,9 @@ struct history_row {
 	const char *hop_address, *last_clean_address;
 	uint32_t hop_silent;		/* TTLs inside the interval that never
 					   answered (silent_hops.h); 0: exact */
+	bool on_demand;			/* the run was asked for on the daemon's
+					   control socket, by on_demand_uid */
+	uint32_t on_demand_uid;
 	/* export's groups only (0 in show's rows): the group's first time and
 	 * how many results it holds; the other fields are its latest row's */
 	int64_t first_ns;

@@ -122,6 +122,12 @@ history_read_row(sqlite3_stmt *s, struct history_row *row)
 	row->hop_address = history_col_text(s, 17);
 	row->last_clean_address = history_col_text(s, 18);
 	row->hop_silent = silent_hops_from_i64(history_col_i64(s, 19, 0));
+	{
+		int64_t uid = history_col_i64(s, 20, -1);
+
+		row->on_demand = uid >= 0 && uid <= UINT32_MAX;
+		row->on_demand_uid = row->on_demand ? (uint32_t)uid : 0;
+	}
 }
 
 static int

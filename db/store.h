@@ -26,7 +26,7 @@
 #define STORE_APPLICATION_ID	0x53435052
 /* The schema this binary writes (db/store_schema.c has one migration per
  * version; a fixture per version lives in tests/db/fixtures/). */
-#define STORE_SCHEMA_VERSION	4
+#define STORE_SCHEMA_VERSION	5
 
 #define STORE_ERRLEN		512
 
@@ -62,6 +62,9 @@ struct store_run {
 	const char *settings;	/* the settings that shape results, as text;
 				   the store keeps it and its digest */
 	const char *program;	/* name and version */
+	bool on_demand;		/* the daemon's, asked by uid on its control
+				   socket (runs.on_demand_uid) */
+	uint32_t uid;
 };
 
 struct store_stats {

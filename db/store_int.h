@@ -172,6 +172,8 @@ struct keep {
 		struct {
 			struct timespec start;
 			char *vantage, *settings, *program;
+			bool on_demand;
+			uint32_t uid;
 		} run;
 		struct {
 			char *group;

@@ -181,9 +181,16 @@ static const char schema_v4[] =
 	"    AND h.ttl < scale_results.hop_index)"
 	" WHERE hop_index IS NOT NULL AND typeof(hop_index) = 'integer';";
 
+/* v5: a run the daemon made because a user asked on its control socket
+ * (probe --via-daemon): who asked, by uid from the socket's peer
+ * credentials; NULL for scheduled cycles and CLI runs. */
+static const char schema_v5[] =
+	"ALTER TABLE runs ADD COLUMN on_demand_uid INTEGER;";
+
 const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v1,
 	schema_v2,
 	schema_v3,
 	schema_v4,
+	schema_v5,
 };

@@ -15,6 +15,7 @@
 #include "blocklist.h"
 #include "cli.h"
 #include "cli_run.h"
+#include "demand_client.h"
 #include "cli_settings.h"
 #include "conf.h"
 #include "cli_history.h"
@@ -23,6 +24,7 @@
 #include "log.h"
 #include "output.h"
 #include "paths.h"
+#include "show.h"
 #include "store.h"
 #include "version.h"
 
@@ -129,7 +131,8 @@ probe_targets_file(const struct conf *c, struct targets *t, const char *path)
 /* Reads the flags into c (over its configuration) and the targets into t;
  * returns 0, 1 for --help, -1 on a usage error (said in one line). */
 static int
-probe_options(int argc, char **argv, struct conf *c, struct targets *t, bool *db)
+probe_options(int argc, char **argv, struct conf *c, struct targets *t, bool *db,
+    const char **probing)
 {
 	struct cli_getopt go;
 	struct conf_errors e = { NULL, 0 };
@@ -158,6 +161,10 @@ probe_options(int argc, char **argv, struct conf *c, struct targets *t, bool *db
 		default:
 			break;
 		}
+		/* --via-daemon probes with the daemon's settings, not these */
+		if (*probing == NULL && s->id != SET_JSON && s->id != SET_VERBOSE &&
+		    s->id != SET_VIA_DAEMON)
+			*probing = s->flag;
 		if (s->type == SETT_BOOL)
 			v = neg ? "no" : "yes";
 		if (setting_set(c, NULL, s, &v, s->type == SETT_ACTION ? 0 : 1, 0, why,
@@ -176,7 +183,9 @@ probe_options(int argc, char **argv, struct conf *c, struct targets *t, bool *db
 			return -1;
 		}
 	}
-	if (probe_conf_targets(c, t) != 0)
+	/* the daemon's groups are its own to probe: --via-daemon asks for
+	 * the command line's targets only */
+	if (!c->via_daemon && probe_conf_targets(c, t) != 0)
 		return -1;
 	for (int i = optind; i < argc; i++)
 		if (conf_targets_spec(t, argv[i], c->allow_large, c->ports, c->nports) != 0)
@@ -190,20 +199,19 @@ static int
 probe_result(void *arg, struct path_result *res)
 {
 	struct probe_out *out = arg;
-	bool problem = false, unmeasured = false;
 
-	for (int i = 0; i < res->nscales; i++) {
-		if (infer_is_problem(res->verdicts[i].verdict))
-			problem = true;
-		else if (!infer_is_measured(res->verdicts[i].verdict))
-			unmeasured = true;
-	}
-	if (problem)
+	switch (output_class(res)) {
+	case OUTPUT_PROBLEM:
 		out->problems++;
-	else if (unmeasured)
+		break;
+	case OUTPUT_UNMEASURED:
 		out->unmeasured++;
-	else
+		break;
+	case OUTPUT_CLEAN:
+	default:
 		out->clean++;
+		break;
+	}
 
 	if (out->c->json) {
 		size_t len;
@@ -374,6 +382,46 @@ probe_status(const struct probe_out *out, const struct paths *paths)
 }
 
 static int
+probe_via_result(void *arg, const char *text, size_t len)
+{
+	(void)arg;
+	if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+		log_warn("standard output");
+		return -1;
+	}
+	return 0;
+}
+
+/* --via-daemon: the targets as written (once each, whatever ports they
+ * were read on) asked of the daemon on its control socket. */
+static int
+probe_via_daemon(const struct conf *c, const struct targets *t)
+{
+	struct demand_client q;
+	const char **v = xcalloc(t->n + 1, sizeof(*v));
+	size_t n = 0;
+	int status;
+
+	if (c->control == NULL) {
+		log_warnx("--via-daemon: no control setting: which socket to ask is unknown");
+		free(v);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		if (n == 0 || strcmp(v[n - 1], t->v[i].as_given) != 0)
+			v[n++] = t->v[i].as_given;
+	memset(&q, 0, sizeof(q));
+	q.socket = c->control;
+	q.targets = v;
+	q.ntargets = n;
+	q.json = c->json;
+	q.result = probe_via_result;
+	status = demand_ask(&q);
+	free(v);
+	return status;
+}
+
+static int
 cmd_probe(int argc, char **argv)
 {
 	struct conf c;
@@ -386,11 +434,12 @@ cmd_probe(int argc, char **argv)
 	struct runner_stats st;
 	char vantage[256];
 	bool db = false;
+	const char *probing = NULL;
 	int r, status;
 
 	conf_init(&c);
 	targets_init(&targets);
-	r = probe_options(argc, argv, &c, &targets, &db);
+	r = probe_options(argc, argv, &c, &targets, &db, &probing);
 	if (r != 0 || targets.nerrors > 0) {
 		fputs(strbuf_str(&targets.errors), stderr);
 		/* a misuse is one line that names it (--help has the rest) */
@@ -403,6 +452,16 @@ cmd_probe(int argc, char **argv)
 	if (targets.n == 0) {
 		log_warnx("no targets (scaleprobe probe --help)");
 		status = EXIT_USAGE;
+		goto done;
+	}
+	if (c.via_daemon && probing != NULL) {
+		log_warnx("--via-daemon: --%s is not taken: the daemon probes with its own "
+		    "settings (-c, -f, --json and -v only)", probing);
+		status = EXIT_USAGE;
+		goto done;
+	}
+	if (c.via_daemon) {
+		status = probe_via_daemon(&c, &targets);
 		goto done;
 	}
 	/* before any name or route is looked up: nothing to wait for */
@@ -464,6 +523,12 @@ done:
 	blocklist_free(bl);
 	conf_free(&c);
 	return status;
+}
+
+bool
+cli_may_probe(void)
+{
+	return probe_privileged();
 }
 
 const struct cli_command cmd_probe_entry = {

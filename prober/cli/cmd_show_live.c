@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "cli_run.h"
 #include "cli_history.h"
+#include "demand_client.h"
 #include "json.h"
 #include "log.h"
 #include "output.h"
@@ -60,6 +61,54 @@ live_result(void *arg, struct path_result *res)
 	return 0;
 }
 
+static int
+live_via_result(void *arg, const char *text, size_t len)
+{
+	const struct show_opts *o = arg;
+
+	if (o->json)
+		printf("{\"live\":%.*s}\n", (int)(len > 0 && text[len - 1] == '\n' ? len - 1 :
+		    len), text);
+	else
+		printf("live, now:\n%s", text);
+	return ferror(stdout) ? -1 : 0;
+}
+
+/* The live probe asked of the daemon, which stores it (with the uid). */
+static int
+live_via_daemon(const struct conf *c, const struct show_opts *o)
+{
+	struct demand_client q;
+	char spec[TARGETS_TEXT_MAX + 16];
+	const char *v[1] = { spec };
+	int status;
+
+	if (c->control == NULL) {
+		log_warnx("show --live: probing needs root, or CAP_NET_RAW and CAP_NET_ADMIN, "
+		    "or a daemon's control setting to ask it");
+		return EXIT_USAGE;
+	}
+	if (o->port < 0)
+		snprintf(spec, sizeof(spec), "%s", o->host);
+	else if (strchr(o->host, ':') != NULL)
+		snprintf(spec, sizeof(spec), "[%s]:%d", o->host, o->port);
+	else
+		snprintf(spec, sizeof(spec), "%s:%d", o->host, o->port);
+	memset(&q, 0, sizeof(q));
+	q.socket = c->control;
+	q.targets = v;
+	q.ntargets = 1;
+	q.json = o->json;
+	q.result = live_via_result;
+	q.arg = (void *)o;
+	status = demand_ask(&q);
+	if (status == EXIT_USAGE)
+		return EXIT_USAGE;
+	if (!o->json)
+		printf("\n");
+	return EXIT_CLEAN;
+}
+
 int
 show_live(struct conf *c, const struct show_opts *o, const char *db, struct history *h)
 {
@@ -75,6 +124,8 @@ show_live(struct conf *c, const struct show_opts *o, const char *db, struct hist
 	int status = EXIT_CLEAN;
 
 	(void)h;
+	if (!cli_may_probe())
+		return live_via_daemon(c, o);
 	/* --vantage names the live run too: it is shown with its like */
 	if (o->vantage != NULL)
 		snprintf(vantage, sizeof(vantage), "%s", o->vantage);

@@ -57,6 +57,9 @@ status_read(const char *path)
 			close(fd);
 		return EXIT_USAGE;
 	}
+	/* nothing to ask: said at once, or the daemon waits 0.2 s for a
+	 * request (scaleprobed(8) CONTROL) */
+	(void)shutdown(fd, SHUT_WR);
 	/* read whole, so that a character is never escaped as two halves */
 	while (len < STATUS_MAX && (n = read(fd, buf, sizeof(buf))) > 0) {
 		size_t k = (size_t)n < STATUS_MAX - len ? (size_t)n : STATUS_MAX - len;

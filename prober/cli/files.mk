@@ -1,12 +1,13 @@
 # prober/cli: scaleprobe -- its subcommands, the settings table as its
 # flags, the output of results.
-PURE_SRCS += prober/cli/output.c
 CLI_SRCS += prober/cli/cli.c
 CLI_SRCS += prober/cli/cmd_probe.c
 # the CLI's run: one batch, the signals that end it, the progress line
 CLI_SRCS += prober/cli/cli_run.c
 CLI_SRCS += prober/cli/cmd_config.c
 CLI_SRCS += prober/cli/cmd_status.c
+# probe --via-daemon and show --live unprivileged: the daemon asked
+CLI_SRCS += prober/cli/demand_client.c
 CLI_SRCS += prober/cli/cli_settings.c
 # report: the store's trends and advice (report.h pure, cmd_report.c the command)
 CLI_SRCS += prober/cli/cmd_report.c

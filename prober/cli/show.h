@@ -20,13 +20,20 @@ struct show_opts {
 	const char *db, *conf;
 };
 
+/* Whether this process may probe itself (root, or CAP_NET_RAW and
+ * CAP_NET_ADMIN); cmd_probe.c's test.  show --live asks the daemon
+ * when not. */
+bool cli_may_probe(void);
+
 /* A port 0..65535 from the command line, or -1 after saying why. */
 int show_parse_port(const char *opt, const char *s);
 
 /* --live: probes o->host now (on --port, else the configuration's ports)
  * through the run API with c's settings, from vantage --vantage (else the
  * configuration's, else the host name), prints each result (text or
- * NDJSON {"live": object}) and stores it in db.  Returns an exit status:
+ * NDJSON {"live": object}) and stores it in db; a user who may not probe
+ * has the daemon probe it (its control setting, its settings, its store,
+ * demand_client.h).  Returns an exit status:
  * EXIT_CLEAN when the history may follow. */
 int show_live(struct conf *c, const struct show_opts *o, const char *db, struct history *h);
 

@@ -129,6 +129,19 @@ add_event(struct show_fold *f, struct show_series *s, enum show_change c,
 	e->results = 1;
 }
 
+/* row, asked for on demand, as s's latest such */
+static void
+on_demand(struct show_fold *f, struct show_series *s, const struct history_row *row)
+{
+	if (!row->on_demand)
+		return;
+	s->od_results++;
+	s->od_ns = row->time_ns;
+	s->od_uid = row->on_demand_uid;
+	free(s->od_verdict);
+	s->od_verdict = sdup(row->verdict, &f->failed);
+}
+
 void
 show_fold_add(struct show_fold *f, const struct history_row *row)
 {
@@ -148,9 +161,11 @@ show_fold_add(struct show_fold *f, const struct history_row *row)
 		row_copy(&s->last, row, &f->failed);
 		s->results = 1;
 		add_event(f, s, SHOW_FIRST, row);
+		on_demand(f, s, row);
 		return;
 	}
 	s->results++;
+	on_demand(f, s, row);
 	cur = &s->ev[s->nev - 1];
 	if (str_eq(cur->verdict, row->verdict)) {
 		cur->last_ns = row->time_ns;
@@ -198,6 +213,7 @@ show_fold_free(struct show_fold *f)
 			free(f->v[i].fi[k].hop_address);
 		}
 		free(f->v[i].fi);
+		free(f->v[i].od_verdict);
 		for (size_t k = 0; k < f->v[i].nev; k++)
 			free(f->v[i].ev[k].verdict);
 		free(f->v[i].ev);

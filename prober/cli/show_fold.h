@@ -44,6 +44,12 @@ struct show_series {
 	int64_t results;
 	struct show_finding *fi;	/* the latest row's side findings */
 	size_t nfi, ficap;
+	/* its latest result asked for on the daemon's control socket (the
+	 * schedule's may have come since): when, by whom, what it said */
+	int64_t od_results;		/* 0: none */
+	int64_t od_ns;
+	uint32_t od_uid;
+	char *od_verdict;
 };
 
 /* An open alert of the daemon (the store's open_alerts) on a path of the

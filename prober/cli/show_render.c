@@ -75,6 +75,14 @@ text_series(FILE *f, const struct show_series *s)
 	fprintf(f, "      sent %d, quoted %s, applied %s (window test), SYN-ACK's own %s\n",
 	    r->scale_sent, num(r->scale_quoted, n1, sizeof(n1)),
 	    num(r->scale_effective, n2, sizeof(n2)), num(r->sa_wscale, n3, sizeof(n3)));
+	/* what the daemon found when someone asked, not on its schedule */
+	if (s->od_results > 0) {
+		show_printable(s->od_verdict, v, sizeof(v));
+		show_local_time(s->od_ns, t1, sizeof(t1));
+		fprintf(f, "      on demand: %s at %s, asked by uid %u (%" PRId64 " result%s "
+		    "on demand)\n", v, t1, (unsigned)s->od_uid, s->od_results,
+		    s->od_results == 1 ? "" : "s");
+	}
 	if (show_is_problem(r->verdict))
 		text_hop(f, r);
 	for (size_t i = 0; i < s->nfi; i++) {
@@ -173,6 +181,15 @@ json_series(struct json *j, const struct show_series *s)
 	json_kstring(j, "reason", r->reason);
 	json_kstring(j, "reply", r->reply);
 	json_ns(j, "time", r->time_ns);
+	json_key(j, "on_demand");
+	if (s->od_results > 0) {
+		json_object_begin(j);
+		json_ns(j, "time", s->od_ns);
+		json_kint(j, "uid", s->od_uid);
+		json_kstring(j, "verdict", s->od_verdict);
+		json_object_end(j);
+	} else
+		json_null(j);
 	json_kint_or_null(j, "syn_ack_wscale", r->sa_wscale);
 	json_kint_or_null(j, "scale_quoted", r->scale_quoted);
 	json_kint_or_null(j, "scale_effective", r->scale_effective);

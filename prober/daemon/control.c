@@ -1,8 +1,9 @@
 /*
- * control.c -- the control socket: each connection is answered with the
- * status (at most CONTROL_REPLY_MAX bytes) through serve.c, so a client
- * that never reads holds one of CONTROL_CLIENTS places until its
- * deadline and never the daemon.
+ * control.c -- the control socket: a connection silent for
+ * CONTROL_GRACE_MS is answered with the status (at most CONTROL_REPLY_MAX
+ * bytes), one that sends a request gets demand.c's reply, through
+ * serve.c, so a client that never reads holds one of CONTROL_CLIENTS
+ * places until its deadline and never the daemon.
  */
 #define _GNU_SOURCE	/* O_PATH: the working directory kept, even unreadable */
 #include <sys/socket.h>
@@ -18,6 +19,8 @@
 
 #include "control.h"
 #include "daemon.h"
+#include "demand.h"
+#include "demand_req.h"
 #include "log.h"
 #include "statedir.h"
 #include "serve.h"
@@ -31,7 +34,8 @@ struct control {
 };
 
 static enum serve_next
-control_reply(void *arg, const char *in, size_t len, char **out, size_t *out_len)
+control_reply(void *arg, struct serve_client *c, const char *in, size_t len, char **out,
+    size_t *out_len)
 {
 	struct daemon *d = arg;
 	struct runner_stats st;
@@ -40,8 +44,10 @@ control_reply(void *arg, const char *in, size_t len, char **out, size_t *out_len
 	char *buf, oldest_s[WHEN_RFC3339_LEN];
 	int n;
 
-	(void)in;
-	(void)len;
+	/* a client that speaks makes a request (demand.h); one that stays
+	 * silent for its grace gets the status, as it always did */
+	if (len > 0)
+		return demand_request(d, c, in, len, out, out_len);
 	runner_stats(d->runner, &st);
 	daemon_cycle_counts(d, &due, &running, &done);
 	daemon_store_figures(d, &bytes, &oldest);
@@ -195,8 +201,10 @@ control_open(struct daemon *d, const char *path)
 		free(ct);
 		return -1;
 	}
-	if ((ct->srv = serve_new(d->base, ct->fd, &(struct serve_conf){ "control",
-	    CONTROL_CLIENTS, 0, CONTROL_TIMEOUT_MS, control_reply, d })) == NULL) {
+	if ((ct->srv = serve_new(d->base, ct->fd, &(struct serve_conf){ .name = "control",
+	    .max_clients = CONTROL_CLIENTS, .in_max = DEMAND_REQ_MAX,
+	    .timeout_ms = CONTROL_TIMEOUT_MS, .handle_client = control_reply, .arg = d,
+	    .grace_ms = CONTROL_GRACE_MS, .out_max = DEMAND_OUT_MAX })) == NULL) {
 		free(ct);	/* serve_new closed the socket */
 		return -1;
 	}

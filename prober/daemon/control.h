@@ -1,7 +1,9 @@
 /*
  * control.h -- the daemon's control socket (the control setting): a
- * Unix stream socket that answers each connection with the status, one
- * "key value" line each, and closes it.  `scaleprobe status` reads it.
+ * Unix stream socket that answers a connection that sends nothing with
+ * the status, one "key value" line each, and closes it (`scaleprobe
+ * status` reads it); one that sends an on-demand request (demand.h) is
+ * answered with its probe.
  */
 #ifndef SCALEPROBE_CONTROL_H
 #define SCALEPROBE_CONTROL_H
@@ -15,6 +17,9 @@ struct daemon;
 #define CONTROL_REPLY_MAX 65536
 #define CONTROL_CLIENTS 16
 #define CONTROL_TIMEOUT_MS 5000
+/* A client silent this long after its connect asks for the status; a
+ * request is sent with the connect, long before (serve.h's grace) */
+#define CONTROL_GRACE_MS 200
 
 /* Before anything is made for the daemon: what is at path is nothing, or
  * a stale socket (no one listens); 0, or -1 after logging what is there. */

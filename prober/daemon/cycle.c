@@ -18,6 +18,7 @@
 
 #include "blocklist.h"
 #include "daemon.h"
+#include "demand.h"
 #include "infer.h"
 #include "log.h"
 #include "schedule.h"
@@ -318,6 +319,8 @@ daemon_on_result(void *arg, void *tag, struct path_result *res)
 	struct daemon *d = arg;
 	struct unit *u = tag;
 
+	if (demand_owns(d, tag))
+		return demand_on_result(d, tag, res);
 	if (store_add(d->st, u->run_id, res) != 0) {
 		/* while the store fails, its alert says so and the drops are
 		 * counted: no line per result */
@@ -357,6 +360,10 @@ daemon_on_batch(void *arg, void *tag)
 	struct unit *u = tag;
 	char why[128];
 
+	if (demand_owns(d, tag)) {
+		demand_on_batch(d, tag);
+		return;
+	}
 	if (u->results > 0)
 		unit_end(d, u, "measured", NULL);
 	else if (u->paths.unresolved > 0)

@@ -25,6 +25,7 @@ struct sched;
 struct blocklist;
 struct config_gen;
 struct control;
+struct demand;
 struct serve;
 struct notify;
 struct retention;
@@ -108,6 +109,7 @@ struct daemon {
 	bool store_alert;		/* the store cannot write (alert_tell.c) */
 	int lock_fd;
 	struct control *control;
+	struct demand *demand;		/* demand.c: on-demand requests */
 	struct serve *http;		/* --metrics */
 	struct retention *retention;	/* retention.c */
 	int exit_status;

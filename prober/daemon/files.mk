@@ -27,6 +27,11 @@ DAEMON_SRCS += prober/daemon/alertcmd.c
 DAEMON_SRCS += prober/daemon/alertcmd_child.c
 DAEMON_SRCS += prober/daemon/privs.c
 DAEMON_SRCS += prober/daemon/control.c
+# on-demand requests on the control socket: the request's parse and scope
+# and each user's rate (pure), and the requests' probes
+PURE_SRCS += prober/daemon/demand_req.c
+PURE_SRCS += prober/daemon/demand_rate.c
+DAEMON_SRCS += prober/daemon/demand.c
 # retention on a schedule of its own, in short steps on the loop
 DAEMON_SRCS += prober/daemon/retention.c
 PROGRAMS += scaleprobed

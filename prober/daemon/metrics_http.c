@@ -166,8 +166,9 @@ metrics_http_open(struct daemon *d, const char *spec)
 	}
 	if ((fd = metrics_listen(spec, host, colon + 1)) == -1)
 		return -1;
-	d->http = serve_new(d->base, fd, &(struct serve_conf){ "--metrics",
-	    METRICS_CLIENTS, HTTP_REQ_MAX, METRICS_TIMEOUT_MS, metrics_request, d });
+	d->http = serve_new(d->base, fd, &(struct serve_conf){ .name = "--metrics",
+	    .max_clients = METRICS_CLIENTS, .in_max = HTTP_REQ_MAX,
+	    .timeout_ms = METRICS_TIMEOUT_MS, .handle = metrics_request, .arg = d });
 	return d->http != NULL ? 0 : -1;
 }
 

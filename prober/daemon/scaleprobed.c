@@ -21,6 +21,7 @@
 #include "alertcmd.h"
 #include "control.h"
 #include "daemon.h"
+#include "demand.h"
 #include "log.h"
 #include "notify.h"
 #include "schedule.h"
@@ -550,6 +551,7 @@ shut_down(struct daemon *d, int rc)
 		runner_rejects_line(&st, why, sizeof(why));
 		log_info("packets: %s", why);
 	}
+	demand_free(d);		/* after the runner: its batches were theirs */
 	daemon_retention_stop(d);
 	if (d->st != NULL) {
 		if (store_flush(d->st, true) != 0) {

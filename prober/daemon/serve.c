@@ -11,7 +11,10 @@
 #define _GNU_SOURCE		/* accept4 */
 #include <sys/socket.h>
 
+#include <sys/types.h>
+
 #include <errno.h>
+#include <stdbool.h>
 #include <event2/event.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -29,7 +32,7 @@
  * a scraper's request follows its handshake within this */
 #define SERVE_GRACE_MS 200
 
-struct sconn {
+struct serve_client {
 	struct serve *s;
 	int fd;
 	struct event *ev;
@@ -37,8 +40,12 @@ struct sconn {
 	char *in;
 	size_t in_len;
 	char *out;
-	size_t out_len, out_off;
-	struct sconn *prev, *next;	/* in accept order: the oldest first */
+	size_t out_len, out_off, out_cap;
+	bool graced;			/* handled with nothing sent */
+	bool held, ended;		/* SERVE_HOLD; serve_end since */
+	void (*gone)(void *owner);
+	void *owner;
+	struct serve_client *prev, *next;	/* in accept order: the oldest first */
 };
 
 struct serve {
@@ -46,7 +53,7 @@ struct serve {
 	struct event_base *base;
 	int lfd, reserve;
 	struct event *lev, *pause;
-	struct sconn *head, *tail;
+	struct serve_client *head, *tail;
 	size_t n;
 	time_t warned;
 };
@@ -60,10 +67,12 @@ reserve_open(void)
 }
 
 static void
-conn_close(struct sconn *k)
+conn_close(struct serve_client *k)
 {
 	struct serve *s = k->s;
 
+	if (k->held && !k->ended && k->gone != NULL)
+		k->gone(k->owner);
 	if (k->prev != NULL)
 		k->prev->next = k->next;
 	else
@@ -81,20 +90,41 @@ conn_close(struct sconn *k)
 	free(k);
 }
 
+/* Milliseconds left until k's deadline (<= 0: passed). */
+static long long
+ms_left(const struct serve_client *k)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (k->deadline.tv_sec - now.tv_sec) * 1000LL +
+	    (k->deadline.tv_nsec - now.tv_nsec) / 1000000;
+}
+
 /* Waits for what (EV_READ or EV_WRITE) until the deadline; -1 when it
  * has passed or the event cannot be set. */
 static int
-conn_wait(struct sconn *k, short what)
+conn_wait(struct serve_client *k, short what)
 {
 	struct timespec now;
 	struct timeval tv;
 	long long ms;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	ms = (k->deadline.tv_sec - now.tv_sec) * 1000LL +
-	    (k->deadline.tv_nsec - now.tv_nsec) / 1000000;
+	ms = ms_left(k);
 	if (ms <= 0)
 		return -1;
+	/* a silent client is handled as such once its grace is over */
+	if (what == EV_READ && k->s->c.grace_ms > 0 && !k->graced && k->in_len == 0 && !k->held) {
+		long long g = (long long)k->s->c.grace_ms -
+		    ((now.tv_sec - k->born.tv_sec) * 1000LL +
+		    (now.tv_nsec - k->born.tv_nsec) / 1000000);
+
+		if (g < 1)
+			g = 1;
+		if (g < ms)
+			ms = g;
+	}
 	tv.tv_sec = (time_t)(ms / 1000);
 	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
 	if (k->ev != NULL && event_get_events(k->ev) != what) {
@@ -109,7 +139,7 @@ conn_wait(struct sconn *k, short what)
 /* Writes what it can of the reply; closes k when it is all out or the
  * client is gone. */
 static void
-conn_write(struct sconn *k)
+conn_write(struct serve_client *k)
 {
 	ssize_t w;
 
@@ -124,15 +154,54 @@ conn_write(struct sconn *k)
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) &&
 		    conn_wait(k, EV_WRITE) == 0)
 			return;
-		break;
+		conn_close(k);
+		return;
+	}
+	/* held: all out, and more may come; meanwhile its peer is watched */
+	if (k->held && !k->ended) {
+		k->out_off = k->out_len = 0;
+		if (conn_wait(k, EV_READ) == 0)
+			return;
+	}
+	conn_close(k);
+}
+
+/* A held client readable: it left (or broke the protocol by sending
+ * more), so it is closed. */
+static void
+conn_held_read(struct serve_client *k)
+{
+	char b[256];
+	ssize_t r = recv(k->fd, b, sizeof(b), 0);
+
+	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+		if (conn_wait(k, EV_READ) != 0)
+			conn_close(k);
+		return;
 	}
 	conn_close(k);
 }
 
 static void
-conn_handle(struct sconn *k)
+conn_handle(struct serve_client *k)
 {
-	switch (k->s->c.handle(k->s->c.arg, k->in, k->in_len, &k->out, &k->out_len)) {
+	enum serve_next next;
+
+	next = k->s->c.handle_client != NULL ?
+	    k->s->c.handle_client(k->s->c.arg, k, k->in, k->in_len, &k->out, &k->out_len) :
+	    k->s->c.handle(k->s->c.arg, k->in, k->in_len, &k->out, &k->out_len);
+	switch (next) {
+	case SERVE_HOLD:
+		/* the reply's first part goes out; then its peer is watched */
+		k->out_off = 0;
+		k->out_cap = k->out_len;
+		if (k->out_len > 0) {
+			conn_write(k);
+			return;
+		}
+		if (conn_wait(k, EV_READ) != 0)
+			conn_close(k);
+		return;
 	case SERVE_MORE:
 		/* the handler must decide by a full buffer: nothing more fits */
 		if (k->in_len < k->s->c.in_max && conn_wait(k, EV_READ) == 0)
@@ -151,7 +220,7 @@ conn_handle(struct sconn *k)
 }
 
 static void
-conn_read(struct sconn *k)
+conn_read(struct serve_client *k)
 {
 	ssize_t r;
 
@@ -159,6 +228,13 @@ conn_read(struct sconn *k)
 	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
 		if (conn_wait(k, EV_READ) != 0)
 			conn_close(k);
+		return;
+	}
+	/* a client that ends its side at once asks what a silent one gets,
+	 * without waiting for the grace */
+	if (r == 0 && k->in_len == 0 && k->s->c.grace_ms > 0 && !k->graced) {
+		k->graced = true;
+		conn_handle(k);
 		return;
 	}
 	if (r <= 0) {		/* gone before its request was whole */
@@ -172,14 +248,21 @@ conn_read(struct sconn *k)
 static void
 conn_event(evutil_socket_t fd, short what, void *arg)
 {
-	struct sconn *k = arg;
+	struct serve_client *k = arg;
 
 	(void)fd;
-	if (what & EV_TIMEOUT) {
+	if ((what & EV_TIMEOUT) && k->s->c.grace_ms > 0 && !k->graced && !k->held &&
+	    k->in_len == 0 && ms_left(k) > 0) {
+		/* its grace is over, not its deadline: handled as silent */
+		k->graced = true;
+		conn_handle(k);
+	} else if (what & EV_TIMEOUT) {
 		log_debug("%s: a client timed out", k->s->c.name);
 		conn_close(k);
-	} else if (k->out != NULL)
+	} else if (k->out_len > k->out_off)
 		conn_write(k);
+	else if (k->held)
+		conn_held_read(k);
 	else
 		conn_read(k);
 }
@@ -199,16 +282,19 @@ ms_since(const struct timespec *t)
  * has sent nothing past its grace; then the oldest (a scraper accepted
  * between its handshake and its request is the newest, so the last to
  * go). */
-static struct sconn *
+static struct serve_client *
 conn_victim(struct serve *s)
 {
-	struct sconn *k;
+	struct serve_client *k;
 
 	for (k = s->head; k != NULL; k = k->next)
-		if (k->in_len > 0 || k->out != NULL)
+		if (!k->held && (k->in_len > 0 || k->out != NULL))
 			return k;
 	for (k = s->head; k != NULL; k = k->next)
-		if (ms_since(&k->born) >= SERVE_GRACE_MS)
+		if (!k->held && ms_since(&k->born) >= SERVE_GRACE_MS)
+			return k;
+	for (k = s->head; k != NULL; k = k->next)
+		if (!k->held)
 			return k;
 	return s->head;
 }
@@ -216,7 +302,7 @@ conn_victim(struct serve *s)
 static void
 conn_new(struct serve *s, int fd)
 {
-	struct sconn *k;
+	struct serve_client *k;
 
 	if (s->n >= s->c.max_clients && s->head != NULL) {
 		log_debug("%s: %zu clients, one closed", s->c.name, s->n);
@@ -349,4 +435,81 @@ serve_free(struct serve *s)
 	if (s->reserve != -1)
 		close(s->reserve);
 	free(s);
+}
+
+static void
+deadline_in(struct serve_client *k, unsigned ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, &k->deadline);
+	k->deadline.tv_sec += ms / 1000;
+	k->deadline.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (k->deadline.tv_nsec >= 1000000000L) {
+		k->deadline.tv_sec++;
+		k->deadline.tv_nsec -= 1000000000L;
+	}
+}
+
+void
+serve_hold(struct serve_client *k, unsigned timeout_ms, void (*gone)(void *owner), void *owner)
+{
+	k->held = true;
+	k->gone = gone;
+	k->owner = owner;
+	deadline_in(k, timeout_ms);
+}
+
+int
+serve_send(struct serve_client *k, const void *buf, size_t len)
+{
+	bool idle = k->out_len == k->out_off;
+
+	if (k->out_off > 0 && k->out_off == k->out_len)
+		k->out_off = k->out_len = 0;
+	if (k->out_len - k->out_off + len > k->s->c.out_max) {
+		log_debug("%s: a client does not take its reply: closed", k->s->c.name);
+		conn_close(k);
+		return -1;
+	}
+	if (k->out_len + len > k->out_cap) {
+		/* the part taken already makes room first */
+		memmove(k->out, k->out + k->out_off, k->out_len - k->out_off);
+		k->out_len -= k->out_off;
+		k->out_off = 0;
+		if (k->out_len + len > k->out_cap) {
+			k->out_cap = k->out_len + len > 2 * k->out_cap ? k->out_len + len :
+			    2 * k->out_cap;
+			k->out = xrealloc(k->out, k->out_cap);
+		}
+	}
+	memcpy(k->out + k->out_len, buf, len);
+	k->out_len += len;
+	/* out at once when nothing waits for the socket already (a write
+	 * event is set otherwise, and takes this with the rest) */
+	if (idle && k->held && !(k->ev != NULL && event_get_events(k->ev) == EV_WRITE &&
+	    event_pending(k->ev, EV_WRITE, NULL)))
+		conn_write(k);
+	return 0;
+}
+
+void
+serve_end(struct serve_client *k)
+{
+	k->ended = true;
+	if (k->out_len == k->out_off)
+		conn_close(k);
+	else if (!(k->ev != NULL && event_get_events(k->ev) == EV_WRITE &&
+	    event_pending(k->ev, EV_WRITE, NULL)))
+		conn_write(k);
+}
+
+int
+serve_peer_uid(const struct serve_client *k, uint32_t *uid)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (getsockopt(k->fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || len != sizeof(cr))
+		return -1;
+	*uid = (uint32_t)cr.uid;
+	return 0;
 }

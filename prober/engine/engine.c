@@ -158,6 +158,14 @@ engine_has_path(const struct engine *e, const struct addr *dst, uint16_t port)
 	return engine_path_find(e, dst, port) != NULL;
 }
 
+const void *
+engine_path_tag(const struct engine *e, const struct addr *dst, uint16_t port)
+{
+	const struct path_slot *s = engine_path_find(e, dst, port);
+
+	return s != NULL ? s->path.tag : NULL;
+}
+
 void
 engine_paths_ready(struct engine *e)
 {

@@ -180,6 +180,8 @@ bool engine_idle(const struct engine *e);
 /* Whether (dst, port) is in flight: a path handed out for it now would be
  * skipped as a duplicate, without a result. */
 bool engine_has_path(const struct engine *e, const struct addr *dst, uint16_t port);
+/* The tag of the path in flight on (dst, port); NULL when none is. */
+const void *engine_path_tag(const struct engine *e, const struct addr *dst, uint16_t port);
 size_t engine_inflight(const struct engine *e);
 void engine_counters(const struct engine *e, struct engine_counters *out);
 

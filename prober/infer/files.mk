@@ -3,3 +3,6 @@ PURE_SRCS += prober/infer/infer.c
 PURE_SRCS += prober/infer/infer_hop.c
 # what to do about a verdict, per side of the path
 PURE_SRCS += prober/infer/advice.c
+# a judged result as people read it and as NDJSON: the CLI prints it, the
+# daemon sends it to whom asked on demand
+PURE_SRCS += prober/infer/output.c

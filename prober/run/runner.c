@@ -236,7 +236,7 @@ run_ended(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	while ((b = *pp) != NULL) {
-		if (!b->walked || b->inflight > 0) {
+		if (!b->walked || b->inflight > 0 || b->nwaiting > 0) {
 			pp = &b->next;
 			continue;
 		}
@@ -246,6 +246,7 @@ run_ended(evutil_socket_t fd, short what, void *arg)
 		r->nbatches--;
 		if (r->cfg->on_batch != NULL)
 			r->cfg->on_batch(r->cfg->arg, b->tag);
+		free(b->waiting);
 		free(b);
 	}
 	/* the batches of the settings in force are done: the next ones' */
@@ -411,10 +412,10 @@ runner_configure(struct runner *r, const struct probe_settings *ps)
 	event_active(r->ended, EV_TIMEOUT, 0);
 }
 
-int
-runner_add(struct runner *r, struct paths *p, void *tag)
+static int
+run_add(struct runner *r, struct paths *p, void *tag, bool first)
 {
-	struct batch *b = calloc(1, sizeof(*b));
+	struct batch *b = calloc(1, sizeof(*b)), **pp;
 
 	if (b == NULL) {
 		log_warn("runner");
@@ -428,11 +429,33 @@ runner_add(struct runner *r, struct paths *p, void *tag)
 	b->p = p;
 	b->tag = tag;
 	b->gen = r->gen_next;
-	*r->tail = b;
-	r->tail = &b->next;
+	b->first = first;
+	/* first: before every batch of its settings (the batches stay in
+	 * the order of their settings, which run_next_path relies on) */
+	for (pp = &r->head; first && *pp != NULL && (*pp)->gen != b->gen; pp = &(*pp)->next)
+		;
+	if (!first || *pp == NULL) {
+		*r->tail = b;
+		r->tail = &b->next;
+	} else {
+		b->next = *pp;
+		*pp = b;
+	}
 	r->nbatches++;
 	run_names_ready(r);
 	return 0;
+}
+
+int
+runner_add(struct runner *r, struct paths *p, void *tag)
+{
+	return run_add(r, p, tag, false);
+}
+
+int
+runner_add_first(struct runner *r, struct paths *p, void *tag)
+{
+	return run_add(r, p, tag, true);
 }
 
 void
@@ -516,6 +539,7 @@ runner_close(struct runner *r, struct runner_stats *stats)
 		event_free(r->ended);
 	for (b = r->head; b != NULL; b = next) {
 		next = b->next;
+		free(b->waiting);
 		free(b);
 	}
 	probe_settings_free(&r->ps);

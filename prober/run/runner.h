@@ -77,6 +77,11 @@ void runner_configure(struct runner *r, const struct probe_settings *ps);
  * or -1 (logged: a name resolver could not start). */
 int runner_add(struct runner *r, struct paths *p, void *tag);
 
+/* The same, walked before the batches added before it (of the same
+ * settings): its paths take the engine's next room, and the one --rate
+ * with the rest (the daemon's on-demand requests). */
+int runner_add_first(struct runner *r, struct paths *p, void *tag);
+
 /* No batch will follow: on_idle once the last one is done. */
 void runner_finish(struct runner *r);
 

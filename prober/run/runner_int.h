@@ -25,6 +25,11 @@ struct batch {
 	bool walked;			/* paths_next said 0 (or failed) */
 	bool error;			/* ... failed: the run cannot go on */
 	unsigned gen;			/* the settings it was added under */
+	bool first;			/* runner_add_first's: its paths another
+					   batch has in flight wait for them,
+					   never skipped */
+	struct path *waiting;		/* those paths, until they are free */
+	size_t nwaiting, capwaiting;
 	struct batch *next;
 };
 
@@ -58,6 +63,7 @@ struct runner {
 	bool finishing, idle_told;
 	bool batch_error;		/* a walk failed (too many interfaces) */
 	uint64_t duplicates;
+	size_t waiting;			/* paths of first batches waiting */
 	int send_errno;			/* the last send error logged */
 	bool cap_told[PATHS_MAX_IFACES];	/* its failure was logged */
 	char cap_why[PATHS_MAX_IFACES][160];	/* "ifname: why" */

@@ -61,8 +61,58 @@ static void
 run_batch_walked(struct runner *r, struct batch *b)
 {
 	b->walked = true;
-	if (b->inflight == 0)
+	if (b->inflight == 0 && b->nwaiting == 0)
 		event_active(r->ended, EV_TIMEOUT, 0);
+}
+
+/* p into out, as b's path in flight. */
+static int
+run_hand_out(struct runner *r, struct batch *b, const struct path *p, int cap,
+    struct engine_path *out)
+{
+	(void)r;
+	*out = (struct engine_path){ .target = p->target, .host = p->host, .dst = p->dst,
+	    .src = p->src, .port = p->port, .capture = cap, .tag = b };
+	clock_gettime(CLOCK_REALTIME, &out->wall);
+	b->inflight++;
+	return 1;
+}
+
+/* A path another batch has in flight, where either is a first batch:
+ * kept for when it is free, so that whoever asked, and the schedule,
+ * each get a result of their own. */
+static void
+run_wait_path(struct runner *r, struct batch *b, const struct path *p)
+{
+	if (b->nwaiting == b->capwaiting) {
+		b->capwaiting = b->capwaiting ? 2 * b->capwaiting : 8;
+		b->waiting = xreallocarray(b->waiting, b->capwaiting, sizeof(*b->waiting));
+	}
+	b->waiting[b->nwaiting++] = *p;
+	r->waiting++;
+}
+
+/* A waiting path of b that is free now: handed out (1), or 0. */
+static int
+run_waited(struct runner *r, struct batch *b, struct engine_path *out)
+{
+	for (size_t i = 0; i < b->nwaiting; i++) {
+		struct path p = b->waiting[i];
+		int cap;
+
+		if (engine_has_path(r->engine, &p.dst, p.port))
+			continue;
+		b->waiting[i] = b->waiting[--b->nwaiting];
+		r->waiting--;
+		if ((cap = run_capture_of(r, b->p->ifnames[p.iface])) < 0) {
+			b->error = r->batch_error = true;
+			if (b->nwaiting == 0 && b->walked && b->inflight == 0)
+				event_active(r->ended, EV_TIMEOUT, 0);
+			return 0;
+		}
+		return run_hand_out(r, b, &p, cap, out);
+	}
+	return 0;
 }
 
 /* The next path: from the first batch that has one ready; LATER while a
@@ -78,12 +128,18 @@ run_next_path(void *arg, struct engine_path *out)
 		return 0;
 	for (struct batch *b = r->head; b != NULL; b = b->next) {
 		struct path p;
+		struct batch *held;
 		int rc, cap;
 
 		/* added under newer settings: they wait for this engine's end */
 		if (b->gen != r->gen) {
 			later = true;
 			break;
+		}
+		if (b->nwaiting > 0) {
+			if (run_waited(r, b, out) == 1)
+				return 1;
+			later = true;
 		}
 
 		while (!b->walked) {
@@ -106,22 +162,19 @@ run_next_path(void *arg, struct engine_path *out)
 				run_batch_walked(r, b);
 				break;
 			}
-			if (engine_has_path(r->engine, &p.dst, p.port)) {
-				/* another batch probes it now: that result serves */
-				r->duplicates++;
+			if ((held = (struct batch *)(uintptr_t)engine_path_tag(r->engine, &p.dst,
+			    p.port)) != NULL) {
+				/* another batch probes it now: that result serves;
+				 * but a first batch's own is not another's, nor
+				 * another's its: the one waits for the other */
+				if (b->first || held->first) {
+					run_wait_path(r, b, &p);
+					later = true;
+				} else
+					r->duplicates++;
 				continue;
 			}
-			memset(out, 0, sizeof(*out));
-			out->target = p.target;
-			out->dst = p.dst;
-			out->src = p.src;
-			out->port = p.port;
-			out->host = p.host;
-			out->capture = cap;
-			out->tag = b;
-			clock_gettime(CLOCK_REALTIME, &out->wall);
-			b->inflight++;
-			return 1;
+			return run_hand_out(r, b, &p, cap, out);
 		}
 	}
 	if (later || !r->finishing)
@@ -273,8 +326,12 @@ run_done(void *arg, struct path_result *res)
 		r->failed = true;
 		event_active(r->ended, EV_TIMEOUT, 0);
 	}
-	if (--b->inflight == 0 && b->walked)
+	if (--b->inflight == 0 && b->walked && b->nwaiting == 0)
 		event_active(r->ended, EV_TIMEOUT, 0);
+	/* a path a first batch waits for may be free now: ask again (from
+	 * the loop: the engine is handing this result over) */
+	if (r->waiting > 0)
+		event_active(r->more, EV_TIMEOUT, 0);
 }
 
 void

@@ -81,3 +81,9 @@ LAB_CHECKS += tests/e2e/fds-e2e
 # pkt/s, copies of real SYN-ACKs): every (path, scale) as a clean cycle's, each packet
 # counted refused by its reason in /metrics and -v, capture drops as the kernel's
 LAB_CHECKS += tests/e2e/hostile-e2e
+# on demand: a member of the socket's group has the daemon probe lab paths during a
+# cycle (probe --via-daemon, show --live): a root probe's verdicts and hops, stored
+# with its uid, marked by show, one --rate at the servers, the cycle complete; the
+# outsider, a blocked and an ungrouped target, 17 targets, the 11th request refused
+# in one line; an oversized and a garbled request an error, the daemon running
+LAB_CHECKS += tests/e2e/demand-e2e

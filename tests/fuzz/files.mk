@@ -20,3 +20,5 @@ FUZZERS += fuzz_evidence
 FUZZERS += fuzz_conf
 # /metrics' request handling (prober/daemon/http_req.c)
 FUZZERS += fuzz_http_req
+# the control socket's on-demand requests (prober/daemon/demand_req.c)
+FUZZERS += fuzz_demand_req

@@ -50,6 +50,9 @@ UNIT_TESTS += test_alertrun
 UNIT_TESTS += test_metrics
 # /metrics' request handling: what a request asks for, its limit, the replies
 UNIT_TESTS += test_http_req
+# on-demand requests on the control socket: the parse, the targets each mode
+# lets through, each user's rate
+UNIT_TESTS += test_demand
 UNIT_TESTS += test_notify
 # what scaleprobed accepts at a name it changes as root
 UNIT_TESTS += test_statedir

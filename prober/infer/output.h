@@ -17,4 +17,13 @@ void output_json(struct json *j, const struct path_result *res, const char *vant
 /* Writes the readable block of one path. */
 void output_text(FILE *f, const struct path_result *res);
 
+/* How a result counts toward probe's exit status (cli.h): a path problem
+ * on some scale, else some scale not measured, else clean. */
+enum output_class {
+	OUTPUT_CLEAN,
+	OUTPUT_PROBLEM,
+	OUTPUT_UNMEASURED,
+};
+enum output_class output_class(const struct path_result *res);
+
 #endif

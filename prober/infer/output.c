@@ -383,3 +383,17 @@ output_text(FILE *f, const struct path_result *res)
 	for (int i = 0; i < res->nscales; i++)
 		text_segment(f, res, i);
 }
+
+enum output_class
+output_class(const struct path_result *res)
+{
+	enum output_class c = OUTPUT_CLEAN;
+
+	for (int i = 0; i < res->nscales; i++) {
+		if (infer_is_problem(res->verdicts[i].verdict))
+			return OUTPUT_PROBLEM;
+		if (!infer_is_measured(res->verdicts[i].verdict))
+			c = OUTPUT_UNMEASURED;
+	}
+	return c;
+}

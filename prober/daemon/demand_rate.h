@@ -1,0 +1,45 @@
+/*
+ * demand_rate.h -- the on-demand requests each user may make: at most
+ * limit in any DEMAND_RATE_WINDOW_NS, counted per uid (the control
+ * socket's peer credentials).  Pure: the caller hands in the time.  Its
+ * memory is bounded: DEMAND_RATE_USERS users at once (a user whose last
+ * request is older than the window makes room), limit times each.
+ */
+#ifndef SCALEPROBE_DEMAND_RATE_H
+#define SCALEPROBE_DEMAND_RATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DEMAND_RATE_WINDOW_NS	(60ull * 1000000000ull)
+#define DEMAND_RATE_USERS	64
+
+struct demand_user {
+	uint32_t uid;
+	bool used;
+	uint64_t *t;			/* [limit]: a ring of request times */
+	size_t n, head;			/* times held; the oldest's index */
+};
+
+struct demand_rate {
+	unsigned limit;
+	struct demand_user u[DEMAND_RATE_USERS];
+};
+
+enum demand_rate_verdict {
+	DEMAND_RATE_OK,			/* counted */
+	DEMAND_RATE_USER,		/* limit requests in the window already */
+	DEMAND_RATE_FULL,		/* DEMAND_RATE_USERS others asked in it */
+};
+
+/* limit: requests per window, at least 1 (a new limit forgets the past). */
+void demand_rate_init(struct demand_rate *r, unsigned limit);
+void demand_rate_free(struct demand_rate *r);
+/* Counts a request of uid at now_ns when the limit allows it; on
+ * DEMAND_RATE_USER, *wait_ns is how long until the oldest leaves the
+ * window. */
+enum demand_rate_verdict demand_rate_take(struct demand_rate *r, uint32_t uid,
+    uint64_t now_ns, uint64_t *wait_ns);
+
+#endif

@@ -1,0 +1,326 @@
+/*
+ * test_demand.c -- on-demand requests (prober/daemon/demand_req.c,
+ * demand_rate.c): a table of requests and what each is (whole, waiting,
+ * refused, too large) and the first verdict of its growing prefixes the
+ * whole's; which targets each on-demand
+ * mode lets through and on which ports; each user's rate in a sliding
+ * minute, exact at its edge, and the table of users bounded.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "conf.h"
+#include "demand_rate.h"
+#include "demand_req.h"
+
+#define M "scaleprobe-demand 1\n"
+
+struct row {
+	const char *in;
+	size_t max;		/* 0: DEMAND_REQ_MAX */
+	enum demand_parse want;
+	size_t ntargets;
+	int json;
+	const char *why;	/* a part of why, for the refusals */
+};
+
+static const struct row rows[] = {
+	/* whole */
+	{ M "target clean.lab\n\n", 0, DEMAND_OK, 1, 0, NULL },
+	{ M "format json\ntarget 198.18.100.1\ntarget [fd00::1]:443\n\n", 0, DEMAND_OK, 2, 1,
+	  NULL },
+	{ M "format text\ntarget a:80\n\n", 0, DEMAND_OK, 1, 0, NULL },
+	/* waiting */
+	{ "", 0, DEMAND_MORE, 0, 0, NULL },
+	{ "scaleprobe-dem", 0, DEMAND_MORE, 0, 0, NULL },
+	{ M, 0, DEMAND_MORE, 0, 0, NULL },
+	{ M "target clean.lab\n", 0, DEMAND_MORE, 0, 0, NULL },
+	{ M "target clean.l", 0, DEMAND_MORE, 0, 0, NULL },
+	/* garbled */
+	{ "GET / HTTP/1.1\r\n\r\n", 0, DEMAND_BAD, 0, 0, "first line" },
+	{ "scaleprobe-demand 2\n", 0, DEMAND_BAD, 0, 0, "first line" },
+	{ "\x00\x01\x02", 0, DEMAND_BAD, 0, 0, "first line" },
+	{ M "\n", 0, DEMAND_BAD, 0, 0, "no target" },
+	{ M "target a\n\nx", 0, DEMAND_BAD, 0, 0, "after the request" },
+	{ M "target a b\n\n", 0, DEMAND_BAD, 0, 0, "one word" },
+	{ M "target \n\n", 0, DEMAND_BAD, 0, 0, "one word" },
+	{ M "target a\r\n\n", 0, DEMAND_BAD, 0, 0, "control byte" },
+	{ M "target a\x1b[2J\n\n", 0, DEMAND_BAD, 0, 0, "control byte" },
+	{ M "target \xc3\xa9\n\n", 0, DEMAND_BAD, 0, 0, "above ASCII" },
+	{ M "target a\nformat json\n\n", 0, DEMAND_BAD, 0, 0, "format must be" },
+	{ M "format xml\ntarget a\n\n", 0, DEMAND_BAD, 0, 0, "json or text" },
+	{ M "status\n\n", 0, DEMAND_BAD, 0, 0, "neither" },
+	{ M "target\n\n", 0, DEMAND_BAD, 0, 0, "neither" },
+	/* bounds */
+	{ M "target clean.lab\n", 37, DEMAND_TOO_LARGE, 0, 0, "within 37 bytes" },
+	{ "scaleprobe", 10, DEMAND_TOO_LARGE, 0, 0, "within 10 bytes" },
+};
+
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+/* A row's bytes (the one that begins with a NUL: its three bytes) and limit. */
+static size_t
+row_len(const struct row *r, size_t *max)
+{
+	*max = r->max ? r->max : DEMAND_REQ_MAX;
+	return r->in[0] == '\0' && r->want == DEMAND_BAD ? 3 : strlen(r->in);
+}
+
+/* As the server reads: every prefix of a request waits or fails as the
+ * whole does, never differently, but for a whole request followed by
+ * more bytes (one request a connection). */
+static void
+prefixes(struct demand_req *q, const char *in, size_t len, size_t max,
+    enum demand_parse whole)
+{
+	char why[256];
+
+	for (size_t k = 0; k < len; k++) {
+		enum demand_parse p = demand_req_parse(in, k, max, q, why, sizeof(why));
+
+		if (p == DEMAND_MORE)
+			continue;
+		if (p == DEMAND_OK && whole == DEMAND_BAD && q->used == k) {
+			assert_int_equal(demand_req_parse(in, len, max, q, why, sizeof(why)),
+			    DEMAND_BAD);
+			assert_non_null(strstr(why, "after the request"));
+		} else if (p != whole)
+			fail_msg("\"%s\": prefix %zu is %d, the whole %d", in, k, p, whole);
+		return;
+	}
+}
+
+static void
+test_table(void **state)
+{
+	struct demand_req *q = malloc(sizeof(*q));
+	char why[256];
+
+	(void)state;
+	for (size_t i = 0; i < NROWS; i++) {
+		const struct row *r = &rows[i];
+		size_t max, len = row_len(r, &max);
+		enum demand_parse got = demand_req_parse(r->in, len, max, q, why, sizeof(why));
+
+		if (got != r->want)
+			fail_msg("row %zu: %d, not %d (%s)", i, got, r->want, why);
+		if (r->want == DEMAND_OK) {
+			assert_int_equal(q->n, r->ntargets);
+			assert_int_equal(q->json, r->json);
+			assert_int_equal(q->used, len);
+		}
+		if (i == 2)
+			assert_string_equal(q->target[0], "a:80");
+		if (r->why != NULL && strstr(why, r->why) == NULL)
+			fail_msg("row %zu: why \"%s\" lacks \"%s\"", i, why, r->why);
+		prefixes(q, r->in, len, max, got);
+	}
+	free(q);
+}
+
+/* 64 targets parse, a 65th does not; the most bytes are refused. */
+static void
+test_bounds(void **state)
+{
+	struct demand_req *q = malloc(sizeof(*q));
+	char buf[DEMAND_REQ_MAX + 64], why[256], big[400];
+	size_t n;
+
+	(void)state;
+	n = (size_t)snprintf(buf, sizeof(buf), M);
+	for (int i = 0; i < DEMAND_TARGETS_MAX; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "target 198.18.100.%d\n", i);
+	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\n");
+	assert_int_equal(demand_req_parse(buf, n, DEMAND_REQ_MAX, q, why, sizeof(why)),
+	    DEMAND_OK);
+	assert_int_equal(q->n, DEMAND_TARGETS_MAX);
+	n--;
+	n += (size_t)snprintf(buf + n, sizeof(buf) - n, "target x\n\n");
+	assert_int_equal(demand_req_parse(buf, n, DEMAND_REQ_MAX, q, why, sizeof(why)),
+	    DEMAND_BAD);
+	assert_non_null(strstr(why, "more than 64 targets"));
+	/* a target of 301 bytes, and a line that never ends */
+	memset(big, 'a', sizeof(big));
+	n = (size_t)snprintf(buf, sizeof(buf), M "target %.*s\n\n", 301, big);
+	assert_int_equal(demand_req_parse(buf, n, DEMAND_REQ_MAX, q, why, sizeof(why)),
+	    DEMAND_BAD);
+	n = (size_t)snprintf(buf, sizeof(buf), M "target %.*s", 399, big);
+	assert_int_equal(demand_req_parse(buf, n, DEMAND_REQ_MAX, q, why, sizeof(why)),
+	    DEMAND_BAD);
+	free(q);
+}
+
+static void
+test_has_port(void **state)
+{
+	(void)state;
+	assert_false(demand_spec_has_port("clean.lab"));
+	assert_true(demand_spec_has_port("clean.lab:443"));
+	assert_false(demand_spec_has_port("198.18.100.1"));
+	assert_true(demand_spec_has_port("198.18.100.1:80"));
+	assert_false(demand_spec_has_port("fd00::1"));
+	assert_true(demand_spec_has_port("[fd00::1]:80"));
+	assert_false(demand_spec_has_port("[fd00::1]"));
+}
+
+static const char conf_text[] =
+	"ports 80,443\n"
+	"group \"a\" {\n"
+	"	ports 80\n"
+	"	target clean.lab\n"
+	"	target 198.18.100.1\n"
+	"	target 198.19.0.0/24\n"
+	"}\n"
+	"group \"b\" {\n"
+	"	target clean.lab:8080\n"
+	"	target [fd00::5]:443\n"
+	"}\n";
+
+struct scope_row {
+	int mode;
+	const char *spec;
+	const char *ports;	/* "80,8080", or NULL: refused */
+	const char *why;
+};
+
+#define SCOPE(m, s, p, w) { ON_DEMAND_ ## m, s, p, w }
+
+static const struct scope_row scope_rows[] = {
+	SCOPE(GROUP_TARGETS, "clean.lab", "80,8080", NULL),
+	SCOPE(GROUP_TARGETS, "CLEAN.lab.", "80,8080", NULL),
+	SCOPE(GROUP_TARGETS, "clean.lab:8080", "8080", NULL),
+	SCOPE(GROUP_TARGETS, "clean.lab:443", NULL, "no group probes it on that port"),
+	SCOPE(GROUP_TARGETS, "198.18.100.1", "80", NULL),
+	SCOPE(GROUP_TARGETS, "198.19.0.77:80", "80", NULL),
+	SCOPE(GROUP_TARGETS, "198.18.100.2", NULL, "not a target of any group"),
+	SCOPE(GROUP_TARGETS, "ws0-in.lab", NULL, "not a target of any group"),
+	SCOPE(GROUP_TARGETS, "[fd00::5]:443", "443", NULL),
+	SCOPE(GROUP_TARGETS, "fd00::5", "443", NULL),
+	SCOPE(GROUP_TARGETS, "198.19.0.0/28", NULL, "a prefix"),
+	SCOPE(ALLOWED, "ws0-in.lab", "80,443", NULL),
+	SCOPE(ALLOWED, "198.18.100.2:9", "9", NULL),
+	SCOPE(ALLOWED, "198.19.0.0/28", NULL, "a prefix"),
+	SCOPE(OFF, "clean.lab", NULL, "on-demand is off"),
+};
+
+static void
+test_scope(void **state)
+{
+	struct conf c;
+	struct conf_errors e = { NULL, 0 };
+
+	(void)state;
+	conf_init(&c);
+	assert_int_equal(c.on_demand, ON_DEMAND_GROUP_TARGETS);
+	assert_int_equal(c.on_demand_rate, 10);
+	assert_int_equal(c.on_demand_targets, 16);
+	assert_int_equal(conf_parse(&c, conf_text, strlen(conf_text), "t.conf", &e), 0);
+	for (size_t i = 0; i < sizeof(scope_rows) / sizeof(scope_rows[0]); i++) {
+		const struct scope_row *r = &scope_rows[i];
+		struct targets t;
+		struct targets_opts o = { false, 0 };
+		uint16_t ports[CONF_MAX_PORTS];
+		char why[256] = "", got[64] = "";
+		int n;
+
+		c.on_demand = r->mode;
+		targets_init(&t);
+		assert_int_equal(targets_parse_spec(&t, r->spec, &o), 0);
+		n = demand_ports(&c, &t.v[0], demand_spec_has_port(r->spec), ports, why,
+		    sizeof(why));
+		for (int k = 0; k < n; k++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%u", k ? "," : "",
+			    ports[k]);
+		if (r->ports == NULL ? n != 0 : strcmp(got, r->ports) != 0)
+			fail_msg("row %zu (%s): ports \"%s\", not \"%s\" (%s)", i, r->spec, got,
+			    r->ports ? r->ports : "refused", why);
+		if (r->why != NULL && strstr(why, r->why) == NULL)
+			fail_msg("row %zu: why \"%s\" lacks \"%s\"", i, why, r->why);
+		targets_free(&t);
+	}
+	conf_free(&c);
+}
+
+#define S 1000000000ull
+#define T0 (1000 * S)
+
+/* A request of uid at t (times times, uid and t stepped each time), and
+ * what it should get; wait checked when not 0. */
+struct step {
+	uint32_t uid;
+	uint64_t t;
+	enum demand_rate_verdict want;
+	uint64_t wait;
+	unsigned times;
+	uint32_t uid_step;
+	uint64_t t_step;
+};
+
+static void
+steps(unsigned limit, const struct step *v, size_t n)
+{
+	struct demand_rate r;
+	uint64_t wait;
+
+	demand_rate_init(&r, limit);
+	for (size_t i = 0; i < n; i++)
+		for (unsigned k = 0; k < (v[i].times ? v[i].times : 1); k++) {
+			enum demand_rate_verdict got = demand_rate_take(&r, v[i].uid + k * v[i].uid_step,
+			    v[i].t + k * v[i].t_step, &wait);
+
+			if (got != v[i].want || (v[i].wait != 0 && wait != v[i].wait))
+				fail_msg("limit %u, step %zu.%u: %d (wait %llu), not %d", limit, i, k,
+				    got, (unsigned long long)wait, v[i].want);
+		}
+	demand_rate_free(&r);
+}
+
+/* 10 a minute: the 11th refused until the first leaves the window, to the
+ * nanosecond; another user unaffected. */
+static const struct step ten[] = {
+	{ 1000, T0, DEMAND_RATE_OK, 0, 10, 0, S },
+	{ 1000, T0 + 10 * S, DEMAND_RATE_USER, 50 * S, 1, 0, 0 },
+	{ 1001, T0 + 10 * S, DEMAND_RATE_OK, 0, 1, 0, 0 },
+	{ 1000, T0 + 60 * S - 1, DEMAND_RATE_USER, 1, 1, 0, 0 },
+	{ 1000, T0 + 60 * S, DEMAND_RATE_OK, 0, 1, 0, 0 },
+	/* the next one is refused again: the second request is 59 s old */
+	{ 1000, T0 + 60 * S, DEMAND_RATE_USER, S, 1, 0, 0 },
+	{ 1000, T0 + 61 * S, DEMAND_RATE_OK, 0, 1, 0, 0 },
+};
+
+/* DEMAND_RATE_USERS users in a minute fill the table; a minute later
+ * their places are free again. */
+static const struct step users[] = {
+	{ 0, T0, DEMAND_RATE_OK, 0, DEMAND_RATE_USERS, 1, 0 },
+	{ 9999, T0 + S, DEMAND_RATE_FULL, 0, 1, 0, 0 },
+	{ 3, T0 + S, DEMAND_RATE_USER, 59 * S, 1, 0, 0 },
+	{ 9999, T0 + 60 * S, DEMAND_RATE_OK, 0, 1, 0, 0 },
+};
+
+static void
+test_rate(void **state)
+{
+	(void)state;
+	steps(10, ten, sizeof(ten) / sizeof(ten[0]));
+	steps(1, users, sizeof(users) / sizeof(users[0]));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_has_port),
+		cmocka_unit_test(test_scope),
+		cmocka_unit_test(test_rate),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
