@@ -6,7 +6,10 @@
 #   make bench      scaleprobe beside zmap and masscan on an AnyIP lab, then the
 #                   full inference at growing sizes, the history's queries and
 #                   report's and export's peak RSS on 1,000,000 results (tests/bench)
-#   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each
+#   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each,
+#                   then make check-san
+#   make check-san  the lab suites and a daemon cycle on an ASan+UBSan build of the
+#                   programs (build/check-san), a daemon cycle under valgrind
 #   make coverage   make check's suites on a --coverage build (build/cov), then
 #                   lines and functions reached, per folder (tools/coverage.py)
 #   make lint       the layers: which folder may include which (tools/lint.py)
@@ -95,7 +98,7 @@ include tests/lab/files.mk
 include tests/e2e/files.mk
 include tests/bench/files.mk
 
-.PHONY: bench bench-run coverage all check check-run lint deps demo demo-run stress stress-run fuzz install clean unit san fuzzers lab-progs
+.PHONY: check-san check-san-run bench bench-run coverage all check check-run lint deps demo demo-run stress stress-run fuzz install clean unit san fuzzers lab-progs
 .DEFAULT_GOAL := all
 
 all: $(addprefix $(BUILD)/plain/,$(PROGRAMS)) lab-progs
@@ -245,6 +248,25 @@ stress-run: all fuzzers
 	  ENGINE_MIXED_PATHS=5000 ENGINE_RATE_PATHS=300 \
 	  REPLAY_TOTAL=5000000 REPLAY_PREFIX=198.19.2.0/24 HOSTILE_SECONDS=30 \
 	  tools/stress.sh $(LAB_CHECKS) -- $(FUZZERS)
+	@$(MAKE) --no-print-directory check-san-run
+
+# --- check-san ----------------------------------------------------------------
+
+# scaleprobe, scaleprobed and the lab's helpers built with ASan+UBSan in a
+# directory of their own (what a lab suite runs is BUILD/plain/...), the lab
+# suites run against them with every sanitizer report counted as a failure,
+# one daemon cycle on them, and one on the plain build under valgrind
+# (tests/san/check-san).  SAN_SKIP: suites that measure what a sanitizer
+# changes by design, each with its reason in tests/san/README.md.
+SAN_BUILD = $(BUILD)/check-san
+SAN_SKIP ?=
+check-san: deps
+	@$(MAKE) --no-print-directory check-san-run
+
+check-san-run: all
+	@$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CC=$(CLANG) OPT="-O1 -g $(SAN_FLAGS)" \
+	  all $(SAN_BUILD)/plain/tests/unit/test_retention
+	@tests/san/check-san $(SAN_BUILD) $(BUILD) $(filter-out $(SAN_SKIP),$(LAB_CHECKS))
 
 # --- install ----------------------------------------------------------------
 

@@ -36,6 +36,7 @@ python3-jsonschema
 chromium
 python3-pil
 bash-completion
+valgrind
 "
 
 # make bench: the tools it compares with

@@ -4,8 +4,9 @@
  * its directory and never through a link (statedir.h says what each must
  * be: anything else is refused), and then becomes that user keeping only
  * CAP_NET_RAW and CAP_NET_ADMIN (the capture, the raw sockets, the guard's
- * table); started as the user with those two as ambient capabilities it
- * ends the same.  NoNewPrivs either way.  The capset system call itself:
+ * table), in its bounding set too; started as the user with those two as
+ * ambient capabilities it ends the same (the bounding set is then the
+ * unit's).  NoNewPrivs either way.  The capset system call itself:
  * two capabilities do not need libcap.
  */
 #define _GNU_SOURCE	/* setresuid, setresgid */
@@ -398,6 +399,17 @@ privs_drop(const char *user)
 		if (pw == NULL) {
 			log_warnx("user %s: no such user", user);
 			return -1;
+		}
+		/* the bounding set the two as well, as the unit's
+		 * CapabilityBoundingSet= makes it: no other capability can
+		 * come back, not even through a program it runs.  Up to the
+		 * kernel's last, which PR_CAPBSET_READ refuses past. */
+		for (int cap = 0; cap < 64 && prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++) {
+			if ((KEEP & (1ull << cap)) == 0 &&
+			    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+				log_warn("prctl(PR_CAPBSET_DROP, %d)", cap);
+				return -1;
+			}
 		}
 		if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0 ||
 		    setgroups(1, &pw->pw_gid) != 0 || setresgid(pw->pw_gid, pw->pw_gid,

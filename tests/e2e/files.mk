@@ -40,6 +40,10 @@ LAB_CHECKS += tests/e2e/reload-e2e
 # refused in one line with nothing outside changed; the control socket 0660 under
 # the unit's umask: the group gets `status`
 LAB_CHECKS += tests/e2e/privs-e2e
+# least privilege from /proc under both starts (root -u, the unit's via setpriv): one
+# table each of ids, groups, capability sets, NoNewPrivs, Seccomp and the mode and
+# owner of every file and socket the daemon makes, against scaleprobed(8)
+LAB_CHECKS += tests/e2e/leastpriv-e2e
 # /metrics and the control socket under LimitNOFILE=1024: 300 MiB of headers cut
 # off, 5,000 idle connections (RSS, descriptors, CPU, answers within 1 s),
 # descriptors run out, control clients that never read

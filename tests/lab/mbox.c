@@ -20,6 +20,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,9 +49,13 @@ struct mbox {
 	int			 verbose;
 	unsigned long		 seen, changed, dropped;
 	uint8_t			 pkt[MBOX_PKT_MAX];	/* attribute lengths are 16 bits */
-	char			 out[MBOX_NLBUF];	/* verdict messages */
-	char			 in[MBOX_NLBUF];	/* received messages */
+	/* netlink messages are built and read in place: aligned for their
+	 * headers, whatever the odd length of pkt before them */
+	_Alignas(struct nlmsghdr) char out[MBOX_NLBUF];	/* verdict messages */
+	_Alignas(struct nlmsghdr) char in[MBOX_NLBUF];	/* received messages */
 };
+_Static_assert(offsetof(struct mbox, out) % _Alignof(struct nlmsghdr) == 0 &&
+    offsetof(struct mbox, in) % _Alignof(struct nlmsghdr) == 0, "netlink buffers aligned");
 
 static struct mbox mbox;
 
