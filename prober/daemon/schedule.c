@@ -310,3 +310,21 @@ sched_when(const struct sched *s, size_t group, size_t target)
 	t = &s->g[group].t[target];
 	return t->heap == SIZE_MAX ? UINT64_MAX : t->due;
 }
+
+uint64_t
+sched_armed_cycle(const struct sched *s, size_t group, size_t target)
+{
+	const struct starget *t;
+
+	if (group >= s->ng || target >= s->g[group].n)
+		return UINT64_MAX;
+	t = &s->g[group].t[target];
+	return t->heap == SIZE_MAX ? UINT64_MAX : t->cycle;
+}
+
+void
+sched_recovery(int64_t last, uint64_t cur, bool *redo_last, bool *catch_up)
+{
+	*redo_last = last >= 0 && (uint64_t)last + 1 >= cur;
+	*catch_up = last >= 0 && (uint64_t)last < cur;
+}
