@@ -96,7 +96,9 @@ const char *store_backup(const struct store *st);
 int64_t store_migrated_from(const struct store *st);
 
 /* Writes what is pending and closes; -1 (err filled) when the last commit
- * failed. */
+ * failed, or when a writer's last checkpoint fails (nothing is lost: the
+ * WAL keeps its commits, read from there and checkpointed at the next
+ * open). */
 int store_close(struct store *st, char *err, size_t errlen);
 
 /* A run's row (in the open batch); its id in *run_id. */
@@ -124,6 +126,11 @@ int store_flush(struct store *st, bool force);
 const char *store_error(const struct store *st);
 /* The last write failed and its rows wait in memory for a retry. */
 bool store_failing(const struct store *st);
+/* The writer's last checkpoint (db/store_ckpt.c: the WAL copied into the
+ * file, on a thread of its own) failed, not merely busy: one line into
+ * why.  Commits go on into the WAL, which keeps them until a checkpoint,
+ * tried again every second, succeeds. */
+bool store_ckpt_failed(struct store *st, char *why, size_t len);
 /* Rows (path results and target states) in the open batch, not yet
  * committed: the writer's backlog. */
 uint64_t store_pending(const struct store *st);

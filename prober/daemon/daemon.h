@@ -106,6 +106,7 @@ struct daemon {
 					   netlink socket */
 	bool stopping;
 	bool store_alert;		/* the store cannot write (alert_tell.c) */
+	bool ckpt_failed;		/* its last checkpoint failed (alert_tell.c) */
 	int lock_fd;
 	struct control *control;
 	struct serve *http;		/* --metrics */
