@@ -92,6 +92,7 @@ include config/files.mk
 include tests/unit/files.mk
 include tests/fuzz/files.mk
 include tests/lab/files.mk
+include tests/fault/files.mk
 include tests/e2e/files.mk
 include tests/bench/files.mk
 
