@@ -6,7 +6,8 @@
 #   make bench      scaleprobe beside zmap and masscan on an AnyIP lab, then the
 #                   full inference at growing sizes, the history's queries and
 #                   report's and export's peak RSS on 1,000,000 results (tests/bench)
-#   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each
+#   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each,
+#                   the kill -9 loop (CRASH_KILLS, 100) and a fault at every store write
 #   make coverage   make check's suites on a --coverage build (build/cov), then
 #                   lines and functions reached, per folder (tools/coverage.py)
 #   make lint       the layers: which folder may include which (tools/lint.py)
@@ -83,6 +84,7 @@ FUZZERS     =   # names of tests/fuzz/NAME.c, each a libFuzzer harness (and NAME
 LAB_PROGS   =   # programs of the lab, each NAME with NAME_SRCS
 BENCH_PROGS =   # programs of make bench, each NAME with NAME_SRCS
 LAB_CHECKS  =   # lab scripts run by make check, each ending "N passed, N failed"
+STRESS_LONG =   # of those, the ones make stress runs once in their long form
 MAN_PAGES   =   # mdoc pages beside their programs
 PROGRAMS    =   # installed programs (scaleprobe, scaleprobed)
 
@@ -236,16 +238,21 @@ demo-run: all
 
 # What takes too long for every check: the lab and end-to-end suites run
 # STRESS_RUNS times in a row (every run must pass unchanged) and the fuzzers
-# for FUZZ_SECONDS each.
+# for FUZZ_SECONDS each; the suites of STRESS_LONG once, in their long form
+# (CRASH_KILLS kills -9, a fault at every write and sync: IOFAULT_ALL).
 STRESS_RUNS ?= 20
+CRASH_KILLS ?= 100
 stress: deps
 	@$(MAKE) --no-print-directory stress-run
 
 stress-run: all fuzzers
-	@BUILD=$(BUILD) STRESS_RUNS=$(STRESS_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	@rc=0; BUILD=$(BUILD) STRESS_RUNS=1 CRASH_KILLS=$(CRASH_KILLS) IOFAULT_ALL=1 \
+	  tools/stress.sh $(STRESS_LONG) -- || rc=1; \
+	BUILD=$(BUILD) STRESS_RUNS=$(STRESS_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) \
 	  ENGINE_MIXED_PATHS=5000 ENGINE_RATE_PATHS=300 \
 	  REPLAY_TOTAL=5000000 REPLAY_PREFIX=198.19.2.0/24 \
-	  tools/stress.sh $(LAB_CHECKS) -- $(FUZZERS)
+	  tools/stress.sh $(filter-out $(STRESS_LONG),$(LAB_CHECKS)) -- $(FUZZERS) || rc=1; \
+	exit $$rc
 
 # --- install ----------------------------------------------------------------
 

@@ -53,6 +53,12 @@ LAB_CHECKS += tests/e2e/storefail-e2e
 # target's state in every cycle (make stress: STRESS_LONG, 100 kills)
 LAB_CHECKS += tests/e2e/crash-e2e
 STRESS_LONG += tests/e2e/crash-e2e
+# EIO and ENOSPC at a sample of the store's writes and syncs (make stress: every
+# one; tests/fault/iofault.c): one line, it writes again by itself, nothing lost or
+# doubled; scaleprobed's store failing, then its checkpoints: one line, probing goes
+# on, it recovers by itself
+LAB_CHECKS += tests/e2e/iofault-e2e
+STRESS_LONG += tests/e2e/iofault-e2e
 # scaleprobed as installed: systemd-analyze verify and security, sysusers,
 # tmpfiles, and every man page lint-clean (no network)
 LAB_CHECKS += tests/e2e/service-check
