@@ -44,13 +44,21 @@ static char gate_db[4200];
 static unsigned long at, times = 1;
 static int fault_errno = EIO;
 static write_fn real_write;
+static pwrite_fn real_pwrite;
+static pwrite64_fn real_pwrite64;
+static sync_fn real_fsync, real_fdatasync;
 
 __attribute__((constructor)) static void
 iofault_init(void)
 {
 	const char *e;
 
+	/* resolved before main: SQLite's first write comes later */
 	real_write = (write_fn)dlsym(RTLD_NEXT, "write");
+	real_pwrite = (pwrite_fn)dlsym(RTLD_NEXT, "pwrite");
+	real_pwrite64 = (pwrite64_fn)dlsym(RTLD_NEXT, "pwrite64");
+	real_fsync = (sync_fn)dlsym(RTLD_NEXT, "fsync");
+	real_fdatasync = (sync_fn)dlsym(RTLD_NEXT, "fdatasync");
 	prefix = getenv("IOFAULT_PATH");
 	gate = getenv("IOFAULT_GATE");
 	report = getenv("IOFAULT_REPORT");
@@ -124,55 +132,29 @@ fails(int fd, const char *name)
 ssize_t
 write(int fd, const void *buf, size_t len)
 {
-	if (fails(fd, "write"))
-		return -1;
-	return real_write(fd, buf, len);
+	return fails(fd, "write") ? -1 : real_write(fd, buf, len);
 }
 
 ssize_t
 pwrite(int fd, const void *buf, size_t len, off_t off)
 {
-	static pwrite_fn real;
-
-	if (real == NULL)
-		real = (pwrite_fn)dlsym(RTLD_NEXT, "pwrite");
-	if (fails(fd, "pwrite"))
-		return -1;
-	return real(fd, buf, len, off);
+	return fails(fd, "pwrite") ? -1 : real_pwrite(fd, buf, len, off);
 }
 
 ssize_t
 pwrite64(int fd, const void *buf, size_t len, off64_t off)
 {
-	static pwrite64_fn real;
-
-	if (real == NULL)
-		real = (pwrite64_fn)dlsym(RTLD_NEXT, "pwrite64");
-	if (fails(fd, "pwrite64"))
-		return -1;
-	return real(fd, buf, len, off);
+	return fails(fd, "pwrite64") ? -1 : real_pwrite64(fd, buf, len, off);
 }
 
 int
 fsync(int fd)
 {
-	static sync_fn real;
-
-	if (real == NULL)
-		real = (sync_fn)dlsym(RTLD_NEXT, "fsync");
-	if (fails(fd, "fsync"))
-		return -1;
-	return real(fd);
+	return fails(fd, "fsync") ? -1 : real_fsync(fd);
 }
 
 int
 fdatasync(int fd)
 {
-	static sync_fn real;
-
-	if (real == NULL)
-		real = (sync_fn)dlsym(RTLD_NEXT, "fdatasync");
-	if (fails(fd, "fdatasync"))
-		return -1;
-	return real(fd);
+	return fails(fd, "fdatasync") ? -1 : real_fdatasync(fd);
 }

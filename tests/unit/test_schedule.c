@@ -274,26 +274,21 @@ test_recovery_table(void **state)
 static void
 test_armed_cycle(void **state)
 {
-	enum { n = 10 };
-	const uint64_t interval = 10 * SEC;
-	char **v = names(n);
+	static const char *const ten[] = { "a", "b", "c", "d", "e", "f", "g", "h", "i", "j" };
 	struct sched *s = sched_new(key, 3, 0);
-	struct sched_due_item it[n];
-	size_t k;
+	struct sched_due_item it[10];
 
 	(void)state;
-	assert_int_equal(sched_group_add(s, "g", interval, 0, (const char *const *)v, n,
-	    5 * interval + interval / 2), 0);
-	for (size_t i = 0; i < n; i++)
-		assert_int_equal(sched_armed_cycle(s, 0, i), sched_when(s, 0, i) / interval);
-	k = sched_due(s, 6 * interval, it, n);
-	assert_true(k > 0);
+	/* started half-way through cycle 5 of 10 s */
+	assert_int_equal(sched_group_add(s, "g", 10 * SEC, 0, ten, 10, 55 * SEC), 0);
+	for (size_t i = 0; i < 10; i++)
+		assert_int_equal(sched_armed_cycle(s, 0, i), sched_when(s, 0, i) / (10 * SEC));
+	assert_true(sched_due(s, 60 * SEC, it, 10) > 0);
 	assert_int_equal(sched_armed_cycle(s, 0, it[0].target), UINT64_MAX);
-	(void)sched_finished(s, 0, it[0].target, 6 * interval);
+	(void)sched_finished(s, 0, it[0].target, 60 * SEC);
 	assert_int_equal(sched_armed_cycle(s, 0, it[0].target), it[0].cycle + 1);
-	assert_int_equal(sched_armed_cycle(s, 0, n), UINT64_MAX);
+	assert_int_equal(sched_armed_cycle(s, 0, 10), UINT64_MAX);
 	sched_free(s);
-	names_free(v, n);
 }
 
 static void
