@@ -3,7 +3,8 @@
  * alert-command program with the change as JSON on stdin (alertcmd.h),
  * and its row of the store's open alerts (store_alert_put, committed
  * before the program runs); the store's own alert (store-failing) the
- * same way, and a line when its checkpoints fail.  What to tell is decided in alert_notify.c.
+ * same way, and a line when its checkpoints fail.  What to tell is
+ * decided in alert_notify.c.
  */
 #include <stdio.h>
 #include <string.h>
