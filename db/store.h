@@ -47,6 +47,9 @@ struct store_opts {
 				   this (0: 5 s), doubled at each failure
 				   in a row up to STORE_RETRY_MAX_NS: a
 				   retry writes every kept row again */
+	uint64_t ckpt_ns;	/* the checkpoint thread's turn while
+				   anything is pending, and a failed
+				   checkpoint's retry (0: 1 s) */
 };
 
 #define STORE_RETRY_MAX_NS	(60 * 1000000000ull)

@@ -6,7 +6,7 @@
  * capture.  So the writer's connection never checkpoints; a thread with a
  * connection of its own runs PASSIVE checkpoints (which never block the
  * writer nor readers) when the WAL has grown past the threshold, or once a
- * second while anything is pending.  A checkpoint that fails (an I/O
+ * second (ckpt_ns) while anything is pending.  A checkpoint that fails (an I/O
  * error, a full disk: not merely busy) is said (store_ckpt_failed) and
  * tried again a second later; commits go on into the WAL meanwhile, which
  * keeps every one of them until a checkpoint succeeds.
@@ -28,6 +28,7 @@ struct store_ckpt {
 	sqlite3 *db;
 	int pending;		/* WAL pages the writer reported */
 	bool stop;
+	uint64_t every_ns;	/* store_opts.ckpt_ns */
 	uint64_t runs;
 	bool failed;		/* the last checkpoint that ran failed */
 	char why[STORE_ERRLEN];	/* ... with SQLite's message */
@@ -45,7 +46,10 @@ ckpt_main(void *arg)
 		struct timespec until;
 
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
+		until.tv_nsec += (long)(c->every_ns % 1000000000u);
+		until.tv_sec += (time_t)(c->every_ns / 1000000000u + (uint64_t)until.tv_nsec /
+		    1000000000u);
+		until.tv_nsec %= 1000000000;
 		if (c->pending < CKPT_PAGES)
 			pthread_cond_timedwait(&c->wake, &c->lock, &until);
 		if (c->stop || c->pending == 0)
@@ -70,7 +74,7 @@ ckpt_main(void *arg)
 			continue;
 		if ((c->failed = rc != SQLITE_OK)) {
 			snprintf(c->why, sizeof(c->why), "%s", why);
-			/* again within a second, commit or not */
+			/* again at its next turn, commit or not */
 			if (c->pending == 0)
 				c->pending = pending > 0 ? pending : 1;
 		}
@@ -103,6 +107,7 @@ store_ckpt_start(struct store *st)
 
 	if (c == NULL)
 		return store_fail(st, "checkpointer");
+	c->every_ns = st->o.ckpt_ns;
 	if (sqlite3_open_v2(st->file, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 	    NULL) != SQLITE_OK) {
 		sqlite3_close(c->db);

@@ -436,6 +436,8 @@ store_new(const char *file, enum store_mode mode, const struct store_opts *o, ch
 		st->o.keep_bytes = STORE_KEEP_BYTES;
 	if (st->o.retry_ns == 0)
 		st->o.retry_ns = 5000000000u;
+	if (st->o.ckpt_ns == 0)
+		st->o.ckpt_ns = 1000000000u;
 	return st;
 }
 

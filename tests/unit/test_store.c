@@ -988,7 +988,8 @@ test_commit_fails_bound(void **state)
 static void
 test_checkpointer(void **state)
 {
-	struct store_opts o = { .batch_rows = 1000, .batch_ns = 3600000000000u };
+	struct store_opts o = { .batch_rows = 1000, .batch_ns = 3600000000000u,
+	    .ckpt_ns = 20 * 1000000u };
 	static const char *run_of[400];
 	char file[128], why[STORE_ERRLEN];
 	struct store *st;
@@ -1002,14 +1003,14 @@ test_checkpointer(void **state)
 		run_of[k] = "K";
 	assert_int_equal(faultvfs_install(), 0);
 	path_in(file, sizeof(file), "ckpt.sqlite");
-	st = open_ok(file, STORE_WRITE, &o);
+	st = open_ok(file, STORE_WRITE, &o);	/* a turn every 20 ms */
 	assert_int_equal(stat(file, &sb), 0);
 	before = sb.st_size;
 	r = begin_run(st, "K");
 	add_results(st, r, 0, 200);
 	assert_int_equal(store_flush(st, true), 0);
-	for (i = 0; i < 100 && stat(file, &sb) == 0 && sb.st_size <= before; i++)
-		usleep(50000);
+	for (i = 0; i < 500 && stat(file, &sb) == 0 && sb.st_size <= before; i++)
+		usleep(10000);
 	print_message("# the file %lld -> %lld bytes while the writer is open\n",
 	    (long long)before, (long long)sb.st_size);
 	assert_true(sb.st_size > before);
@@ -1017,15 +1018,15 @@ test_checkpointer(void **state)
 	faultvfs_db_failing = true;
 	add_results(st, r, 200, 200);
 	assert_int_equal(store_flush(st, true), 0);
-	for (i = 0; i < 100 && !store_ckpt_failed(st, why, sizeof(why)); i++)
-		usleep(50000);
+	for (i = 0; i < 500 && !store_ckpt_failed(st, why, sizeof(why)); i++)
+		usleep(10000);
 	assert_true(store_ckpt_failed(st, why, sizeof(why)));
 	print_message("# %s\n", why);
 	assert_non_null(strstr(why, "checkpoint"));
 	assert_false(store_failing(st));
 	faultvfs_db_failing = false;
-	for (i = 0; i < 100 && store_ckpt_failed(st, NULL, 0); i++)
-		usleep(50000);
+	for (i = 0; i < 500 && store_ckpt_failed(st, NULL, 0); i++)
+		usleep(10000);
 	assert_false(store_ckpt_failed(st, NULL, 0));
 	assert_int_equal(store_close(st, NULL, 0), 0);
 	assert_int_equal(check_own_address(file, run_of, 400), 400);
