@@ -7,6 +7,7 @@
 #                   full inference at growing sizes, the history's queries and
 #                   report's and export's peak RSS on 1,000,000 results (tests/bench)
 #   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each,
+#                   the kill -9 loop (CRASH_KILLS, 100) and a fault at every store write,
 #                   then make check-san
 #   make check-san  the lab suites and a daemon cycle on an ASan+UBSan build of the
 #                   programs (build/check-san), a daemon cycle under valgrind
@@ -86,6 +87,7 @@ FUZZERS     =   # names of tests/fuzz/NAME.c, each a libFuzzer harness (and NAME
 LAB_PROGS   =   # programs of the lab, each NAME with NAME_SRCS
 BENCH_PROGS =   # programs of make bench, each NAME with NAME_SRCS
 LAB_CHECKS  =   # lab scripts run by make check, each ending "N passed, N failed"
+STRESS_LONG =   # of those, the ones make stress runs once in their long form
 MAN_PAGES   =   # mdoc pages beside their programs
 PROGRAMS    =   # installed programs (scaleprobe, scaleprobed)
 
@@ -95,6 +97,7 @@ include config/files.mk
 include tests/unit/files.mk
 include tests/fuzz/files.mk
 include tests/lab/files.mk
+include tests/fault/files.mk
 include tests/e2e/files.mk
 include tests/bench/files.mk
 
@@ -238,17 +241,22 @@ demo-run: all
 
 # What takes too long for every check: the lab and end-to-end suites run
 # STRESS_RUNS times in a row (every run must pass unchanged) and the fuzzers
-# for FUZZ_SECONDS each.
+# for FUZZ_SECONDS each; the suites of STRESS_LONG once, in their long form
+# (CRASH_KILLS kills -9, a fault at every write and sync: IOFAULT_ALL).
 STRESS_RUNS ?= 20
+CRASH_KILLS ?= 100
 stress: deps
 	@$(MAKE) --no-print-directory stress-run
 
 stress-run: all fuzzers
-	@BUILD=$(BUILD) STRESS_RUNS=$(STRESS_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	@rc=0; BUILD=$(BUILD) STRESS_RUNS=1 CRASH_KILLS=$(CRASH_KILLS) IOFAULT_ALL=1 \
+	  tools/stress.sh $(STRESS_LONG) -- || rc=1; \
+	BUILD=$(BUILD) STRESS_RUNS=$(STRESS_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) \
 	  ENGINE_MIXED_PATHS=5000 ENGINE_RATE_PATHS=300 \
 	  REPLAY_TOTAL=5000000 REPLAY_PREFIX=198.19.2.0/24 HOSTILE_SECONDS=30 \
-	  tools/stress.sh $(LAB_CHECKS) -- $(FUZZERS)
-	@$(MAKE) --no-print-directory check-san-run
+	  tools/stress.sh $(filter-out $(STRESS_LONG),$(LAB_CHECKS)) -- $(FUZZERS) || rc=1; \
+	$(MAKE) --no-print-directory check-san-run || rc=1; \
+	exit $$rc
 
 # --- check-san ----------------------------------------------------------------
 

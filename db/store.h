@@ -47,6 +47,9 @@ struct store_opts {
 				   this (0: 5 s), doubled at each failure
 				   in a row up to STORE_RETRY_MAX_NS: a
 				   retry writes every kept row again */
+	uint64_t ckpt_ns;	/* the checkpoint thread's turn while
+				   anything is pending, and a failed
+				   checkpoint's retry (0: 1 s) */
 };
 
 #define STORE_RETRY_MAX_NS	(60 * 1000000000ull)
@@ -99,7 +102,9 @@ const char *store_backup(const struct store *st);
 int64_t store_migrated_from(const struct store *st);
 
 /* Writes what is pending and closes; -1 (err filled) when the last commit
- * failed. */
+ * failed, or when a writer's last checkpoint fails (nothing is lost: the
+ * WAL keeps its commits, read from there and checkpointed at the next
+ * open). */
 int store_close(struct store *st, char *err, size_t errlen);
 
 /* A run's row (in the open batch); its id in *run_id. */
@@ -127,6 +132,11 @@ int store_flush(struct store *st, bool force);
 const char *store_error(const struct store *st);
 /* The last write failed and its rows wait in memory for a retry. */
 bool store_failing(const struct store *st);
+/* The writer's last checkpoint (db/store_ckpt.c: the WAL copied into the
+ * file, on a thread of its own) failed, not merely busy: one line into
+ * why.  Commits go on into the WAL, which keeps them until a checkpoint,
+ * tried again every second, succeeds. */
+bool store_ckpt_failed(struct store *st, char *why, size_t len);
 /* Rows (path results and target states) in the open batch, not yet
  * committed: the writer's backlog. */
 uint64_t store_pending(const struct store *st);

@@ -6,9 +6,13 @@
  * capture.  So the writer's connection never checkpoints; a thread with a
  * connection of its own runs PASSIVE checkpoints (which never block the
  * writer nor readers) when the WAL has grown past the threshold, or once a
- * second while anything is pending.
+ * second (ckpt_ns) while anything is pending.  A checkpoint that fails (an I/O
+ * error, a full disk: not merely busy) is said (store_ckpt_failed) and
+ * tried again a second later; commits go on into the WAL meanwhile, which
+ * keeps every one of them until a checkpoint succeeds.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -19,35 +23,61 @@
 struct store_ckpt {
 	pthread_t thread;
 	pthread_mutex_t lock;
+	pthread_mutex_t run;	/* held for each checkpoint (store_ckpt_hold) */
 	pthread_cond_t wake;
 	sqlite3 *db;
 	int pending;		/* WAL pages the writer reported */
 	bool stop;
+	uint64_t every_ns;	/* store_opts.ckpt_ns */
 	uint64_t runs;
+	bool failed;		/* the last checkpoint that ran failed */
+	char why[STORE_ERRLEN];	/* ... with SQLite's message */
 };
 
 static void *
 ckpt_main(void *arg)
 {
 	struct store_ckpt *c = arg;
+	char why[STORE_ERRLEN];
+	int pending, rc;
 
 	pthread_mutex_lock(&c->lock);
 	while (!c->stop) {
 		struct timespec until;
 
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
+		until.tv_nsec += (long)(c->every_ns % 1000000000u);
+		until.tv_sec += (time_t)(c->every_ns / 1000000000u + (uint64_t)until.tv_nsec /
+		    1000000000u);
+		until.tv_nsec %= 1000000000;
 		if (c->pending < CKPT_PAGES)
 			pthread_cond_timedwait(&c->wake, &c->lock, &until);
 		if (c->stop || c->pending == 0)
 			continue;
+		pending = c->pending;
 		c->pending = 0;
 		pthread_mutex_unlock(&c->lock);
 		/* a busy or failed checkpoint is tried again later: the WAL
 		 * only grows meanwhile, nothing is lost */
-		sqlite3_wal_checkpoint_v2(c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		pthread_mutex_lock(&c->run);
+		rc = sqlite3_wal_checkpoint_v2(c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		if (rc != SQLITE_OK) {
+			char sys[128];
+
+			store_sys_error(c->db, rc, sys, sizeof(sys));
+			snprintf(why, sizeof(why), "%s%s", sqlite3_errmsg(c->db), sys);
+		}
+		pthread_mutex_unlock(&c->run);
 		pthread_mutex_lock(&c->lock);
 		c->runs++;
+		if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+			continue;
+		if ((c->failed = rc != SQLITE_OK)) {
+			snprintf(c->why, sizeof(c->why), "%s", why);
+			/* again at its next turn, commit or not */
+			if (c->pending == 0)
+				c->pending = pending > 0 ? pending : 1;
+		}
 	}
 	pthread_mutex_unlock(&c->lock);
 	return NULL;
@@ -73,9 +103,11 @@ int
 store_ckpt_start(struct store *st)
 {
 	struct store_ckpt *c = calloc(1, sizeof(*c));
+	int rc;
 
 	if (c == NULL)
 		return store_fail(st, "checkpointer");
+	c->every_ns = st->o.ckpt_ns;
 	if (sqlite3_open_v2(st->file, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 	    NULL) != SQLITE_OK) {
 		sqlite3_close(c->db);
@@ -83,13 +115,18 @@ store_ckpt_start(struct store *st)
 		return store_fail(st, "checkpointer");
 	}
 	sqlite3_busy_timeout(c->db, 100);
-	/* it may be the last to close: it keeps the -wal and -shm too */
-	if (store_keep_wal(c->db) != 0) {
+	/* it may be the last to close: it keeps the -wal and -shm too.  And
+	 * it reads the file once: a connection that never read it has not
+	 * seen that it is in WAL mode, and its checkpoints do nothing
+	 * (returning SQLITE_OK, the WAL growing for the writer's life) */
+	if (store_keep_wal(c->db) != 0 || store_db_int(c->db, "PRAGMA schema_version", &rc) < 0 ||
+	    rc != SQLITE_OK) {
 		sqlite3_close(c->db);
 		free(c);
 		return store_fail(st, "checkpointer");
 	}
 	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->run, NULL);
 	pthread_cond_init(&c->wake, NULL);
 	if (pthread_create(&c->thread, NULL, ckpt_main, c) != 0) {
 		sqlite3_close(c->db);
@@ -101,6 +138,32 @@ store_ckpt_start(struct store *st)
 	 * this same hook) */
 	sqlite3_wal_hook(st->db, ckpt_hook, c);
 	return 0;
+}
+
+void
+store_ckpt_hold(struct store *st, bool hold)
+{
+	if (st->ckpt == NULL)
+		return;
+	if (hold)
+		pthread_mutex_lock(&st->ckpt->run);
+	else
+		pthread_mutex_unlock(&st->ckpt->run);
+}
+
+bool
+store_ckpt_failed(struct store *st, char *why, size_t len)
+{
+	struct store_ckpt *c = st->ckpt;
+	bool failed;
+
+	if (c == NULL)
+		return false;
+	pthread_mutex_lock(&c->lock);
+	if ((failed = c->failed) && why != NULL && len > 0)
+		snprintf(why, len, "%s: checkpoint: %s", st->file, c->why);
+	pthread_mutex_unlock(&c->lock);
+	return failed;
 }
 
 void
@@ -118,6 +181,7 @@ store_ckpt_stop(struct store *st)
 	pthread_join(c->thread, NULL);
 	sqlite3_close(c->db);
 	pthread_cond_destroy(&c->wake);
+	pthread_mutex_destroy(&c->run);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 	st->ckpt = NULL;

@@ -93,8 +93,13 @@ extern const char *const store_migrations[STORE_SCHEMA_VERSION];
 
 /* store_util.c */
 uint64_t store_now_ns(void);
-/* Fills st->err with "FILE: what: sqlite's message" and returns -1. */
+/* Fills st->err with "FILE: what: sqlite's message" (and, for an I/O
+ * error or a full disk, the system's: "(No space left on device)") and
+ * returns -1. */
 int store_fail(struct store *st, const char *what);
+/* " (the system's error)" of db's last failure rc when it is an I/O
+ * error, a full disk or a file that cannot be opened; "" otherwise. */
+void store_sys_error(sqlite3 *db, int rc, char *out, size_t len);
 /* An integer pragma or query on db; -1 with *rc set when it fails. */
 int64_t store_db_int(sqlite3 *db, const char *sql, int *rc);
 /* sql prepared (NULL, err set, when it cannot be); stepped once and
@@ -107,6 +112,10 @@ int store_keep_wal(sqlite3 *db);
 /* store_ckpt.c: checkpoints on a thread of their own, not in COMMIT */
 int store_ckpt_start(struct store *st);
 void store_ckpt_stop(struct store *st);
+/* While held, the thread runs no checkpoint: the writer's own (a
+ * TRUNCATE, which another checkpoint in progress would refuse busy at
+ * once, never waiting) gets the checkpoint lock. */
+void store_ckpt_hold(struct store *st, bool hold);
 
 /* store_rows.c: the writer's statements prepared (0, or -1 err set) and
  * finalized; opens the batch when none is; targets.id of spec (added

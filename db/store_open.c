@@ -436,6 +436,8 @@ store_new(const char *file, enum store_mode mode, const struct store_opts *o, ch
 		st->o.keep_bytes = STORE_KEEP_BYTES;
 	if (st->o.retry_ns == 0)
 		st->o.retry_ns = 5000000000u;
+	if (st->o.ckpt_ns == 0)
+		st->o.ckpt_ns = 1000000000u;
 	return st;
 }
 
@@ -546,6 +548,22 @@ store_close(struct store *st, char *err, size_t errlen)
 	}
 	store_ckpt_stop(st);
 	store_rows_finalize(st);
+	/* the close's own checkpoint, said when it fails (sqlite3_close
+	 * would fail it in silence) */
+	if (st->mode == STORE_WRITE && st->db != NULL && rc == 0) {
+		int crc = sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL,
+		    NULL);
+
+		if (crc != SQLITE_OK && (crc & 0xff) != SQLITE_BUSY && (crc & 0xff) != SQLITE_LOCKED) {
+			char sys[128];
+
+			store_sys_error(st->db, crc, sys, sizeof(sys));
+			errf(err, errlen, "%s: checkpoint at close: %s%s; nothing is lost: the WAL "
+			    "keeps its commits (read from there, checkpointed at the next open)",
+			    st->file, sqlite3_errmsg(st->db), sys);
+			rc = -1;
+		}
+	}
 	sqlite3_close(st->db);
 	store_caches_free(st);
 	keep_clear(st);
@@ -554,6 +572,20 @@ store_close(struct store *st, char *err, size_t errlen)
 	free(st->file);
 	free(st);
 	return rc;
+}
+
+int
+store_exec(struct store *st, const char *sql)
+{
+	int rc;
+
+	/* a wal_checkpoint asked here is not refused busy by the thread's */
+	store_ckpt_hold(st, true);
+	rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+	store_ckpt_hold(st, false);
+	if (rc != SQLITE_OK)
+		return store_fail(st, "exec");
+	return 0;
 }
 
 const char *

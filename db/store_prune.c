@@ -478,8 +478,12 @@ store_prune(struct store *st, int64_t cutoff_ns)
 		;
 	if (rc != 0)
 		return -1;
-	/* the freed pages leave the file (after the WAL is checkpointed) */
-	if (sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL) != SQLITE_OK)
+	/* the freed pages leave the file (after the WAL is checkpointed; the
+	 * thread's checkpoint held off, which would refuse it busy) */
+	store_ckpt_hold(st, true);
+	rc = sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+	store_ckpt_hold(st, false);
+	if (rc != SQLITE_OK)
 		return store_fail(st, "vacuum");
 	return (int64_t)p.results;
 }

@@ -5,6 +5,7 @@
  * other file of db/.
  */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "store_int.h"
@@ -21,10 +22,31 @@ store_now_ns(void)
 int
 store_fail(struct store *st, const char *what)
 {
+	char sys[128];
+
 	st->errcode = st->db != NULL ? sqlite3_extended_errcode(st->db) : SQLITE_CANTOPEN;
-	snprintf(st->err, sizeof(st->err), "%s: %s: %s", st->file, what,
-	    st->db != NULL ? sqlite3_errmsg(st->db) : "no connection");
+	store_sys_error(st->db, st->errcode, sys, sizeof(sys));
+	snprintf(st->err, sizeof(st->err), "%s: %s: %s%s", st->file, what,
+	    st->db != NULL ? sqlite3_errmsg(st->db) : "no connection", sys);
 	return -1;
+}
+
+void
+store_sys_error(sqlite3 *db, int rc, char *out, size_t len)
+{
+	int e = db != NULL ? sqlite3_system_errno(db) : 0;
+
+	out[0] = '\0';
+	switch (rc & 0xff) {
+	case SQLITE_IOERR:
+	case SQLITE_FULL:
+	case SQLITE_CANTOPEN:
+		if (e != 0)
+			snprintf(out, len, " (%s)", strerror(e));
+		break;
+	default:
+		break;
+	}
 }
 
 /* An integer pragma or query; -1 with *rc set when it fails. */
@@ -87,14 +109,6 @@ store_keep_wal(sqlite3 *db)
 	/* a limit (any) makes the close cut the kept WAL to 0 bytes */
 	return sqlite3_exec(db, "PRAGMA journal_size_limit = 67108864", NULL, NULL, NULL) ==
 	    SQLITE_OK ? 0 : -1;
-}
-
-int
-store_exec(struct store *st, const char *sql)
-{
-	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-		return store_fail(st, "exec");
-	return 0;
 }
 
 int64_t

@@ -3,7 +3,8 @@
  * alert-command program with the change as JSON on stdin (alertcmd.h),
  * and its row of the store's open alerts (store_alert_put, committed
  * before the program runs); the store's own alert (store-failing) the
- * same way.  What to tell is decided in alert_notify.c.
+ * same way, and a line when its checkpoints fail.  What to tell is
+ * decided in alert_notify.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -203,6 +204,25 @@ path_tell(struct daemon *d, const struct track *t, enum alert_event e,
 	run_command(d, &j);
 	json_free(&j);
 }
+/* The store's checkpoints failing: a line as they begin to fail and one
+ * as they succeed again; no alert, nothing is lost (the WAL keeps every
+ * commit meanwhile). */
+static void
+ckpt_watch(struct daemon *d)
+{
+	char why[STORE_ERRLEN];
+	bool failed = d->st != NULL && store_ckpt_failed(d->st, why, sizeof(why));
+
+	if (failed == d->ckpt_failed)
+		return;
+	d->ckpt_failed = failed;
+	if (failed)
+		log_warnx("%s (commits go on into the WAL, which keeps them until a "
+		    "checkpoint succeeds; tried again every second)", why);
+	else
+		log_info("%s: checkpoints succeed again", d->cur->c.database);
+}
+
 void
 daemon_store_alert(struct daemon *d)
 {
@@ -214,6 +234,7 @@ daemon_store_alert(struct daemon *d)
 	struct json j;
 	size_t len;
 
+	ckpt_watch(d);
 	if (failing == d->store_alert)
 		return;
 	d->store_alert = failing;

@@ -491,6 +491,29 @@ daemon_start_all(struct daemon *d)
 	daemon_maybe_done(d);
 }
 
+/* Starts the units of group gi without a state in cycle; with passed,
+ * only those the schedule has armed for a later cycle (their time in it
+ * passed while no daemon ran).  Returns how many. */
+static size_t
+recover_cycle(struct daemon *d, size_t gi, uint64_t cycle, bool passed)
+{
+	struct config_gen *config_gen = d->cur;
+	struct dgroup *g = &config_gen->g[gi];
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		uint64_t armed = sched_armed_cycle(config_gen->sched, gi, i);
+
+		if (passed && (armed == UINT64_MAX || armed <= cycle))
+			continue;
+		if (store_state_has(d->st, g->name, g->u[i].spec, (int64_t)cycle) == 0) {
+			unit_start(d, &g->u[i], cycle);
+			n++;
+		}
+	}
+	return n;
+}
+
 size_t
 daemon_recover(struct daemon *d)
 {
@@ -501,21 +524,23 @@ daemon_recover(struct daemon *d)
 	for (size_t gi = 0; gi < config_gen->ng; gi++) {
 		struct dgroup *g = &config_gen->g[gi];
 		int64_t last = store_last_cycle(d->st, g->name);
-		size_t n = 0;
+		uint64_t cur = now / g->interval_ns;
+		bool redo, catch_up;
+		size_t n;
 
-		/* only the cycle in progress (or the one before it): older
-		 * work is history, its cycles missed */
-		if (last < 0 || g->n == 0 || (uint64_t)last + 1 < now / g->interval_ns)
+		if (g->n == 0)
 			continue;
-		for (size_t i = 0; i < g->n; i++)
-			if (store_state_has(d->st, g->name, g->u[i].spec, last) == 0) {
-				unit_start(d, &g->u[i], (uint64_t)last);
-				n++;
-			}
-		if (n > 0)
+		sched_recovery(last, cur, &redo, &catch_up);
+		if (redo && (n = recover_cycle(d, gi, (uint64_t)last, false)) > 0) {
 			log_info("group %s: %zu targets of cycle %lld left unfinished; "
 			    "probed again now", g->name, n, (long long)last);
-		total += n;
+			total += n;
+		}
+		if (catch_up && (n = recover_cycle(d, gi, cur, true)) > 0) {
+			log_info("group %s: %zu targets of cycle %llu due while no daemon "
+			    "ran; probed now", g->name, n, (unsigned long long)cur);
+			total += n;
+		}
 	}
 	return total;
 }

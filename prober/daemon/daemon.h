@@ -107,6 +107,7 @@ struct daemon {
 					   netlink socket */
 	bool stopping;
 	bool store_alert;		/* the store cannot write (alert_tell.c) */
+	bool ckpt_failed;		/* its last checkpoint failed (alert_tell.c) */
 	int lock_fd;
 	struct control *control;
 	struct demand *demand;		/* demand.c: on-demand requests */
@@ -123,7 +124,9 @@ void daemon_start_all(struct daemon *d);	/* --once */
 /* SIGHUP: config_gen replaced; its waiting units dropped, freed when idle. */
 void daemon_retire(struct daemon *d, struct config_gen *old);
 /* After a restart: the targets of each group's last cycle that left no
- * state (a crash cut them off) are probed now; how many. */
+ * state (a crash cut them off), and those of the cycle in progress whose
+ * time passed while no daemon ran (sched_recovery), are probed now; how
+ * many. */
 size_t daemon_recover(struct daemon *d);
 int daemon_on_result(void *arg, void *tag, struct path_result *res);
 void daemon_on_batch(void *arg, void *tag);

@@ -300,13 +300,36 @@ sched_finished(struct sched *s, size_t group, size_t target, uint64_t now)
 	return missed;
 }
 
+/* (group, target) while it is armed; NULL while it runs or when there is
+ * none. */
+static const struct starget *
+armed(const struct sched *s, size_t group, size_t target)
+{
+	if (group >= s->ng || target >= s->g[group].n ||
+	    s->g[group].t[target].heap == SIZE_MAX)
+		return NULL;
+	return &s->g[group].t[target];
+}
+
 uint64_t
 sched_when(const struct sched *s, size_t group, size_t target)
 {
-	const struct starget *t;
+	const struct starget *t = armed(s, group, target);
 
-	if (group >= s->ng || target >= s->g[group].n)
-		return UINT64_MAX;
-	t = &s->g[group].t[target];
-	return t->heap == SIZE_MAX ? UINT64_MAX : t->due;
+	return t != NULL ? t->due : UINT64_MAX;
+}
+
+uint64_t
+sched_armed_cycle(const struct sched *s, size_t group, size_t target)
+{
+	const struct starget *t = armed(s, group, target);
+
+	return t != NULL ? t->cycle : UINT64_MAX;
+}
+
+void
+sched_recovery(int64_t last, uint64_t cur, bool *redo_last, bool *catch_up)
+{
+	*redo_last = last >= 0 && (uint64_t)last + 1 >= cur;
+	*catch_up = last >= 0 && (uint64_t)last < cur;
 }

@@ -18,6 +18,7 @@
 #ifndef SCALEPROBE_SCHEDULE_H
 #define SCALEPROBE_SCHEDULE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,5 +59,21 @@ uint64_t sched_finished(struct sched *s, size_t group, size_t target, uint64_t n
 
 /* When (group, target) is next due, UINT64_MAX while it runs. */
 uint64_t sched_when(const struct sched *s, size_t group, size_t target);
+/* The cycle (group, target) is armed for, UINT64_MAX while it runs. */
+uint64_t sched_armed_cycle(const struct sched *s, size_t group, size_t target);
+
+/*
+ * A restart's work, from the last cycle of a group the store has a run of
+ * (last; -1: none, a first start) and the cycle in progress (cur):
+ * redo_last when last is cur or the one before it (its targets without a
+ * state are probed again: older work is history, its cycles missed);
+ * catch_up when the store has the group but no run of cur yet (killed
+ * before the cycle's first commit, or stopped over its start): cur's
+ * targets whose time in it passed while no daemon ran, armed for the
+ * next cycle by now, are probed in cur now, so a restart leaves no
+ * target without its state in the cycle.  A first start catches up
+ * nothing: its first cycle begins where it starts (sched_group_add).
+ */
+void sched_recovery(int64_t last, uint64_t cur, bool *redo_last, bool *catch_up);
 
 #endif

@@ -55,6 +55,18 @@ LAB_CHECKS += tests/e2e/alertcmd-e2e
 # alert-command; every result later under its own address, none lost), and a
 # corrupt, a foreign, a 0440 and a read-only-mounted store: one line, exit 2
 LAB_CHECKS += tests/e2e/storefail-e2e
+# kill -9 at random moments of the daemon's cycles, CRASH_KILLS (10) times, each
+# followed by a restart: integrity_check ok and nothing seen committed lost or
+# changed after each kill; then one result per path, scale and cycle and every
+# target's state in every cycle (make stress: STRESS_LONG, 100 kills)
+LAB_CHECKS += tests/e2e/crash-e2e
+STRESS_LONG += tests/e2e/crash-e2e
+# EIO and ENOSPC at a sample of the store's writes and syncs (make stress: every
+# one; tests/fault/iofault.c): one line, it writes again by itself, nothing lost or
+# doubled; scaleprobed's store failing, then its checkpoints: one line, probing goes
+# on, it recovers by itself
+LAB_CHECKS += tests/e2e/iofault-e2e
+STRESS_LONG += tests/e2e/iofault-e2e
 # scaleprobed as installed: systemd-analyze verify and security, sysusers,
 # tmpfiles, and every man page lint-clean (no network)
 LAB_CHECKS += tests/e2e/service-check

@@ -1,6 +1,7 @@
 /*
  * faultvfs.c -- faultvfs.h's VFS: every call goes to the default VFS and
- * its files, except writes while faultvfs_full is set.
+ * its files, except writes while faultvfs_full is set, and writes to a
+ * main database file while faultvfs_db_failing is.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "faultvfs.h"
 
 volatile bool faultvfs_full;
+volatile bool faultvfs_db_failing;
 volatile unsigned long faultvfs_refused;
 
 static sqlite3_vfs *real;
@@ -17,6 +19,7 @@ static sqlite3_vfs fault;
 struct ffile {
 	sqlite3_file base;
 	sqlite3_file *real;	/* right after this struct */
+	bool main_db;
 };
 
 #define R(f)	(((struct ffile *)(f))->real)
@@ -39,6 +42,10 @@ f_write(sqlite3_file *f, const void *b, int n, sqlite3_int64 off)
 	if (faultvfs_full) {
 		faultvfs_refused++;
 		return SQLITE_FULL;
+	}
+	if (faultvfs_db_failing && ((struct ffile *)f)->main_db) {
+		faultvfs_refused++;
+		return SQLITE_IOERR_WRITE;
 	}
 	return R(f)->pMethods->xWrite(R(f), b, n, off);
 }
@@ -147,6 +154,7 @@ f_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out)
 
 	(void)vfs;
 	p->real = (sqlite3_file *)(p + 1);
+	p->main_db = (flags & SQLITE_OPEN_MAIN_DB) != 0;
 	rc = real->xOpen(real, name, p->real, flags, out);
 	p->base.pMethods = rc == SQLITE_OK && p->real->pMethods != NULL ? &methods : NULL;
 	return rc;

@@ -1,7 +1,10 @@
 /*
  * faultvfs.h -- a disk that fills up on demand, for the store's tests: a
  * SQLite VFS over the default one whose writes fail with SQLITE_FULL
- * while faultvfs_full is set (what a full file system gives a COMMIT).
+ * while faultvfs_full is set (what a full file system gives a COMMIT),
+ * and writes to the main database files alone with SQLITE_IOERR_WRITE
+ * while faultvfs_db_failing is set (the WAL takes commits; checkpoints,
+ * which copy it into the file, fail).
  */
 #ifndef SCALEPROBE_FAULTVFS_H
 #define SCALEPROBE_FAULTVFS_H
@@ -9,6 +12,7 @@
 #include <stdbool.h>
 
 extern volatile bool faultvfs_full;
+extern volatile bool faultvfs_db_failing;
 extern volatile unsigned long faultvfs_refused;	/* writes failed so far */
 
 /* Registers the VFS as the default one; 0 or -1. */

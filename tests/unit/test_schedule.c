@@ -4,6 +4,7 @@
  * exceeds the spread's bound; overruns counted as missed cycles.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -236,6 +237,60 @@ test_stable_order(void **state)
 	names_free(v, n);
 }
 
+/* A restart's work: the store's last cycle again when it is the one in
+ * progress or the one before; the cycle in progress caught up when the
+ * store knows the group but has no run of it; a first start neither. */
+static void
+test_recovery_table(void **state)
+{
+	static const struct {
+		int64_t last;
+		uint64_t cur;
+		bool redo, catch_up;
+	} t[] = {
+		{ -1, 7, false, false },	/* a first start */
+		{ 7, 7, true, false },		/* killed in the cycle, after a commit */
+		{ 6, 7, true, true },		/* before the cycle's first commit */
+		{ 5, 7, false, true },		/* down for a whole cycle: history */
+		{ 0, 1000, false, true },
+		{ 0, 0, true, false },
+		{ 0, 1, true, true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		bool redo = !t[i].redo, up = !t[i].catch_up;
+
+		sched_recovery(t[i].last, t[i].cur, &redo, &up);
+		if (redo != t[i].redo || up != t[i].catch_up)
+			fail_msg("last %lld cur %llu: redo %d catch_up %d, expected %d %d",
+			    (long long)t[i].last, (unsigned long long)t[i].cur, redo, up,
+			    t[i].redo, t[i].catch_up);
+	}
+}
+
+/* The cycle each target is armed for: the one of its due time, none while
+ * it runs, the next once it is finished. */
+static void
+test_armed_cycle(void **state)
+{
+	static const char *const ten[] = { "a", "b", "c", "d", "e", "f", "g", "h", "i", "j" };
+	struct sched *s = sched_new(key, 3, 0);
+	struct sched_due_item it[10];
+
+	(void)state;
+	/* started half-way through cycle 5 of 10 s */
+	assert_int_equal(sched_group_add(s, "g", 10 * SEC, 0, ten, 10, 55 * SEC), 0);
+	for (size_t i = 0; i < 10; i++)
+		assert_int_equal(sched_armed_cycle(s, 0, i), sched_when(s, 0, i) / (10 * SEC));
+	assert_true(sched_due(s, 60 * SEC, it, 10) > 0);
+	assert_int_equal(sched_armed_cycle(s, 0, it[0].target), UINT64_MAX);
+	(void)sched_finished(s, 0, it[0].target, 60 * SEC);
+	assert_int_equal(sched_armed_cycle(s, 0, it[0].target), it[0].cycle + 1);
+	assert_int_equal(sched_armed_cycle(s, 0, 10), UINT64_MAX);
+	sched_free(s);
+}
+
 static void
 test_refuses_bad_groups(void **state)
 {
@@ -260,6 +315,8 @@ main(void)
 		cmocka_unit_test(test_start_mid_cycle),
 		cmocka_unit_test(test_stable_order),
 		cmocka_unit_test(test_refuses_bad_groups),
+		cmocka_unit_test(test_recovery_table),
+		cmocka_unit_test(test_armed_cycle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -455,8 +455,10 @@ test_concurrent(void **state)
 	path_in(file, sizeof(file), "conc.sqlite");
 	st = open_ok(file, STORE_WRITE, &o);
 	store_close(st, NULL, 0);
-	rd = open_ok(file, STORE_READ, NULL);
 
+	/* the reader opened after the fork: a child must not inherit an
+	 * open SQLite connection (its locks and -shm mapping are the
+	 * parent's: SQLite's "how to corrupt" 2.6) */
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -469,6 +471,7 @@ test_concurrent(void **state)
 			write_results(st, b * CONC_BATCH, CONC_BATCH, FIXTURE_TIME + b, b % 4 == 0);
 		_exit(store_close(st, err, sizeof(err)) == 0 ? 0 : 4);
 	}
+	rd = open_ok(file, STORE_READ, NULL);
 	for (;;) {
 		int64_t n, partial, runs;
 		pid_t w = waitpid(pid, &status, WNOHANG);
@@ -521,7 +524,6 @@ test_killed_writer(void **state)
 	(void)state;
 	path_in(file, sizeof(file), "killed.sqlite");
 	store_close(open_ok(file, STORE_WRITE, &o), NULL, 0);
-	rd = open_ok(file, STORE_READ, NULL);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -532,6 +534,7 @@ test_killed_writer(void **state)
 		for (unsigned b = 0;; b++)
 			write_results(st, b * CONC_BATCH, CONC_BATCH, FIXTURE_TIME + b, false);
 	}
+	rd = open_ok(file, STORE_READ, NULL);	/* after the fork, as above */
 	for (int i = 0; i < 3000 && n < 5 * CONC_BATCH; i++) {
 		usleep(10000);
 		n = store_query_int(rd, "SELECT count(*) FROM path_results");
@@ -1027,6 +1030,58 @@ test_commit_fails_bound(void **state)
 	    (unsigned long long)dropped, BOUND_RESULTS);
 }
 
+/* The checkpointer copies the WAL into the file while the writer is open
+ * (the file grows: a connection that never read the file did nothing),
+ * says when its checkpoints fail (the database file alone failing:
+ * commits still go into the WAL, the store is not failing) and, by
+ * itself, when they succeed again; nothing is lost. */
+static void
+test_checkpointer(void **state)
+{
+	struct store_opts o = { .batch_rows = 1000, .batch_ns = 3600000000000u,
+	    .ckpt_ns = 20 * 1000000u };
+	static const char *run_of[400];
+	char file[128], why[STORE_ERRLEN];
+	struct store *st;
+	struct stat sb;
+	off_t before;
+	int64_t r;
+	int i;
+
+	(void)state;
+	for (unsigned k = 0; k < 400; k++)
+		run_of[k] = "K";
+	assert_int_equal(faultvfs_install(), 0);
+	path_in(file, sizeof(file), "ckpt.sqlite");
+	st = open_ok(file, STORE_WRITE, &o);	/* a turn every 20 ms */
+	assert_int_equal(stat(file, &sb), 0);
+	before = sb.st_size;
+	r = begin_run(st, "K");
+	add_results(st, r, 0, 200);
+	assert_int_equal(store_flush(st, true), 0);
+	for (i = 0; i < 500 && stat(file, &sb) == 0 && sb.st_size <= before; i++)
+		usleep(10000);
+	print_message("# the file %lld -> %lld bytes while the writer is open\n",
+	    (long long)before, (long long)sb.st_size);
+	assert_true(sb.st_size > before);
+	assert_false(store_ckpt_failed(st, why, sizeof(why)));
+	faultvfs_db_failing = true;
+	add_results(st, r, 200, 200);
+	assert_int_equal(store_flush(st, true), 0);
+	for (i = 0; i < 500 && !store_ckpt_failed(st, why, sizeof(why)); i++)
+		usleep(10000);
+	assert_true(store_ckpt_failed(st, why, sizeof(why)));
+	print_message("# %s\n", why);
+	assert_non_null(strstr(why, "checkpoint"));
+	assert_false(store_failing(st));
+	faultvfs_db_failing = false;
+	for (i = 0; i < 500 && store_ckpt_failed(st, NULL, 0); i++)
+		usleep(10000);
+	assert_false(store_ckpt_failed(st, NULL, 0));
+	assert_int_equal(store_close(st, NULL, 0), 0);
+	assert_int_equal(check_own_address(file, run_of, 400), 400);
+}
+
 /* A store that keeps failing is tried again after retry_ns, then twice as
  * long each time (every retry writes all it keeps again); the first
  * success ends it. */
@@ -1085,6 +1140,7 @@ main(void)
 		cmocka_unit_test(test_commit_fails),
 		cmocka_unit_test(test_commit_fails_bound),
 		cmocka_unit_test(test_retry_backoff),
+		cmocka_unit_test(test_checkpointer),
 	};
 	const char *fixture = getenv("STORE_WRITE_FIXTURE");
 
