@@ -15,6 +15,8 @@
 #   make install    PREFIX=/usr/local SYSCONFDIR=/etc DESTDIR= (programs, man pages,
 #                   the example configuration, scaleprobed's unit, sysusers, tmpfiles,
 #                   scaleprobe's bash completion)
+#   make deb      the scaleprobe .deb (debian/), built in $(BUILD)/deb-src from
+#                 the checkout's files, then lintian (errors, warnings fail)
 #   make clean
 #
 # Three builds of the same sources, each in its own directory:
@@ -249,7 +251,7 @@ stress-run: all fuzzers
 # --- install ----------------------------------------------------------------
 
 # An existing scaleprobe.conf is the administrator's: never replaced.
-install: all
+install: $(addprefix $(BUILD)/plain/,$(PROGRAMS))
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
 	$(if $(filter scaleprobe,$(PROGRAMS)),install -m 0755 $(BUILD)/plain/scaleprobe $(DESTDIR)$(BINDIR)/scaleprobe)
 	$(if $(filter scaleprobed,$(PROGRAMS)),install -m 0755 $(BUILD)/plain/scaleprobed $(DESTDIR)$(SBINDIR)/scaleprobed)
@@ -270,6 +272,22 @@ install: all
 	  install -m 0644 $(m) $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m));)
 	install -d $(DESTDIR)$(PREFIX)/share/scaleprobe
 	install -m 0644 prober/cli/export.schema.json $(DESTDIR)$(PREFIX)/share/scaleprobe/export.schema.json
+
+# --- Debian package -----------------------------------------------------------
+
+# dpkg-buildpackage writes beside the source tree, so the tree is a copy of
+# the checkout's files (tracked and new, not ignored) under $(BUILD)/deb-src.
+DEB_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
+DEB_SRC     = $(BUILD)/deb-src
+DEB_FILE    = $(DEB_SRC)/scaleprobe_$(DEB_VERSION)_$(shell dpkg --print-architecture).deb
+.PHONY: deb
+deb:
+	@sh tools/deps.sh deb
+	rm -rf $(DEB_SRC) && mkdir -p $(DEB_SRC)/scaleprobe
+	git ls-files -z -co --exclude-standard | xargs -0 cp --parents -t $(DEB_SRC)/scaleprobe
+	cd $(DEB_SRC)/scaleprobe && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error,warning --info $(DEB_SRC)/scaleprobe_$(DEB_VERSION)_*.changes
+	@echo "deb: $(DEB_FILE)"
 
 clean:
 	rm -rf $(BUILD)
