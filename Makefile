@@ -292,4 +292,5 @@ deb:
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (not the package's tree: its own build, and directories named *.d)
+-include $(shell find $(BUILD) -path $(BUILD)/deb-src -prune -o -name '*.d' -type f -print 2>/dev/null)
