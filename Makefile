@@ -6,7 +6,8 @@
 #   make bench      scaleprobe beside zmap and masscan on an AnyIP lab, then the
 #                   full inference at growing sizes, the history's queries and
 #                   report's and export's peak RSS on 1,000,000 results (tests/bench)
-#   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each
+#   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each,
+#                   systemd-check with its watchdog step
 #   make coverage   make check's suites on a --coverage build (build/cov), then
 #                   lines and functions reached, per folder (tools/coverage.py)
 #   make lint       the layers: which folder may include which (tools/lint.py)
@@ -190,9 +191,13 @@ check: deps
 lint:
 	@python3 tools/lint.py .
 
+# The package booted under a real systemd (tests/e2e/systemd-check): on unless
+# SYSTEMD_CHECK=0, which the summary shows as a skip.
+SYSTEMD_CHECK ?= 1
 check-run: all unit san fuzzers
 	@rm -rf $(BUILD)/test-cache
-	@RUNNER_LOGDIR=$(BUILD)/test-logs HISTORY_STORE_CACHE=$(BUILD)/test-cache \
+	@RUNNER_OPTIONAL="$(RUNNER_OPTIONAL) $(if $(filter 0,$(SYSTEMD_CHECK)),systemd-check)" \
+	  RUNNER_LOGDIR=$(BUILD)/test-logs HISTORY_STORE_CACHE=$(BUILD)/test-cache \
 	  tests/runner.sh \
 	  "count:lint:python3 tools/lint.py ." \
 	  "count:lint/selftest:tests/lint/lint-selftest" \
@@ -200,7 +205,8 @@ check-run: all unit san fuzzers
 	  $(foreach t,$(UNIT_TESTS),"tap:unit/$(t):$(BUILD)/plain/tests/unit/$(t)") \
 	  $(foreach t,$(UNIT_TESTS),"tap:asan+ubsan/$(t):$(BUILD)/san/tests/unit/$(t)") \
 	  $(foreach f,$(FUZZERS),"fuzz:fuzz/$(f):FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/fuzz/run-fuzzers.sh $(BUILD) $(f)") \
-	  $(foreach l,$(LAB_CHECKS),"count:lab/$(notdir $(l)):BUILD=$(BUILD) $(l)")
+	  $(foreach l,$(LAB_CHECKS),"count:lab/$(notdir $(l)):BUILD=$(BUILD) $(l)") \
+	  "count:systemd-check:SYSTEMD_CHECK=$(SYSTEMD_CHECK) BUILD=$(BUILD) tests/e2e/systemd-check"
 
 # --- bench ------------------------------------------------------------------
 
@@ -247,6 +253,7 @@ stress-run: all fuzzers
 	  ENGINE_MIXED_PATHS=5000 ENGINE_RATE_PATHS=300 \
 	  REPLAY_TOTAL=5000000 REPLAY_PREFIX=198.19.2.0/24 HOSTILE_SECONDS=30 \
 	  tools/stress.sh $(LAB_CHECKS) -- $(FUZZERS)
+	@SYSTEMD_CHECK_WATCHDOG=1 BUILD=$(BUILD) tests/e2e/systemd-check
 
 # --- install ----------------------------------------------------------------
 
