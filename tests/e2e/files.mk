@@ -81,3 +81,7 @@ LAB_CHECKS += tests/e2e/fds-e2e
 # pkt/s, copies of real SYN-ACKs): every (path, scale) as a clean cycle's, each packet
 # counted refused by its reason in /metrics and -v, capture drops as the kernel's
 LAB_CHECKS += tests/e2e/hostile-e2e
+# the Grafana dashboard (dashboards/scaleprobe.json) on real data: Debian's prometheus
+# scrapes a live daemon's /metrics in a namespace of the test's own, and every panel's
+# query returns data through Prometheus's HTTP API
+LAB_CHECKS += tests/e2e/dashboard-e2e
