@@ -18,6 +18,7 @@
 #                   scaleprobe's bash completion)
 #   make deb      the scaleprobe .deb (debian/), built in $(BUILD)/deb-src from
 #                 the checkout's files, then lintian (errors, warnings fail)
+#   make systemd-check  the package installed and its unit run in a booted container
 #   make clean
 #
 # Three builds of the same sources, each in its own directory:
@@ -295,6 +296,12 @@ deb:
 	cd $(DEB_SRC)/scaleprobe && dpkg-buildpackage -us -uc -b
 	lintian --fail-on error,warning --info $(DEB_SRC)/scaleprobe_$(DEB_VERSION)_*.changes
 	@echo "deb: $(DEB_FILE)"
+
+# The package booted under systemd (tests/e2e/systemd-check); make stress adds
+# its watchdog step.
+.PHONY: systemd-check
+systemd-check:
+	@BUILD=$(BUILD) tests/e2e/systemd-check
 
 clean:
 	rm -rf $(BUILD)
