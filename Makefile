@@ -8,7 +8,7 @@
 #                   report's and export's peak RSS on 1,000,000 results (tests/bench)
 #   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each,
 #                   the kill -9 loop (CRASH_KILLS, 100) and a fault at every store write,
-#                   then make check-san
+#                   systemd-check with its watchdog step, then make check-san
 #   make check-san  the lab suites and a daemon cycle on an ASan+UBSan build of the
 #                   programs (build/check-san), a daemon cycle under valgrind
 #   make coverage   make check's suites on a --coverage build (build/cov), then
@@ -19,6 +19,9 @@
 #   make install    PREFIX=/usr/local SYSCONFDIR=/etc DESTDIR= (programs, man pages,
 #                   the example configuration, scaleprobed's unit, sysusers, tmpfiles,
 #                   scaleprobe's bash completion)
+#   make deb      the scaleprobe .deb (debian/), built in $(BUILD)/deb-src from
+#                 the checkout's files, then lintian (errors, warnings fail)
+#   make systemd-check  the package installed and its unit run in a booted container
 #   make clean
 #
 # Three builds of the same sources, each in its own directory:
@@ -194,9 +197,13 @@ check: deps
 lint:
 	@python3 tools/lint.py .
 
+# The package booted under a real systemd (tests/e2e/systemd-check): on unless
+# SYSTEMD_CHECK=0, which the summary shows as a skip.
+SYSTEMD_CHECK ?= 1
 check-run: all unit san fuzzers
 	@rm -rf $(BUILD)/test-cache
-	@RUNNER_LOGDIR=$(BUILD)/test-logs HISTORY_STORE_CACHE=$(BUILD)/test-cache \
+	@RUNNER_OPTIONAL="$(RUNNER_OPTIONAL) $(if $(filter 0,$(SYSTEMD_CHECK)),systemd-check)" \
+	  RUNNER_LOGDIR=$(BUILD)/test-logs HISTORY_STORE_CACHE=$(BUILD)/test-cache \
 	  tests/runner.sh \
 	  "count:lint:python3 tools/lint.py ." \
 	  "count:lint/selftest:tests/lint/lint-selftest" \
@@ -204,7 +211,8 @@ check-run: all unit san fuzzers
 	  $(foreach t,$(UNIT_TESTS),"tap:unit/$(t):$(BUILD)/plain/tests/unit/$(t)") \
 	  $(foreach t,$(UNIT_TESTS),"tap:asan+ubsan/$(t):$(BUILD)/san/tests/unit/$(t)") \
 	  $(foreach f,$(FUZZERS),"fuzz:fuzz/$(f):FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/fuzz/run-fuzzers.sh $(BUILD) $(f)") \
-	  $(foreach l,$(LAB_CHECKS),"count:lab/$(notdir $(l)):BUILD=$(BUILD) $(l)")
+	  $(foreach l,$(LAB_CHECKS),"count:lab/$(notdir $(l)):BUILD=$(BUILD) $(l)") \
+	  "count:systemd-check:SYSTEMD_CHECK=$(SYSTEMD_CHECK) BUILD=$(BUILD) tests/e2e/systemd-check"
 
 # --- bench ------------------------------------------------------------------
 
@@ -255,6 +263,7 @@ stress-run: all fuzzers
 	  ENGINE_MIXED_PATHS=5000 ENGINE_RATE_PATHS=300 \
 	  REPLAY_TOTAL=5000000 REPLAY_PREFIX=198.19.2.0/24 HOSTILE_SECONDS=30 \
 	  tools/stress.sh $(filter-out $(STRESS_LONG),$(LAB_CHECKS)) -- $(FUZZERS) || rc=1; \
+	SYSTEMD_CHECK_WATCHDOG=1 BUILD=$(BUILD) tests/e2e/systemd-check || rc=1; \
 	$(MAKE) --no-print-directory check-san-run || rc=1; \
 	exit $$rc
 
@@ -279,7 +288,7 @@ check-san-run: all
 # --- install ----------------------------------------------------------------
 
 # An existing scaleprobe.conf is the administrator's: never replaced.
-install: all
+install: $(addprefix $(BUILD)/plain/,$(PROGRAMS))
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR)
 	$(if $(filter scaleprobe,$(PROGRAMS)),install -m 0755 $(BUILD)/plain/scaleprobe $(DESTDIR)$(BINDIR)/scaleprobe)
 	$(if $(filter scaleprobed,$(PROGRAMS)),install -m 0755 $(BUILD)/plain/scaleprobed $(DESTDIR)$(SBINDIR)/scaleprobed)
@@ -301,7 +310,30 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/scaleprobe
 	install -m 0644 prober/cli/export.schema.json $(DESTDIR)$(PREFIX)/share/scaleprobe/export.schema.json
 
+# --- Debian package -----------------------------------------------------------
+
+# dpkg-buildpackage writes beside the source tree, so the tree is a copy of
+# the checkout's files (tracked and new, not ignored) under $(BUILD)/deb-src.
+DEB_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
+DEB_SRC     = $(BUILD)/deb-src
+DEB_FILE    = $(DEB_SRC)/scaleprobe_$(DEB_VERSION)_$(shell dpkg --print-architecture).deb
+.PHONY: deb
+deb:
+	@sh tools/deps.sh deb
+	rm -rf $(DEB_SRC) && mkdir -p $(DEB_SRC)/scaleprobe
+	git ls-files -z -co --exclude-standard | xargs -0 cp --parents -t $(DEB_SRC)/scaleprobe
+	cd $(DEB_SRC)/scaleprobe && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error,warning --info $(DEB_SRC)/scaleprobe_$(DEB_VERSION)_*.changes
+	@echo "deb: $(DEB_FILE)"
+
+# The package booted under systemd (tests/e2e/systemd-check); make stress adds
+# its watchdog step.
+.PHONY: systemd-check
+systemd-check:
+	@BUILD=$(BUILD) tests/e2e/systemd-check
+
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (not the package's tree: its own build, and directories named *.d)
+-include $(shell find $(BUILD) -path $(BUILD)/deb-src -prune -o -name '*.d' -type f -print 2>/dev/null)

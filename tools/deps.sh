@@ -43,6 +43,15 @@ valgrind
 if [ "${1:-}" = bench ]; then
 	PKGS="zmap masscan time"
 fi
+# make deb: what dpkg-buildpackage needs beside the build above, and lintian
+if [ "${1:-}" = deb ]; then
+	PKGS="$PKGS dpkg-dev debhelper fakeroot lintian"
+fi
+# make systemd-check: a bookworm tree booted under its own systemd;
+# the dashboard's test: Debian's prometheus
+if [ "${1:-}" = systemd-check ]; then
+	PKGS="$PKGS dpkg-dev debhelper fakeroot lintian debootstrap systemd-container prometheus"
+fi
 
 missing=""
 for p in $PKGS; do

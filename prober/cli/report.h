@@ -164,8 +164,8 @@ const char *report_verdict_label(enum verdict v);
 const char *report_finding_label(unsigned bit);
 bool report_is_problem(enum verdict v);
 
-/* "2026-12-01" of days since the epoch; "2026-12-01 10:00" of ns in the
- * report's zone. */
+/* "2026-12-01" of days since the epoch; "2026-12-01 10:00 +0100" of ns in
+ * the report's zone, its offset named ("2026-12-01 09:00Z" without utcoff). */
 void report_day_name(int64_t days, char buf[11]);
 void report_local_time(const struct report *rep, int64_t ns, char buf[24]);
 

@@ -43,7 +43,16 @@ report_local_time(const struct report *rep, int64_t ns, char buf[24])
 	char d[11];
 
 	report_day_name(day, d);
-	snprintf(buf, 24, "%s %02d:%02d", d, (int)(sod / 3600), (int)(sod / 60 % 60));
+	/* the zone named: the offset of local time, or Z when there is none */
+	if (rep->utcoff == NULL) {
+		snprintf(buf, 24, "%s %02d:%02dZ", d, (int)(sod / 3600), (int)(sod / 60 % 60));
+	} else {
+		int64_t off = s - t, a = off < 0 ? -off : off;
+
+		snprintf(buf, 24, "%s %02d:%02d %c%02d%02d", d, (int)(sod / 3600),
+		    (int)(sod / 60 % 60), off < 0 ? '-' : '+', (int)(a / 3600 % 100),
+		    (int)(a / 60 % 60));
+	}
 }
 
 /* s for a terminal: a store is only text, and a control character in a

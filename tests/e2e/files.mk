@@ -103,3 +103,7 @@ LAB_CHECKS += tests/e2e/hostile-e2e
 # outsider, a blocked and an ungrouped target, 17 targets, the 11th request refused
 # in one line; an oversized and a garbled request an error, the daemon running
 LAB_CHECKS += tests/e2e/demand-e2e
+# the Grafana dashboard (dashboards/scaleprobe.json) on real data: Debian's prometheus
+# scrapes a live daemon's /metrics in a namespace of the test's own, and every panel's
+# query returns data through Prometheus's HTTP API
+LAB_CHECKS += tests/e2e/dashboard-e2e

@@ -246,14 +246,14 @@ test_text(void **state)
 	char *t = render(report_text, &rep);
 
 	(void)state;
-	assert_non_null(strstr(t, "2026-12-03 00:00 to 2026-12-09 00:00"));
+	assert_non_null(strstr(t, "2026-12-03 00:00Z to 2026-12-09 00:00Z"));
 	assert_non_null(strstr(t, "2 vantages, a section each below:\n  east\n  we<st>\n\n== every vantage\n"));
 	/* the day table: only the verdicts seen, each path once a day */
 	assert_non_null(strstr(t, "  day           ok rewritten stripped syn-dropped closed  paths\n"
 	    "  2026-12-03     1         1        1           1      0      4\n"));
-	assert_non_null(strstr(t, "Newly broken: 2\n  2026-12-03 10:00  198.18.100.11:80"));
+	assert_non_null(strstr(t, "Newly broken: 2\n  2026-12-03 10:00Z  198.18.100.11:80"));
 	assert_non_null(strstr(t, "ok -> rewritten  (vantage east)  at 198.18.3.2 (hop 3)"));
-	assert_non_null(strstr(t, "Newly fixed: 1\n  2026-12-05 10:00  198.18.100.11:80"));
+	assert_non_null(strstr(t, "Newly fixed: 1\n  2026-12-05 10:00Z  198.18.100.11:80"));
 	assert_non_null(strstr(t, "  198.18.3.2                   hop 3  after 198.18.2.2 (hop 2): 3 paths"));
 	assert_non_null(strstr(t, "  raised-shift     1\n"));
 	assert_non_null(strstr(t, "Problems and what to do (5 paths)"));
@@ -630,6 +630,40 @@ test_palette(void **state)
 	assert_string_equal(d, "1969-12-31");
 }
 
+/* Every human-readable time names its zone: the local offset, or Z. */
+static long
+plus_one(int64_t t)
+{
+	(void)t;
+	return 3600;
+}
+
+static long
+minus_nine_thirty(int64_t t)
+{
+	(void)t;
+	return -(9 * 3600 + 30 * 60);
+}
+
+static void
+test_local_time_zone(void **state)
+{
+	struct report rep;
+	char b[24];
+
+	(void)state;
+	memset(&rep, 0, sizeof(rep));
+	rep.utcoff = NULL;
+	report_local_time(&rep, NS(0, 9), b);
+	assert_string_equal(b, "2026-12-03 09:00Z");
+	rep.utcoff = plus_one;
+	report_local_time(&rep, NS(0, 9), b);
+	assert_string_equal(b, "2026-12-03 10:00 +0100");
+	rep.utcoff = minus_nine_thirty;
+	report_local_time(&rep, NS(0, 9), b);
+	assert_string_equal(b, "2026-12-02 23:30 -0930");
+}
+
 int
 main(void)
 {
@@ -645,6 +679,7 @@ main(void)
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_spilled),
 		cmocka_unit_test(test_palette),
+		cmocka_unit_test(test_local_time_zone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
