@@ -39,7 +39,10 @@ hop_bucket_init(const struct hop_pace_config *cfg, struct hop_bucket *b)
 static void
 refill(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now)
 {
-	int64_t cap = (int64_t)cfg->burst * TOKEN;
+	/* once the router lost a probe it is known to limit: no more bursts,
+	 * probes as evenly spaced as its rate (a router that keeps one token
+	 * answers nothing sooner) */
+	int64_t cap = (b->lost_once ? 1 : (int64_t)cfg->burst) * TOKEN;
 
 	if (!b->started) {
 		b->started = true;
@@ -94,7 +97,12 @@ hop_bucket_answered(const struct hop_pace_config *cfg, struct hop_bucket *b, uin
 	b->n--;
 	/* the refill so far at the old rate, then the new rate */
 	refill(cfg, b, now);
-	b->rate_milli += b->lost_once ? HOP_PACE_AVOID_MILLI : 1000;
+	if (!b->lost_once)
+		b->rate_milli += 1000;
+	else if (b->rate_milli * 8 >= b->loss_rate_milli * 7)
+		b->rate_milli += HOP_PACE_AVOID_MILLI / 10;
+	else
+		b->rate_milli += HOP_PACE_AVOID_MILLI;
 	if (b->rate_milli > max)
 		b->rate_milli = max;
 	return true;
@@ -124,6 +132,7 @@ hop_bucket_expire(const struct hop_pace_config *cfg, struct hop_bucket *b, uint6
 	b->lost_once = true;
 	if (b->last_cut == 0 || now >= b->last_cut + cfg->loss_ns) {
 		refill(cfg, b, now);
+		b->loss_rate_milli = b->rate_milli;
 		b->rate_milli /= 2;
 		if (b->rate_milli < floor_milli(cfg))
 			b->rate_milli = floor_milli(cfg);
@@ -159,5 +168,5 @@ hop_bucket_idle(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_
 	if (!b->started)
 		return true;
 	refill(cfg, b, now);
-	return b->credit >= (int64_t)cfg->burst * TOKEN;
+	return b->credit >= (b->lost_once ? 1 : (int64_t)cfg->burst) * TOKEN;
 }

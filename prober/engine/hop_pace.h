@@ -12,9 +12,12 @@
  *   - each answer raises the rate by one probe per second while the bucket
  *     has never lost a probe (slow start: it doubles per round trip), by a
  *     tenth after (a router held to 1 per second is tried at 2 after ten
- *     answers);
+ *     answers), and by a hundredth once within 7/8 of the rate it last
+ *     lost at (the router's limit lies near there: probed slowly);
  *   - a probe unanswered after loss_ns is lost, and halves the rate (at
- *     most once per loss_ns, never below rate_floor).
+ *     most once per loss_ns, never below rate_floor); from the first loss
+ *     on, the bucket holds one token, not a burst: probes go evenly
+ *     spaced, since a router that limits keeps few or one.
  *
  * A Linux router at its defaults settles near its own 1 per second; a
  * router without a limit (the lab's) lets the rate grow at once, so many
@@ -47,6 +50,7 @@ struct hop_bucket {
 	uint64_t sent_at[HOP_PACE_OUTSTANDING];	/* ring of probes unanswered */
 	int head, n;
 	uint64_t last_cut;		/* time of the last halving */
+	uint64_t loss_rate_milli;	/* the rate when it last lost */
 	bool lost_once;			/* past slow start */
 	bool started;
 };

@@ -126,14 +126,27 @@ bucket(struct router_pace *p, const struct router_key *k)
 	return i < 0 ? NULL : &p->r[i].b;
 }
 
+static bool
+valid_ttl(int ttl)
+{
+	return ttl >= 1 && ttl <= ROUTER_PACE_MAX_TTL;
+}
+
 struct router_key
 router_pace_key(struct router_pace *p, struct router_key k, int ttl, uint64_t now)
 {
 	int i;
 	unsigned h;
 
-	if (by_distance(k))
-		return k;
+	if (by_distance(k)) {
+		int f = k.addr.family == ADDR_V6;
+		struct router_key r;
+
+		if (!valid_ttl(k.ttl) || p->only[f][k.ttl].family == 0 || p->many[f][k.ttl])
+			return k;
+		r = router_pace_key(p, router_key_addr(&p->only[f][k.ttl]), k.ttl, now);
+		return r;
+	}
 	i = find(p, &k);
 	if (i < 0) {
 		i = make_room(p, now);
@@ -176,28 +189,67 @@ router_pace_sent(struct router_pace *p, struct router_key k, uint64_t now)
 		p->deadline = d;
 }
 
-void
-router_pace_answered(struct router_pace *p, struct router_key k, const struct addr *from,
-    uint64_t now)
+struct router_key
+router_pace_paid(const struct router_pace *p, int family, int ttl, const struct addr *learned)
 {
-	struct hop_bucket *b = bucket(p, &k);
+	if (learned != NULL)
+		return router_key_addr(learned);
+	if (valid_ttl(ttl) && p->only[family == ADDR_V6][ttl].family != 0)
+		return router_key_addr(&p->only[family == ADDR_V6][ttl]);
+	return router_key_ttl(family, ttl);
+}
+
+/* Which routers a distance has heard from: one, or more.  True when from
+ * is the first and new to the table: the distance was that router all
+ * along, so its bucket becomes the router's, and the distance starts over
+ * for when it stands for more than one. */
+static bool
+heard(struct router_pace *p, int ttl, const struct addr *from, uint64_t now)
+{
+	int f = from->family == ADDR_V6, i;
+	struct router_key r = router_key_addr(from);
+
+	if (!valid_ttl(ttl) || p->many[f][ttl])
+		return false;
+	if (p->only[f][ttl].family != 0) {
+		if (!addr_equal(&p->only[f][ttl], from))
+			p->many[f][ttl] = true;
+		return false;
+	}
+	p->only[f][ttl] = r.addr;
+	if (find(p, &r) >= 0)
+		return false;
+	r = router_pace_key(p, r, 0, now);
+	if (by_distance(r) || (i = find(p, &r)) < 0)
+		return false;
+	p->r[i].b = p->dist[f][ttl];
+	hop_bucket_init(&p->cfg, &p->dist[f][ttl]);
+	return true;
+}
+
+void
+router_pace_answered(struct router_pace *p, struct router_key k, int ttl,
+    const struct addr *from, uint64_t now)
+{
+	struct hop_bucket *b = bucket(p, &k), *rb;
+	struct router_key r;
 
 	if (b != NULL && hop_bucket_answered(&p->cfg, b, now))
 		p->answered++;
-	if (from != NULL && from->family != 0) {
-		struct router_key r = router_key_addr(from);
-		struct hop_bucket *rb;
-
-		if (!by_distance(k) && key_equal(&k, &r))
-			return;
-		/* the router's own bucket pays for what it sent, a router
-		 * first heard of here included */
-		r = router_pace_key(p, r, 0, now);
-		rb = by_distance(r) ? NULL : bucket(p, &r);
-		if (rb != NULL) {
-			hop_bucket_charge(&p->cfg, rb, now);
-			p->charged++;
-		}
+	if (from == NULL || from->family == 0)
+		return;
+	if (heard(p, ttl, from, now) && by_distance(k))
+		return;		/* paid from what is now its own bucket */
+	r = router_key_addr(from);
+	if (!by_distance(k) && key_equal(&k, &r))
+		return;
+	/* the router's own bucket pays for what it sent, a router first
+	 * heard of here included */
+	r = router_pace_key(p, r, 0, now);
+	rb = by_distance(r) ? NULL : bucket(p, &r);
+	if (rb != NULL) {
+		hop_bucket_charge(&p->cfg, rb, now);
+		p->charged++;
 	}
 }
 

@@ -9,11 +9,17 @@
  * that answers the TTL (any variant): from then on the key is that
  * router's address.  Before, the key is the distance, the TTL (per family:
  * Linux limits the errors per destination, and the prober is one
- * destination per family) -- the routers near the vantage, which every
- * path shares, are one key from the first probe on; a TTL's bucket adapts
- * to whatever routers answer it.  An answer to a probe paid by distance is
- * charged to its router's bucket too, so the two keys of one router do not
+ * destination per family) -- and while every error at that distance came
+ * from one router, the distance is that router: the routers near the
+ * vantage, which every path shares, are one budget from their first
+ * answer on.  Once a second router answers at a distance, paths there
+ * diverge and the distance keeps a bucket of its own, which adapts to the
+ * routers answering it; an answer to a probe paid by distance is charged
+ * to its router's bucket too, so that the two keys of one router do not
  * ask it for twice its budget: its own probes wait for the debt to clear.
+ * A router's IPv4 and IPv6 addresses are two keys (nothing ties them
+ * together); a router that limits its errors in all, not per destination,
+ * has the two share its rate, found by the buckets' adaptation.
  *
  * The routers' buckets live in a table of ROUTER_PACE_ROUTERS; when it is
  * full, a router whose bucket is idle (nothing waiting, full) is forgotten,
@@ -53,6 +59,9 @@ struct router_pace {
 	struct hop_bucket dist[2][ROUTER_PACE_MAX_TTL + 1];	/* [v6][ttl] */
 	struct router_entry r[ROUTER_PACE_ROUTERS];
 	int head[ROUTER_PACE_HASH];
+	struct addr only[2][ROUTER_PACE_MAX_TTL + 1];	/* the router each
+						   distance has heard from */
+	bool many[2][ROUTER_PACE_MAX_TTL + 1];	/* ... or more than one */
 	int nlive;
 	uint64_t deadline;		/* no probe is lost before this */
 	uint64_t lost, answered, charged, forgotten;	/* for tests and -v */
@@ -64,17 +73,23 @@ struct router_key router_key_addr(const struct addr *a);
 /* cfg as hop_pace_check wants.  0, or -1 for a bad config. */
 int router_pace_init(struct router_pace *p, const struct hop_pace_config *cfg);
 
-/* The key a probe is paid from: k itself, or, for a router with no room
- * in the table, its distance (ttl, and the router's family). */
+/* The key a probe with this TTL is paid from: for a router, k itself, or
+ * its distance when the table has no room for it; for a distance, the
+ * one router heard there so far, if any (and room), else k. */
 struct router_key router_pace_key(struct router_pace *p, struct router_key k, int ttl,
     uint64_t now);
+/* The router a probe paid by router was paid from: the one the path had
+ * learned (learned), else the one its distance stood for. */
+struct router_key router_pace_paid(const struct router_pace *p, int family, int ttl,
+    const struct addr *learned);
 /* Whether a probe paid from k may go at now. */
 bool router_pace_can(struct router_pace *p, struct router_key k, uint64_t now);
 /* A probe paid from k went. */
 void router_pace_sent(struct router_pace *p, struct router_key k, uint64_t now);
-/* A probe paid from k was answered; from: the router that answered (an
- * ICMP error), charged when it is not k, or NULL (the destination). */
-void router_pace_answered(struct router_pace *p, struct router_key k,
+/* A probe with this TTL paid from k was answered; from: the router that
+ * answered (an ICMP error), charged when it is not k, or NULL (the
+ * destination). */
+void router_pace_answered(struct router_pace *p, struct router_key k, int ttl,
     const struct addr *from, uint64_t now);
 /* Counts the probes unanswered for loss_ns as lost. */
 void router_pace_expire(struct router_pace *p, uint64_t now);

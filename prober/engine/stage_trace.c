@@ -138,21 +138,23 @@ static struct router_key
 pace_key(struct engine *e, const struct path_slot *s, int ttl, uint64_t now)
 {
 	const struct addr *r = trace_router(tr_slot(e, s)->tr, ttl);
+	struct router_pace *p = &tr_engine(e)->pace;
 
 	if (r != NULL)
-		return router_pace_key(&tr_engine(e)->pace, router_key_addr(r), ttl, now);
-	return router_key_ttl(s->path.dst.family, ttl);
+		return router_pace_key(p, router_key_addr(r), ttl, now);
+	return router_pace_key(p, router_key_ttl(s->path.dst.family, ttl), ttl, now);
 }
 
-/* The key the probe of variant v with this TTL was paid from. */
+/* The key the probe of variant v with this TTL was paid from (before its
+ * answer is recorded). */
 static struct router_key
 paid_key(const struct engine *e, const struct path_slot *s, int v, int ttl)
 {
 	const struct tr_slot *ts = tr_slot(e, s);
-	const struct addr *r = trace_router(ts->tr, ttl);
 
-	if (r != NULL && ttl >= 1 && ttl < 32 && (ts->by_router[v] & (1u << ttl)))
-		return router_key_addr(r);
+	if (ttl >= 1 && ttl < 32 && (ts->by_router[v] & (1u << ttl)))
+		return router_pace_paid(&tr_engine(e)->pace, s->path.dst.family, ttl,
+		    trace_router(ts->tr, ttl));
 	return router_key_ttl(s->path.dst.family, ttl);
 }
 
@@ -264,7 +266,7 @@ tr_input(struct engine *e, struct path_slot *s, const struct match *m,
 	struct trace *tr = tr_slot(e, s)->tr;
 
 	if (te->paced)
-		router_pace_answered(&te->pace, paid_key(e, s, m->v, m->tag),
+		router_pace_answered(&te->pace, paid_key(e, s, m->v, m->tag), m->tag,
 		    m->icmp ? &r->src : NULL, now);
 	if (m->icmp) {
 		/* an ICMP error from a router on the way */
