@@ -12,17 +12,11 @@
  * router's 1 per second, ten seconds without loss before the next try. */
 #define HOP_PACE_AVOID_MILLI 100
 
-static uint64_t
-floor_milli(const struct hop_pace_config *cfg)
-{
-	return cfg->rate_floor_milli ? cfg->rate_floor_milli : (uint64_t)cfg->rate_min * 1000;
-}
-
 int
 hop_pace_check(const struct hop_pace_config *cfg)
 {
 	if (cfg->rate_min < 1 || cfg->burst < 1 || cfg->rate_max < cfg->rate_min ||
-	    cfg->loss_ns == 0 || cfg->rate_floor_milli > (uint64_t)cfg->rate_min * 1000)
+	    cfg->loss_ns == 0)
 		return -1;
 	return 0;
 }
@@ -39,10 +33,7 @@ hop_bucket_init(const struct hop_pace_config *cfg, struct hop_bucket *b)
 static void
 refill(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now)
 {
-	/* once the router lost a probe it is known to limit: no more bursts,
-	 * probes as evenly spaced as its rate (a router that keeps one token
-	 * answers nothing sooner) */
-	int64_t cap = (b->lost_once ? 1 : (int64_t)cfg->burst) * TOKEN;
+	int64_t cap = (int64_t)cfg->burst * TOKEN;
 
 	if (!b->started) {
 		b->started = true;
@@ -75,34 +66,60 @@ hop_bucket_can(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t
 }
 
 void
-hop_bucket_sent(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now)
+hop_bucket_sent(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now,
+    bool repeat)
 {
 	refill(cfg, b, now);
 	b->credit = b->credit >= TOKEN ? b->credit - TOKEN : 0;
 	if (b->n < HOP_PACE_OUTSTANDING) {
-		b->sent_at[(b->head + b->n) % HOP_PACE_OUTSTANDING] = now;
+		int i = (b->head + b->n) % HOP_PACE_OUTSTANDING;
+
+		b->sent_at[i] = now;
+		b->repeat[i] = repeat;
 		b->n++;
 	}
 }
 
+/* Takes the probe sent at `sent` off the ring (the oldest when no probe
+ * has that time: its own entry was counted lost, or none was kept). */
+static void
+settle(struct hop_bucket *b, uint64_t sent)
+{
+	int k = 0;
+
+	for (int j = 0; j < b->n; j++)
+		if (b->sent_at[(b->head + j) % HOP_PACE_OUTSTANDING] == sent) {
+			k = j;
+			break;
+		}
+	/* the entries before it move up one */
+	for (int j = k; j > 0; j--) {
+		int to = (b->head + j) % HOP_PACE_OUTSTANDING;
+		int from = (b->head + j - 1) % HOP_PACE_OUTSTANDING;
+
+		b->sent_at[to] = b->sent_at[from];
+		b->repeat[to] = b->repeat[from];
+	}
+	b->head = (b->head + 1) % HOP_PACE_OUTSTANDING;
+	b->n--;
+}
+
 bool
-hop_bucket_answered(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now)
+hop_bucket_answered(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now,
+    uint64_t sent)
 {
 	uint64_t max = (uint64_t)cfg->rate_max * 1000;
 
 	if (b->n == 0)
 		return false;	/* an answer to a probe counted lost already */
-	/* answers come about in the order sent: the oldest is settled */
-	b->head = (b->head + 1) % HOP_PACE_OUTSTANDING;
-	b->n--;
-	/* the refill so far at the old rate, then the new rate */
+	settle(b, sent);
+	/* the refill so far at the old rate, then the new rate -- but the
+	 * first burst's answers say nothing of the rate: a Linux router
+	 * answers them all, then one a second */
 	refill(cfg, b, now);
-	if (!b->lost_once)
-		b->rate_milli += 1000;
-	else if (b->rate_milli * 8 >= b->loss_rate_milli * 7)
-		b->rate_milli += HOP_PACE_AVOID_MILLI / 10;
-	else
-		b->rate_milli += HOP_PACE_AVOID_MILLI;
+	if (++b->answers <= cfg->burst)
+		return true;
+	b->rate_milli += b->lost_once ? HOP_PACE_AVOID_MILLI : 1000;
 	if (b->rate_milli > max)
 		b->rate_milli = max;
 	return true;
@@ -117,28 +134,49 @@ hop_bucket_charge(const struct hop_pace_config *cfg, struct hop_bucket *b, uint6
 		b->credit = -(int64_t)cfg->burst * TOKEN;
 }
 
-int
-hop_bucket_expire(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now)
+/* Counts the probes sent before `before` lost (they are the oldest: the
+ * ring is in the order sent), cutting the rate as a loss does. */
+static int
+lose_before(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t before,
+    uint64_t now)
 {
-	int lost = 0;
+	int lost = 0, signal = 0;
 
-	while (b->n > 0 && now >= b->sent_at[b->head] + cfg->loss_ns) {
+	while (b->n > 0 && b->sent_at[b->head] < before) {
+		signal += !b->repeat[b->head];
 		b->head = (b->head + 1) % HOP_PACE_OUTSTANDING;
 		b->n--;
 		lost++;
 	}
-	if (lost == 0)
-		return 0;
+	/* a probe asked again and lost again is likely silent by design (a
+	 * box dropped that SYN, a router mute for that destination): only
+	 * first losses say the router is at its limit */
+	if (signal == 0)
+		return lost;
 	b->lost_once = true;
 	if (b->last_cut == 0 || now >= b->last_cut + cfg->loss_ns) {
 		refill(cfg, b, now);
-		b->loss_rate_milli = b->rate_milli;
 		b->rate_milli /= 2;
-		if (b->rate_milli < floor_milli(cfg))
-			b->rate_milli = floor_milli(cfg);
+		if (b->rate_milli < (uint64_t)cfg->rate_min * 1000)
+			b->rate_milli = (uint64_t)cfg->rate_min * 1000;
 		b->last_cut = now;
 	}
 	return lost;
+}
+
+int
+hop_bucket_expire(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now)
+{
+	return now >= cfg->loss_ns ? lose_before(cfg, b, now - cfg->loss_ns + 1, now) : 0;
+}
+
+int
+hop_bucket_overtaken(const struct hop_pace_config *cfg, struct hop_bucket *b,
+    uint64_t sent, uint64_t now)
+{
+	if (cfg->reorder_ns == 0 || sent < cfg->reorder_ns)
+		return 0;
+	return lose_before(cfg, b, sent - cfg->reorder_ns, now);
 }
 
 uint64_t
@@ -168,5 +206,5 @@ hop_bucket_idle(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_
 	if (!b->started)
 		return true;
 	refill(cfg, b, now);
-	return b->credit >= (b->lost_once ? 1 : (int64_t)cfg->burst) * TOKEN;
+	return b->credit >= (int64_t)cfg->burst * TOKEN;
 }

@@ -12,12 +12,16 @@
  *   - each answer raises the rate by one probe per second while the bucket
  *     has never lost a probe (slow start: it doubles per round trip), by a
  *     tenth after (a router held to 1 per second is tried at 2 after ten
- *     answers), and by a hundredth once within 7/8 of the rate it last
- *     lost at (the router's limit lies near there: probed slowly);
- *   - a probe unanswered after loss_ns is lost, and halves the rate (at
- *     most once per loss_ns, never below rate_floor); from the first loss
- *     on, the bucket holds one token, not a burst: probes go evenly
- *     spaced, since a router that limits keeps few or one.
+ *     answers);
+ *   - a probe unanswered after loss_ns is lost (or at once, when one
+ *     router answered a probe sent more than reorder_ns after it: routers
+ *     answer in order), and halves the rate (at
+ *     most once per loss_ns, never below rate_min) -- unless it was asked
+ *     before and lost then too: silence that repeats is likely by design
+ *     (a box that drops that SYN, a router mute for that destination),
+ *     and would hold the router's rate down for every path it answers;
+ *   - the answers to the first burst do not raise the rate: a Linux
+ *     router answers them whatever its rate.
  *
  * A Linux router at its defaults settles near its own 1 per second; a
  * router without a limit (the lab's) lets the rate grow at once, so many
@@ -36,11 +40,13 @@
 #define HOP_PACE_OUTSTANDING 64
 
 struct hop_pace_config {
-	uint32_t rate_min;		/* probes per second: the start */
-	uint32_t rate_floor_milli;	/* probes per 1000 s: the floor (0: rate_min) */
+	uint32_t rate_min;		/* probes per second: the start and floor */
 	uint32_t rate_max;		/* the ceiling (the run's --rate does the rest) */
 	uint32_t burst;			/* bucket depth */
 	uint64_t loss_ns;		/* unanswered this long: lost */
+	uint64_t reorder_ns;		/* or sent this long before one of the
+					   same router that was answered (0:
+					   no such test) */
 };
 
 struct hop_bucket {
@@ -48,29 +54,37 @@ struct hop_bucket {
 	int64_t credit;			/* milli-token-ns at rate; below 0: debt */
 	uint64_t last;			/* time of the last refill */
 	uint64_t sent_at[HOP_PACE_OUTSTANDING];	/* ring of probes unanswered */
+	bool repeat[HOP_PACE_OUTSTANDING];	/* ... each asked before, unanswered */
 	int head, n;
+	uint32_t answers;		/* answered so far */
 	uint64_t last_cut;		/* time of the last halving */
-	uint64_t loss_rate_milli;	/* the rate when it last lost */
 	bool lost_once;			/* past slow start */
 	bool started;
 };
 
-/* rate_min >= 1, burst >= 1, floor <= rate_min * 1000.  0, or -1. */
+/* rate_min >= 1, burst >= 1, rate_max >= rate_min, loss_ns > 0: 0, or -1. */
 int hop_pace_check(const struct hop_pace_config *cfg);
 void hop_bucket_init(const struct hop_pace_config *cfg, struct hop_bucket *b);
 
 /* Whether a probe may go at now (the caller expires first). */
 bool hop_bucket_can(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now);
-/* A probe went (its token taken). */
-void hop_bucket_sent(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now);
-/* A probe paid from this bucket was answered; false if none was waiting
- * (counted lost already). */
+/* A probe went (its token taken); repeat: the same probe went before and
+ * was not answered. */
+void hop_bucket_sent(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now,
+    bool repeat);
+/* The probe paid from this bucket and sent at `sent` was answered; false
+ * if none was waiting (counted lost already). */
 bool hop_bucket_answered(const struct hop_pace_config *cfg, struct hop_bucket *b,
-    uint64_t now);
+    uint64_t now, uint64_t sent);
 /* The router answered a probe paid elsewhere: one token, debt allowed. */
 void hop_bucket_charge(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now);
 /* Counts the probes unanswered for loss_ns as lost; how many. */
 int hop_bucket_expire(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now);
+/* One router answers in the order it was asked: a probe of a router's
+ * bucket answered, those sent more than reorder_ns before it and still
+ * unanswered are lost now, not after loss_ns; how many. */
+int hop_bucket_overtaken(const struct hop_pace_config *cfg, struct hop_bucket *b,
+    uint64_t sent, uint64_t now);
 /* When the next probe may go: now or later (after expiring). */
 uint64_t hop_bucket_when(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now);
 /* When the oldest probe waiting counts as lost; UINT64_MAX for none. */

@@ -176,14 +176,14 @@ router_pace_can(struct router_pace *p, struct router_key k, uint64_t now)
 }
 
 void
-router_pace_sent(struct router_pace *p, struct router_key k, uint64_t now)
+router_pace_sent(struct router_pace *p, struct router_key k, uint64_t now, bool repeat)
 {
 	struct hop_bucket *b = bucket(p, &k);
 	uint64_t d;
 
 	if (b == NULL)
 		return;
-	hop_bucket_sent(&p->cfg, b, now);
+	hop_bucket_sent(&p->cfg, b, now, repeat);
 	d = hop_bucket_deadline(&p->cfg, b);
 	if (d < p->deadline)
 		p->deadline = d;
@@ -229,13 +229,26 @@ heard(struct router_pace *p, int ttl, const struct addr *from, uint64_t now)
 
 void
 router_pace_answered(struct router_pace *p, struct router_key k, int ttl,
-    const struct addr *from, uint64_t now)
+    const struct addr *from, uint64_t now, uint64_t sent)
 {
 	struct hop_bucket *b = bucket(p, &k), *rb;
 	struct router_key r;
 
-	if (b != NULL && hop_bucket_answered(&p->cfg, b, now))
+	/* paid by the distance before its bucket became its router's: the
+	 * probe waits there now */
+	if (b != NULL && b->n == 0 && by_distance(k) && valid_ttl(k.ttl) &&
+	    p->only[k.addr.family == ADDR_V6][k.ttl].family != 0) {
+		r = router_key_addr(&p->only[k.addr.family == ADDR_V6][k.ttl]);
+		if ((rb = bucket(p, &r)) != NULL)
+			b = rb;
+	}
+	if (b != NULL && hop_bucket_answered(&p->cfg, b, now, sent)) {
 		p->answered++;
+		/* one router's probes are answered in order: those it
+		 * skipped are lost */
+		if (b != &p->dist[k.addr.family == ADDR_V6][valid_ttl(k.ttl) ? k.ttl : 0])
+			p->lost += (uint64_t)hop_bucket_overtaken(&p->cfg, b, sent, now);
+	}
 	if (from == NULL || from->family == 0)
 		return;
 	if (heard(p, ttl, from, now) && by_distance(k))

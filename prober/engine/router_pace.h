@@ -18,8 +18,9 @@
  * to its router's bucket too, so that the two keys of one router do not
  * ask it for twice its budget: its own probes wait for the debt to clear.
  * A router's IPv4 and IPv6 addresses are two keys (nothing ties them
- * together); a router that limits its errors in all, not per destination,
- * has the two share its rate, found by the buckets' adaptation.
+ * together), as Linux keeps two budgets, one per destination; a router
+ * that limits its errors in all may so be asked for up to twice its rate
+ * (each bucket's floor is rate_min) when both families' paths cross it.
  *
  * The routers' buckets live in a table of ROUTER_PACE_ROUTERS; when it is
  * full, a router whose bucket is idle (nothing waiting, full) is forgotten,
@@ -84,13 +85,14 @@ struct router_key router_pace_paid(const struct router_pace *p, int family, int 
     const struct addr *learned);
 /* Whether a probe paid from k may go at now. */
 bool router_pace_can(struct router_pace *p, struct router_key k, uint64_t now);
-/* A probe paid from k went. */
-void router_pace_sent(struct router_pace *p, struct router_key k, uint64_t now);
-/* A probe with this TTL paid from k was answered; from: the router that
- * answered (an ICMP error), charged when it is not k, or NULL (the
- * destination). */
+/* A probe paid from k went; repeat: the same probe (path, variant, TTL)
+ * went before and was not answered. */
+void router_pace_sent(struct router_pace *p, struct router_key k, uint64_t now, bool repeat);
+/* A probe with this TTL paid from k and sent at `sent` was answered;
+ * from: the router that answered (an ICMP error), charged when it is not
+ * k, or NULL (the destination). */
 void router_pace_answered(struct router_pace *p, struct router_key k, int ttl,
-    const struct addr *from, uint64_t now);
+    const struct addr *from, uint64_t now, uint64_t sent);
 /* Counts the probes unanswered for loss_ns as lost. */
 void router_pace_expire(struct router_pace *p, uint64_t now);
 /* When a probe paid from k may go: now or later. */

@@ -13,6 +13,10 @@
 #include "router_pace.h"
 #include "trace.h"
 
+/* Probes one router answered out of the order asked: ECMP before it may
+ * delay some paths' probes by a few milliseconds. */
+#define TRACE_REORDER_NS (20 * 1000000ull)
+
 /* The stage's own state: the traces running and the pace per router
  * across them, and per path its trace. */
 struct tr_engine {
@@ -53,10 +57,10 @@ tr_init(struct engine *e)
 	if (e->cfg.trace_pace == 0)
 		return true;
 	pc.rate_min = e->cfg.trace_pace;
-	pc.rate_floor_milli = e->cfg.trace_pace_floor_milli;
 	pc.rate_max = e->cfg.rate;
 	pc.burst = e->cfg.trace_pace_burst ? e->cfg.trace_pace_burst : 6;
 	pc.loss_ns = e->cfg.timeout_ns > 0 ? e->cfg.timeout_ns : ENGINE_NS_PER_SEC;
+	pc.reorder_ns = TRACE_REORDER_NS;
 	if (pc.rate_max < pc.rate_min || router_pace_init(&te->pace, &pc) != 0)
 		return false;
 	te->paced = true;
@@ -132,8 +136,9 @@ tr_start(struct engine *e, struct path_slot *s, uint64_t now)
 	path_slot_list_append(&tr_engine(e)->running, s);
 }
 
-/* The key variant v's probe with this TTL is paid from: the router the
- * path's trace heard at that TTL, else the distance. */
+/* The key a probe with this TTL is paid from: the router the path's
+ * trace heard at that TTL, else the distance (or the one router it stands
+ * for). */
 static struct router_key
 pace_key(struct engine *e, const struct path_slot *s, int ttl, uint64_t now)
 {
@@ -187,7 +192,8 @@ tr_run(struct engine *e, uint64_t now)
 			if (engine_out_syn(e, &syn, now) > 0)
 				e->n.trace_sent++;
 			if (te->paced) {
-				router_pace_sent(&te->pace, k, now);
+				router_pace_sent(&te->pace, k, now,
+				    trace_sent_at(ts->tr, v, ttl) != 0);
 				if (k.ttl == 0)
 					ts->by_router[v] |= 1u << ttl;
 				else
@@ -267,7 +273,7 @@ tr_input(struct engine *e, struct path_slot *s, const struct match *m,
 
 	if (te->paced)
 		router_pace_answered(&te->pace, paid_key(e, s, m->v, m->tag), m->tag,
-		    m->icmp ? &r->src : NULL, now);
+		    m->icmp ? &r->src : NULL, now, trace_sent_at(tr, m->v, m->tag));
 	if (m->icmp) {
 		/* an ICMP error from a router on the way */
 		quote(e, s, m->v, m->tag, r, now);

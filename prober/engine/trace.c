@@ -184,6 +184,14 @@ trace_router(const struct trace *t, int ttl)
 }
 
 uint64_t
+trace_sent_at(const struct trace *t, int variant, int ttl)
+{
+	if (variant < 0 || variant >= t->cfg.nvariants || ttl < 1 || ttl > t->cfg.max_ttl)
+		return 0;
+	return t->sent_at[variant * (RESULT_MAX_HOPS + 1) + ttl];
+}
+
+uint64_t
 trace_wake(const struct trace *t)
 {
 	if (t->done)

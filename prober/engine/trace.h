@@ -76,6 +76,9 @@ void trace_refused(struct trace *t, int variant, int ttl);
  * draws on (router_pace.h). */
 const struct addr *trace_router(const struct trace *t, int ttl);
 
+/* When the variant's probe with this TTL last went; 0: never. */
+uint64_t trace_sent_at(const struct trace *t, int variant, int ttl);
+
 /* When something is next due (a send or the end of a round); UINT64_MAX
  * when done. */
 uint64_t trace_wake(const struct trace *t);

@@ -2,8 +2,8 @@
  * test_router_pace.c -- the trace's budget per router (router_pace.c,
  * hop_pace.c): which probes share a bucket (a table of who answered
  * before and how many may go at once), a distance that stands for its one
- * router, charges for answers paid by distance, the floor, even spacing
- * after a loss, slow probing near the rate lost at, and a full table.
+ * router, charges for answers paid by distance, the floor, growth, losses
+ * that repeat, losses shown by a later answer, and a full table.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,8 +19,7 @@
 #define SEC 1000000000ULL
 
 static const struct hop_pace_config cfg = {
-	.rate_min = 1, .rate_floor_milli = 500, .rate_max = 1000, .burst = 6,
-	.loss_ns = SEC,
+	.rate_min = 1, .rate_max = 1000, .burst = 6, .loss_ns = SEC, .reorder_ns = 20 * MS,
 };
 
 static struct addr
@@ -52,7 +51,7 @@ drain(struct router_pace *p, struct router_key k, uint64_t now)
 	int n = 0;
 
 	while (router_pace_can(p, k, now) && n < 100) {
-		router_pace_sent(p, k, now);
+		router_pace_sent(p, k, now, false);
 		n++;
 	}
 	return n;
@@ -109,8 +108,8 @@ test_share_table(void **state)
 
 			/* the answer came before anything else was sent: its
 			 * bucket is full again by time 0 of the row */
-			router_pace_sent(&p, d, 0);
-			router_pace_answered(&p, d, r->heard[h].ttl, &a, 0);
+			router_pace_sent(&p, d, 0, false);
+			router_pace_answered(&p, d, r->heard[h].ttl, &a, 0, 0);
 		}
 		n1 = drain(&p, key_of(&p, r->fam1, r->ttl1, r->learned1, 10 * SEC), 10 * SEC);
 		n2 = drain(&p, key_of(&p, r->fam2, r->ttl2, r->learned2, 10 * SEC), 10 * SEC);
@@ -133,14 +132,15 @@ test_alias_carries_bucket(void **state)
 	assert_int_equal(router_pace_init(&p, &cfg), 0);
 	d = key_of(&p, ADDR_V4, 1, NULL, 0);
 	assert_int_equal(drain(&p, d, 0), 6);
-	router_pace_answered(&p, d, 1, &r1, 0);
+	router_pace_answered(&p, d, 1, &r1, 0, 0);
 	assert_int_equal(p.charged, 0);
 	d = key_of(&p, ADDR_V4, 1, NULL, 0);
 	assert_int_equal(d.ttl, 0);		/* the router now */
 	assert_false(router_pace_can(&p, d, 0));
 	assert_false(router_pace_can(&p, router_key_addr(&r1), 0));
-	/* 1 a second, plus 1 for the answer (slow start) */
-	assert_true(router_pace_can(&p, d, 600 * MS));
+	/* 1 a second (an answer of the first burst does not raise it) */
+	assert_false(router_pace_can(&p, d, 900 * MS));
+	assert_true(router_pace_can(&p, d, 1000 * MS));
 }
 
 /* An answer to a probe paid by a distance that stands for many routers
@@ -157,31 +157,30 @@ test_charge_and_debt(void **state)
 	assert_int_equal(router_pace_init(&p, &cfg), 0);
 	/* distance 5 hears two routers: it stands alone */
 	d = key_of(&p, ADDR_V4, 5, NULL, 0);
-	router_pace_sent(&p, d, 0);
-	router_pace_answered(&p, d, 5, &a, 0);
-	router_pace_sent(&p, d, 0);
-	router_pace_answered(&p, d, 5, &b, 0);
+	router_pace_sent(&p, d, 0, false);
+	router_pace_answered(&p, d, 5, &a, 0, 0);
+	router_pace_sent(&p, d, 0, false);
+	router_pace_answered(&p, d, 5, &b, 0, 0);
 	assert_int_equal(key_of(&p, ADDR_V4, 5, NULL, 0).ttl, 5);
 	ka = key_of(&p, ADDR_V4, 5, "198.18.5.2", 0);
 	/* the other router was charged once, for its one answer */
 	assert_int_equal(drain(&p, key_of(&p, ADDR_V4, 5, "198.18.55.2", 0), 0), 5);
-	/* a's bucket is the distance's was (2 a second after an answer, 5
-	 * tokens): 100 charges leave a debt of one burst, not 95 */
+	/* a's bucket is the distance's was (1 a second, 5 tokens): 100
+	 * charges leave a debt of one burst, not 95 */
 	for (int i = 0; i < 100; i++) {
-		router_pace_sent(&p, d, 0);
-		router_pace_answered(&p, d, 5, &a, 0);
+		router_pace_sent(&p, d, 0, false);
+		router_pace_answered(&p, d, 5, &a, 0, 0);
 	}
 	assert_true(p.charged >= 101);
 	assert_false(router_pace_can(&p, ka, 0));
-	/* from 6 owed to 1 token at 2 a second: 3.5 s */
-	assert_false(router_pace_can(&p, ka, 3400 * MS));
-	assert_true(router_pace_can(&p, ka, 3500 * MS + 1));
+	/* from 6 owed to 1 token at 1 a second: 7 s */
+	assert_false(router_pace_can(&p, ka, 6900 * MS));
+	assert_true(router_pace_can(&p, ka, 7000 * MS + 1));
 }
 
-/* Losses halve the rate down to the floor, not below; after one, the
- * bucket holds one token: probes evenly spaced even after a long quiet. */
+/* Losses halve the rate, once per loss_ns, down to rate_min. */
 static void
-test_floor_and_even(void **state)
+test_floor(void **state)
 {
 	struct router_pace p;
 	struct router_key k;
@@ -190,22 +189,22 @@ test_floor_and_even(void **state)
 	(void)state;
 	assert_int_equal(router_pace_init(&p, &cfg), 0);
 	k = key_of(&p, ADDR_V4, 2, "198.18.2.2", 0);
+	for (int i = 0; i < 20; i++) {
+		router_pace_sent(&p, k, now, false);
+		router_pace_answered(&p, k, 2, NULL, now, now);
+	}
+	assert_true(router_pace_rate(&p, k) == 15.0);	/* 6 of the burst, then +1 */
 	for (int i = 0; i < 10; i++) {
 		while (router_pace_can(&p, k, now))
-			router_pace_sent(&p, k, now);
+			router_pace_sent(&p, k, now, false);
 		now += 2 * SEC;
 		router_pace_expire(&p, now);
 	}
 	assert_true(p.lost > 0);
-	assert_true(router_pace_rate(&p, k) == 0.5);
-	now += 100 * SEC;
-	assert_int_equal(drain(&p, k, now), 1);
-	assert_false(router_pace_can(&p, k, now + SEC));
-	assert_true(router_pace_can(&p, k, now + 2 * SEC));
+	assert_true(router_pace_rate(&p, k) == 1.0);
 }
 
-/* Slow start until a loss; after it, a tenth per answer, a hundredth
- * once within 7/8 of the rate lost at. */
+/* After a loss, a tenth per answer. */
 static void
 test_growth(void **state)
 {
@@ -216,26 +215,87 @@ test_growth(void **state)
 	(void)state;
 	assert_int_equal(router_pace_init(&p, &cfg), 0);
 	k = key_of(&p, ADDR_V4, 2, "198.18.2.2", 0);
-	for (int i = 0; i < 7; i++) {
-		router_pace_sent(&p, k, now);
-		router_pace_answered(&p, k, 2, NULL, now);
+	for (int i = 0; i < 13; i++) {
+		router_pace_sent(&p, k, now, false);
+		router_pace_answered(&p, k, 2, NULL, now, now);
 	}
 	assert_true(router_pace_rate(&p, k) == 8.0);
-	router_pace_sent(&p, k, now);
+	router_pace_sent(&p, k, now, false);
 	now += 2 * SEC;
 	router_pace_expire(&p, now);
-	assert_true(router_pace_rate(&p, k) == 4.0);	/* lost at 8 */
-	for (int i = 0; i < 30; i++) {
-		router_pace_sent(&p, k, now);
-		router_pace_answered(&p, k, 2, NULL, now);
-	}
-	/* 4 -> 7 by tenths (30 answers), then hundredths: 7 is 7/8 of 8 */
-	assert_true(router_pace_rate(&p, k) > 6.9 && router_pace_rate(&p, k) < 7.05);
+	assert_true(router_pace_rate(&p, k) == 4.0);
 	for (int i = 0; i < 10; i++) {
-		router_pace_sent(&p, k, now);
-		router_pace_answered(&p, k, 2, NULL, now);
+		router_pace_sent(&p, k, now, false);
+		router_pace_answered(&p, k, 2, NULL, now, now);
 	}
-	assert_true(router_pace_rate(&p, k) < 7.15);
+	assert_true(router_pace_rate(&p, k) > 4.95 && router_pace_rate(&p, k) < 5.05);
+}
+
+/* A probe asked again and lost again (silent by design) does not cut the
+ * rate; a first loss does. */
+static void
+test_repeat_loss(void **state)
+{
+	struct router_pace p;
+	struct router_key k;
+	uint64_t now = 0;
+
+	(void)state;
+	assert_int_equal(router_pace_init(&p, &cfg), 0);
+	k = key_of(&p, ADDR_V4, 3, "198.18.3.2", 0);
+	for (int i = 0; i < 10; i++) {
+		router_pace_sent(&p, k, now, false);
+		router_pace_answered(&p, k, 3, NULL, now, now);
+	}
+	assert_true(router_pace_rate(&p, k) == 5.0);
+	for (int i = 0; i < 5; i++) {
+		router_pace_sent(&p, k, now, true);
+		now += 2 * SEC;
+		router_pace_expire(&p, now);
+	}
+	assert_int_equal(p.lost, 5);
+	assert_true(router_pace_rate(&p, k) == 5.0);
+	router_pace_sent(&p, k, now, false);
+	now += 2 * SEC;
+	router_pace_expire(&p, now);
+	assert_true(router_pace_rate(&p, k) == 2.5);
+}
+
+/* One router answers in order: an answer to a probe sent more than
+ * reorder_ns after an unanswered one shows that one lost at once (the
+ * rate halves); within reorder_ns, or by distance, it waits for loss_ns.
+ * The answer settles its own probe, not the oldest. */
+static void
+test_overtaken(void **state)
+{
+	struct router_pace p;
+	struct router_key k, d;
+	uint64_t t0 = 10 * SEC;
+
+	(void)state;
+	assert_int_equal(router_pace_init(&p, &cfg), 0);
+	k = key_of(&p, ADDR_V4, 1, "198.18.1.2", 0);
+	for (int i = 0; i < 10; i++) {
+		router_pace_sent(&p, k, 0, false);
+		router_pace_answered(&p, k, 1, NULL, 0, 0);
+	}
+	assert_true(router_pace_rate(&p, k) == 5.0);
+	router_pace_sent(&p, k, t0, false);
+	router_pace_sent(&p, k, t0 + 10 * MS, false);
+	router_pace_answered(&p, k, 1, NULL, t0 + 12 * MS, t0 + 10 * MS);
+	assert_int_equal(p.lost, 0);		/* 10 ms: within reorder_ns */
+	router_pace_sent(&p, k, t0 + 50 * MS, false);
+	router_pace_answered(&p, k, 1, NULL, t0 + 52 * MS, t0 + 50 * MS);
+	assert_int_equal(p.lost, 1);		/* the one sent at t0 */
+	assert_true(router_pace_rate(&p, k) == 3.5);	/* 5, +1, +1, halved */
+	/* a distance standing for many routers: no such test */
+	d = router_key_ttl(ADDR_V4, 9);
+	router_pace_sent(&p, d, t0, false);
+	router_pace_sent(&p, d, t0 + 50 * MS, false);
+	router_pace_answered(&p, d, 9, NULL, t0 + 52 * MS, t0 + 50 * MS);
+	assert_int_equal(p.lost, 1);
+	router_pace_expire(&p, t0 + SEC);
+	assert_int_equal(p.lost, 2);
 }
 
 /* A full table: routers with probes waiting are kept, a new router is
@@ -253,7 +313,7 @@ test_full_table(void **state)
 		snprintf(name, sizeof(name), "198.18.%d.%d", 10 + i / 200, 1 + i % 200);
 		k = key_of(&p, ADDR_V4, 7, name, 0);
 		assert_int_equal(k.ttl, 0);
-		router_pace_sent(&p, k, 0);
+		router_pace_sent(&p, k, 0, false);
 	}
 	k = key_of(&p, ADDR_V4, 7, "198.18.99.1", 0);
 	assert_int_equal(k.ttl, 7);
@@ -274,7 +334,7 @@ test_bad_config(void **state)
 	struct hop_pace_config c = cfg;
 
 	(void)state;
-	c.rate_floor_milli = 1001;
+	c.rate_max = 0;
 	assert_int_equal(router_pace_init(&p, &c), -1);
 	c = cfg;
 	c.burst = 0;
@@ -291,8 +351,10 @@ main(void)
 		cmocka_unit_test(test_share_table),
 		cmocka_unit_test(test_alias_carries_bucket),
 		cmocka_unit_test(test_charge_and_debt),
-		cmocka_unit_test(test_floor_and_even),
+		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_repeat_loss),
+		cmocka_unit_test(test_overtaken),
 		cmocka_unit_test(test_full_table),
 		cmocka_unit_test(test_bad_config),
 	};
