@@ -1612,85 +1612,16 @@ linux_icmp_allows(struct linux_icmp *r, uint64_t now)
 	return true;
 }
 
-/* Sixteen paths traced at once through two Linux routers at their default
- * ICMP limits (TTL 1 and 2; the destination at 3).  Returns the hops
- * (path, variant, TTL 1..2) that stayed silent, of 128; *secs the time
- * the run took. */
-static int
-traced_through_limits(uint32_t pace, double *secs)
-{
-	enum { N = 16 };
-	struct fake *f = fake_new(N, 0);
-	struct engine *e;
-	struct linux_icmp router[3];
-	struct addr hop[3];
-	uint8_t pkt[256], q[128];
-	uint64_t start = 1 * SEC, now = start;
-	int seen = 0, silent = 0;
-
-	memset(router, 0, sizeof(router));
-	hop[1] = A("198.18.1.2");
-	hop[2] = A("198.18.2.2");
-	f->trace_pace = pace;
-	f->max_traces = N;
-	e = engine_traced(f, 100000, 2, N, PROBE_TRACE_ALWAYS);
-	for (int step = 0; step < 200000 && f->nres < N; step++) {
-		engine_run(e, now);
-		for (; seen < f->nsyn; seen++) {
-			int ttl = f->syn[seen].ttl;
-			size_t ql, len;
-
-			if (ttl >= 3) {
-				len = answer(f, seen, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1,
-				    pkt, sizeof(pkt));
-			} else {
-				if (!linux_icmp_allows(&router[ttl], now))
-					continue;
-				ql = f_render(f, &f->syn[seen], q, sizeof(q));
-				len = pkt_build_icmp(pkt, sizeof(pkt), &hop[ttl],
-				    &f->syn_src[seen], 11, 0, q, ql, 0);
-			}
-			engine_input(e, now + 1000000, pkt, len);
-		}
-		now += 5000000;
-	}
-	assert_int_equal(f->nres, N);
-	for (int i = 0; i < N; i++)
-		for (int v = 0; v < 4; v++)
-			for (int k = 1; k <= 2; k++)
-				silent += f->res[i].trace[v]->hop[k].quote == QUOTE_NONE;
-	*secs = (double)(now - start) / SEC;
-	engine_free(e);
-	free(f);
-	return silent;
-}
-
-/* Paced per TTL across paths, the routers' budgets are not overrun: every
- * hop answers in the end; unpaced, most of them stay silent. */
-static void
-test_trace_paced(void **state)
-{
-	double paced_s, unpaced_s;
-	int paced = traced_through_limits(1, &paced_s);
-	int unpaced = traced_through_limits(0, &unpaced_s);
-
-	(void)state;
-	print_message("# 16 traces through two Linux-limited routers: paced %d of 128 hops "
-	    "silent in %.1f s, unpaced %d silent in %.1f s\n", paced, paced_s, unpaced,
-	    unpaced_s);
-	assert_true(unpaced >= 64);
-	assert_true(paced <= 6);
-}
-
 /* Hop 1 is one router with an address per family: at Linux's defaults
  * (6, then 1 a second, per destination: each family on its own) or, when
  * global, at one error a second in all (burst 1: hardware routers, the
  * lab's LAB_ICMP_SLOW); hop 2 a Linux router per family; the destination
- * at 3.  n4 IPv4 and n6 IPv6 paths traced at once, paced as the runner
- * paces.  *asked and *answered: hop 1's probes and errors; *secs the run;
+ * at 3.  n4 IPv4 and n6 IPv6 paths traced at once, paced (pace: the
+ * runner's 1) or not (0).  *asked and *answered: hop 1's probes and errors; *secs the run;
  * returns the hops (path, variant, TTL 1..2) left silent. */
 static int
-traced_through_hop1(int n4, int n6, bool global, int *asked, int *answered, double *secs)
+traced_through_hop1(uint32_t pace, int n4, int n6, bool global, int *asked, int *answered,
+    double *secs)
 {
 	int n = n4 + n6;
 	struct fake *f = fake_new(n, 0);
@@ -1713,7 +1644,7 @@ traced_through_hop1(int n4, int n6, bool global, int *asked, int *answered, doub
 	hop[0][2] = A("198.18.2.2");
 	hop[1][1] = A("fd00:5ca1:1::2");
 	hop[1][2] = A("fd00:5ca1:2::2");
-	f->trace_pace = 1;
+	f->trace_pace = pace;
 	f->max_traces = (size_t)n;
 	*asked = *answered = 0;
 	e = engine_traced(f, 100000, 2, (size_t)n, PROBE_TRACE_ALWAYS);
@@ -1765,6 +1696,35 @@ traced_through_hop1(int n4, int n6, bool global, int *asked, int *answered, doub
 	return silent;
 }
 
+/* Sixteen paths traced at once through two Linux routers at their default
+ * ICMP limits (TTL 1 and 2; the destination at 3).  Returns the hops
+ * (path, variant, TTL 1..2) that stayed silent, of 128; *secs the time
+ * the run took. */
+static int
+traced_through_limits(uint32_t pace, double *secs)
+{
+	int asked, answered;
+
+	return traced_through_hop1(pace, 16, 0, false, &asked, &answered, secs);
+}
+
+/* Paced per router across paths, the routers' budgets are not overrun: every
+ * hop answers in the end; unpaced, most of them stay silent. */
+static void
+test_trace_paced(void **state)
+{
+	double paced_s, unpaced_s;
+	int paced = traced_through_limits(1, &paced_s);
+	int unpaced = traced_through_limits(0, &unpaced_s);
+
+	(void)state;
+	print_message("# 16 traces through two Linux-limited routers: paced %d of 128 hops "
+	    "silent in %.1f s, unpaced %d silent in %.1f s\n", paced, paced_s, unpaced,
+	    unpaced_s);
+	assert_true(unpaced >= 64);
+	assert_true(paced <= 6);
+}
+
 /* A rate-limited first hop shared by every path is not asked for much more
  * than it answers (per router, the first burst's answers do not raise
  * the rate, and a probe one router answered after another shows the other
@@ -1793,7 +1753,7 @@ test_trace_hop1_asked(void **state)
 		int asked, answered, silent;
 		double secs;
 
-		silent = traced_through_hop1(rows[i].n4, rows[i].n6, rows[i].global, &asked,
+		silent = traced_through_hop1(1, rows[i].n4, rows[i].n6, rows[i].global, &asked,
 		    &answered, &secs);
 		print_message("# %d IPv4 + %d IPv6 traces, hop 1 %s: asked %d, answered %d, "
 		    "%d of %d hops silent, %.1f s\n", rows[i].n4, rows[i].n6,

@@ -57,6 +57,38 @@ drain(struct router_pace *p, struct router_key k, uint64_t now)
 	return n;
 }
 
+/* n probes of k with this TTL sent and answered at now. */
+static void
+answered_n(struct router_pace *p, struct router_key k, int ttl, int n, uint64_t now)
+{
+	for (int i = 0; i < n; i++) {
+		router_pace_sent(p, k, now, false);
+		router_pace_answered(p, k, ttl, NULL, now, now);
+	}
+}
+
+/* A fresh table with one router at this TTL that answered n probes at
+ * time 0; its key. */
+static struct router_key
+warmed(struct router_pace *p, int ttl, const char *router, int n)
+{
+	struct router_key k;
+
+	assert_int_equal(router_pace_init(p, &cfg), 0);
+	k = key_of(p, ADDR_V4, ttl, router, 0);
+	answered_n(p, k, ttl, n, 0);
+	return k;
+}
+
+/* One probe of k lost: sent at *now, expired 2 s later. */
+static void
+lost_one(struct router_pace *p, struct router_key k, uint64_t *now, bool repeat)
+{
+	router_pace_sent(p, k, *now, repeat);
+	*now += 2 * SEC;
+	router_pace_expire(p, *now);
+}
+
 /* Answers at time 0 (router at TTL from), then: how many probes may go at
  * once from a first path's key and then from a second's, both at time 0. */
 struct share_row {
@@ -187,12 +219,7 @@ test_floor(void **state)
 	uint64_t now = 0;
 
 	(void)state;
-	assert_int_equal(router_pace_init(&p, &cfg), 0);
-	k = key_of(&p, ADDR_V4, 2, "198.18.2.2", 0);
-	for (int i = 0; i < 20; i++) {
-		router_pace_sent(&p, k, now, false);
-		router_pace_answered(&p, k, 2, NULL, now, now);
-	}
+	k = warmed(&p, 2, "198.18.2.2", 20);
 	assert_true(router_pace_rate(&p, k) == 15.0);	/* 6 of the burst, then +1 */
 	for (int i = 0; i < 10; i++) {
 		while (router_pace_can(&p, k, now))
@@ -204,61 +231,30 @@ test_floor(void **state)
 	assert_true(router_pace_rate(&p, k) == 1.0);
 }
 
-/* After a loss, a tenth per answer. */
+/* After a loss, a tenth per answer; a probe asked again and lost again
+ * (silent by design) does not cut the rate, a first loss does. */
 static void
-test_growth(void **state)
+test_losses(void **state)
 {
 	struct router_pace p;
 	struct router_key k;
 	uint64_t now = 0;
+	double r;
 
 	(void)state;
-	assert_int_equal(router_pace_init(&p, &cfg), 0);
-	k = key_of(&p, ADDR_V4, 2, "198.18.2.2", 0);
-	for (int i = 0; i < 13; i++) {
-		router_pace_sent(&p, k, now, false);
-		router_pace_answered(&p, k, 2, NULL, now, now);
-	}
+	k = warmed(&p, 2, "198.18.2.2", 13);
 	assert_true(router_pace_rate(&p, k) == 8.0);
-	router_pace_sent(&p, k, now, false);
-	now += 2 * SEC;
-	router_pace_expire(&p, now);
+	lost_one(&p, k, &now, false);
 	assert_true(router_pace_rate(&p, k) == 4.0);
-	for (int i = 0; i < 10; i++) {
-		router_pace_sent(&p, k, now, false);
-		router_pace_answered(&p, k, 2, NULL, now, now);
-	}
-	assert_true(router_pace_rate(&p, k) > 4.95 && router_pace_rate(&p, k) < 5.05);
-}
-
-/* A probe asked again and lost again (silent by design) does not cut the
- * rate; a first loss does. */
-static void
-test_repeat_loss(void **state)
-{
-	struct router_pace p;
-	struct router_key k;
-	uint64_t now = 0;
-
-	(void)state;
-	assert_int_equal(router_pace_init(&p, &cfg), 0);
-	k = key_of(&p, ADDR_V4, 3, "198.18.3.2", 0);
-	for (int i = 0; i < 10; i++) {
-		router_pace_sent(&p, k, now, false);
-		router_pace_answered(&p, k, 3, NULL, now, now);
-	}
-	assert_true(router_pace_rate(&p, k) == 5.0);
-	for (int i = 0; i < 5; i++) {
-		router_pace_sent(&p, k, now, true);
-		now += 2 * SEC;
-		router_pace_expire(&p, now);
-	}
-	assert_int_equal(p.lost, 5);
-	assert_true(router_pace_rate(&p, k) == 5.0);
-	router_pace_sent(&p, k, now, false);
-	now += 2 * SEC;
-	router_pace_expire(&p, now);
-	assert_true(router_pace_rate(&p, k) == 2.5);
+	answered_n(&p, k, 2, 10, now);
+	r = router_pace_rate(&p, k);
+	assert_true(r > 4.95 && r < 5.05);
+	for (int i = 0; i < 5; i++)
+		lost_one(&p, k, &now, true);
+	assert_int_equal(p.lost, 6);
+	assert_true(router_pace_rate(&p, k) == r);
+	lost_one(&p, k, &now, false);
+	assert_true(router_pace_rate(&p, k) == r / 2);
 }
 
 /* One router answers in order: an answer to a probe sent more than
@@ -273,12 +269,7 @@ test_overtaken(void **state)
 	uint64_t t0 = 10 * SEC;
 
 	(void)state;
-	assert_int_equal(router_pace_init(&p, &cfg), 0);
-	k = key_of(&p, ADDR_V4, 1, "198.18.1.2", 0);
-	for (int i = 0; i < 10; i++) {
-		router_pace_sent(&p, k, 0, false);
-		router_pace_answered(&p, k, 1, NULL, 0, 0);
-	}
+	k = warmed(&p, 1, "198.18.1.2", 10);
 	assert_true(router_pace_rate(&p, k) == 5.0);
 	router_pace_sent(&p, k, t0, false);
 	router_pace_sent(&p, k, t0 + 10 * MS, false);
@@ -352,8 +343,7 @@ main(void)
 		cmocka_unit_test(test_alias_carries_bucket),
 		cmocka_unit_test(test_charge_and_debt),
 		cmocka_unit_test(test_floor),
-		cmocka_unit_test(test_growth),
-		cmocka_unit_test(test_repeat_loss),
+		cmocka_unit_test(test_losses),
 		cmocka_unit_test(test_overtaken),
 		cmocka_unit_test(test_full_table),
 		cmocka_unit_test(test_bad_config),
