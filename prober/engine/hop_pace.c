@@ -113,12 +113,8 @@ hop_bucket_answered(const struct hop_pace_config *cfg, struct hop_bucket *b, uin
 	if (b->n == 0)
 		return false;	/* an answer to a probe counted lost already */
 	settle(b, sent);
-	/* the refill so far at the old rate, then the new rate -- but the
-	 * first burst's answers say nothing of the rate: a Linux router
-	 * answers them all, then one a second */
+	/* the refill so far at the old rate, then the new rate */
 	refill(cfg, b, now);
-	if (++b->answers <= cfg->burst)
-		return true;
 	b->rate_milli += b->lost_once ? HOP_PACE_AVOID_MILLI : 1000;
 	if (b->rate_milli > max)
 		b->rate_milli = max;

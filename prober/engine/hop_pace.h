@@ -20,8 +20,6 @@
  *     before and lost then too: silence that repeats is likely by design
  *     (a box that drops that SYN, a router mute for that destination),
  *     and would hold the router's rate down for every path it answers;
- *   - the answers to the first burst do not raise the rate: a Linux
- *     router answers them whatever its rate.
  *
  * A Linux router at its defaults settles near its own 1 per second; a
  * router without a limit (the lab's) lets the rate grow at once, so many
@@ -56,7 +54,6 @@ struct hop_bucket {
 	uint64_t sent_at[HOP_PACE_OUTSTANDING];	/* ring of probes unanswered */
 	bool repeat[HOP_PACE_OUTSTANDING];	/* ... each asked before, unanswered */
 	int head, n;
-	uint32_t answers;		/* answered so far */
 	uint64_t last_cut;		/* time of the last halving */
 	bool lost_once;			/* past slow start */
 	bool started;

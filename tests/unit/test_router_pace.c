@@ -170,9 +170,9 @@ test_alias_carries_bucket(void **state)
 	assert_int_equal(d.ttl, 0);		/* the router now */
 	assert_false(router_pace_can(&p, d, 0));
 	assert_false(router_pace_can(&p, router_key_addr(&r1), 0));
-	/* 1 a second (an answer of the first burst does not raise it) */
-	assert_false(router_pace_can(&p, d, 900 * MS));
-	assert_true(router_pace_can(&p, d, 1000 * MS));
+	/* 1 a second, plus 1 for the answer (slow start) */
+	assert_false(router_pace_can(&p, d, 400 * MS));
+	assert_true(router_pace_can(&p, d, 500 * MS));
 }
 
 /* An answer to a probe paid by a distance that stands for many routers
@@ -197,17 +197,17 @@ test_charge_and_debt(void **state)
 	ka = key_of(&p, ADDR_V4, 5, "198.18.5.2", 0);
 	/* the other router was charged once, for its one answer */
 	assert_int_equal(drain(&p, key_of(&p, ADDR_V4, 5, "198.18.55.2", 0), 0), 5);
-	/* a's bucket is the distance's was (1 a second, 5 tokens): 100
-	 * charges leave a debt of one burst, not 95 */
+	/* a's bucket is the distance's was (2 a second after an answer, 5
+	 * tokens): 100 charges leave a debt of one burst, not 95 */
 	for (int i = 0; i < 100; i++) {
 		router_pace_sent(&p, d, 0, false);
 		router_pace_answered(&p, d, 5, &a, 0, 0);
 	}
 	assert_true(p.charged >= 101);
 	assert_false(router_pace_can(&p, ka, 0));
-	/* from 6 owed to 1 token at 1 a second: 7 s */
-	assert_false(router_pace_can(&p, ka, 6900 * MS));
-	assert_true(router_pace_can(&p, ka, 7000 * MS + 1));
+	/* from 6 owed to 1 token at 2 a second: 3.5 s */
+	assert_false(router_pace_can(&p, ka, 3400 * MS));
+	assert_true(router_pace_can(&p, ka, 3500 * MS + 1));
 }
 
 /* Losses halve the rate, once per loss_ns, down to rate_min. */
@@ -220,7 +220,7 @@ test_floor(void **state)
 
 	(void)state;
 	k = warmed(&p, 2, "198.18.2.2", 20);
-	assert_true(router_pace_rate(&p, k) == 15.0);	/* 6 of the burst, then +1 */
+	assert_true(router_pace_rate(&p, k) == 21.0);	/* 1, +1 an answer */
 	for (int i = 0; i < 10; i++) {
 		while (router_pace_can(&p, k, now))
 			router_pace_sent(&p, k, now, false);
@@ -242,7 +242,7 @@ test_losses(void **state)
 	double r;
 
 	(void)state;
-	k = warmed(&p, 2, "198.18.2.2", 13);
+	k = warmed(&p, 2, "198.18.2.2", 7);
 	assert_true(router_pace_rate(&p, k) == 8.0);
 	lost_one(&p, k, &now, false);
 	assert_true(router_pace_rate(&p, k) == 4.0);
@@ -269,7 +269,7 @@ test_overtaken(void **state)
 	uint64_t t0 = 10 * SEC;
 
 	(void)state;
-	k = warmed(&p, 1, "198.18.1.2", 10);
+	k = warmed(&p, 1, "198.18.1.2", 4);
 	assert_true(router_pace_rate(&p, k) == 5.0);
 	router_pace_sent(&p, k, t0, false);
 	router_pace_sent(&p, k, t0 + 10 * MS, false);
