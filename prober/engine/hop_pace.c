@@ -12,11 +12,17 @@
  * router's 1 per second, ten seconds without loss before the next try. */
 #define HOP_PACE_AVOID_MILLI 100
 
+static uint64_t
+floor_milli(const struct hop_pace_config *cfg)
+{
+	return cfg->rate_floor_milli ? cfg->rate_floor_milli : (uint64_t)cfg->rate_min * 1000;
+}
+
 int
 hop_pace_check(const struct hop_pace_config *cfg)
 {
 	if (cfg->rate_min < 1 || cfg->burst < 1 || cfg->rate_max < cfg->rate_min ||
-	    cfg->loss_ns == 0)
+	    cfg->loss_ns == 0 || cfg->rate_floor_milli > (uint64_t)cfg->rate_min * 1000)
 		return -1;
 	return 0;
 }
@@ -153,8 +159,8 @@ lose_before(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t be
 	if (b->last_cut == 0 || now >= b->last_cut + cfg->loss_ns) {
 		refill(cfg, b, now);
 		b->rate_milli /= 2;
-		if (b->rate_milli < (uint64_t)cfg->rate_min * 1000)
-			b->rate_milli = (uint64_t)cfg->rate_min * 1000;
+		if (b->rate_milli < floor_milli(cfg))
+			b->rate_milli = floor_milli(cfg);
 		b->last_cut = now;
 	}
 	return lost;

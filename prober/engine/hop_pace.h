@@ -16,7 +16,7 @@
  *   - a probe unanswered after loss_ns is lost (or at once, when one
  *     router answered a probe sent more than reorder_ns after it: routers
  *     answer in order), and halves the rate (at
- *     most once per loss_ns, never below rate_min) -- unless it was asked
+ *     most once per loss_ns, never below the floor) -- unless it was asked
  *     before and lost then too: silence that repeats is likely by design
  *     (a box that drops that SYN, a router mute for that destination),
  *     and would hold the router's rate down for every path it answers;
@@ -38,7 +38,8 @@
 #define HOP_PACE_OUTSTANDING 64
 
 struct hop_pace_config {
-	uint32_t rate_min;		/* probes per second: the start and floor */
+	uint32_t rate_min;		/* probes per second: the start */
+	uint32_t rate_floor_milli;	/* probes per 1000 s: the floor (0: rate_min) */
 	uint32_t rate_max;		/* the ceiling (the run's --rate does the rest) */
 	uint32_t burst;			/* bucket depth */
 	uint64_t loss_ns;		/* unanswered this long: lost */
@@ -59,7 +60,8 @@ struct hop_bucket {
 	bool started;
 };
 
-/* rate_min >= 1, burst >= 1, rate_max >= rate_min, loss_ns > 0: 0, or -1. */
+/* rate_min >= 1, burst >= 1, rate_max >= rate_min, loss_ns > 0, floor at
+ * most rate_min: 0, or -1. */
 int hop_pace_check(const struct hop_pace_config *cfg);
 void hop_bucket_init(const struct hop_pace_config *cfg, struct hop_bucket *b);
 

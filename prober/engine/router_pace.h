@@ -19,8 +19,8 @@
  * ask it for twice its budget: its own probes wait for the debt to clear.
  * A router's IPv4 and IPv6 addresses are two keys (nothing ties them
  * together), as Linux keeps two budgets, one per destination; a router
- * that limits its errors in all may so be asked for up to twice its rate
- * (each bucket's floor is rate_min) when both families' paths cross it.
+ * that limits its errors in all has the two share its rate, which their
+ * halving finds when the floor lets each fall below it.
  *
  * The routers' buckets live in a table of ROUTER_PACE_ROUTERS; when it is
  * full, a router whose bucket is idle (nothing waiting, full) is forgotten,

@@ -57,6 +57,7 @@ tr_init(struct engine *e)
 	if (e->cfg.trace_pace == 0)
 		return true;
 	pc.rate_min = e->cfg.trace_pace;
+	pc.rate_floor_milli = e->cfg.trace_pace_floor_milli;
 	pc.rate_max = e->cfg.rate;
 	pc.burst = e->cfg.trace_pace_burst ? e->cfg.trace_pace_burst : 6;
 	pc.loss_ns = e->cfg.timeout_ns > 0 ? e->cfg.timeout_ns : ENGINE_NS_PER_SEC;

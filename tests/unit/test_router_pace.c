@@ -19,7 +19,8 @@
 #define SEC 1000000000ULL
 
 static const struct hop_pace_config cfg = {
-	.rate_min = 1, .rate_max = 1000, .burst = 6, .loss_ns = SEC, .reorder_ns = 20 * MS,
+	.rate_min = 1, .rate_floor_milli = 500, .rate_max = 1000, .burst = 6, .loss_ns = SEC,
+	.reorder_ns = 20 * MS,
 };
 
 static struct addr
@@ -210,7 +211,7 @@ test_charge_and_debt(void **state)
 	assert_true(router_pace_can(&p, ka, 3500 * MS + 1));
 }
 
-/* Losses halve the rate, once per loss_ns, down to rate_min. */
+/* Losses halve the rate, once per loss_ns, down to the floor. */
 static void
 test_floor(void **state)
 {
@@ -228,7 +229,7 @@ test_floor(void **state)
 		router_pace_expire(&p, now);
 	}
 	assert_true(p.lost > 0);
-	assert_true(router_pace_rate(&p, k) == 1.0);
+	assert_true(router_pace_rate(&p, k) == 0.5);
 }
 
 /* After a loss, a tenth per answer; a probe asked again and lost again
@@ -326,6 +327,9 @@ test_bad_config(void **state)
 
 	(void)state;
 	c.rate_max = 0;
+	assert_int_equal(router_pace_init(&p, &c), -1);
+	c = cfg;
+	c.rate_floor_milli = 1001;
 	assert_int_equal(router_pace_init(&p, &c), -1);
 	c = cfg;
 	c.burst = 0;
