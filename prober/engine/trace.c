@@ -210,7 +210,7 @@ last_ttl(const struct trace *t, int v)
 static bool
 pend_interval(struct trace *t, int v)
 {
-	int last = last_ttl(t, v), clean = 0, heard = 0, end = 0;
+	int last = last_ttl(t, v), clean = 0, heard = 0, end = 0, stop = 0;
 	bool any = false;
 
 	for (int k = 1; k <= last && end == 0; k++) {
@@ -228,6 +228,20 @@ pend_interval(struct trace *t, int v)
 	 * (the window test's finding), or the highest hop heard */
 	if (end == 0)
 		end = t->obs[v].dest_ttl != 0 ? t->obs[v].dest_ttl : heard;
+	/* a variant that never reached the destination stopped after the
+	 * highest TTL it heard: the box that dropped it is placed at the
+	 * first TTL above that another variant heard (infer_hop_dropped), a
+	 * router that answers -- asked too, since it may only have been at
+	 * its limit, though likely silent for good (the box): two rounds */
+	if (t->obs[v].dest_ttl == 0 && t->closing < 2)
+		for (int k = heard + 1; k <= last && stop == 0; k++)
+			for (int u = 0; u < t->cfg.nvariants; u++)
+				if (u != v && (t->answered[u] & ttl_bit(k)))
+					stop = k;
+	if (stop != 0) {
+		t->pending[v] |= ttl_bit(stop);
+		any = true;
+	}
 	for (int k = clean + 1; k < end && k <= last; k++) {
 		bool known = false;
 

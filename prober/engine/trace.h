@@ -22,8 +22,12 @@
  * second), until they answer or close_rounds rounds are spent.  A TTL
  * that answered another variant of the path is a router that answers,
  * rate-limited: it gets every round; one no variant heard from is likely
- * silent by design and gets at most two.  Each variant still keeps only
- * its own quotes.
+ * silent by design and gets at most two.  A variant that never reached
+ * the destination (its SYN dropped on the way) has no changed quote to
+ * end its interval: the box is placed at the first TTL above the highest
+ * it heard that another variant heard, and that TTL is asked again too,
+ * for at most two rounds (it is likely the box, silent for good).  Each
+ * variant still keeps only its own quotes.
  */
 #ifndef SCALEPROBE_TRACE_H
 #define SCALEPROBE_TRACE_H

@@ -3,7 +3,9 @@
  * Silent TTLs between the last clean full quote and the first changed one
  * are asked again after the retries, only they, a timeout apart, up to the
  * budget; a TTL another variant heard gets every round, one nobody heard
- * at most two; nothing is asked again when no silent TTL lies inside.
+ * at most two; nothing is asked again when no silent TTL lies inside.  A
+ * variant whose SYN was dropped has the TTL where the box would be placed
+ * asked again, two rounds.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -199,6 +201,54 @@ test_silence_before_destination(void **state)
 	trace_free(t);
 }
 
+/* The scale variant's SYN is dropped (no destination) where the control
+ * still got through: hop 1 heard, hop 2 silent (at its limit) though the
+ * control heard it.  The box would be placed at hop 2, so hop 2 is asked
+ * again; once it answers, hop 3, the next candidate. */
+static void
+dropped_first_round(struct trace *t, uint64_t *now)
+{
+	uint32_t sent[2];
+
+	send_due(t, *now, sent);
+	for (int k = 1; k <= 5; k++)
+		answer(t, CTL, k, WS_NOT_SENT, *now);
+	answer(t, S7, 1, WS_INTACT, *now);
+	trace_dest(t, CTL, 6);
+	*now += SEC;
+}
+
+/* A boundary that never answers is asked two rounds, only it; one that
+ * answers moves the boundary to the next TTL. */
+static void
+test_dropped_boundary(void **state)
+{
+	uint64_t now = 0;
+	uint32_t sent[2];
+	struct trace *t = new_trace(4);
+
+	(void)state;
+	dropped_first_round(t, &now);
+	assert_int_equal(closing_rounds(t, now, 1u << 2), 2);
+	trace_free(t);
+
+	now = 0;
+	t = new_trace(4);
+	dropped_first_round(t, &now);
+	assert_false(trace_step(t, now));
+	send_due(t, now, sent);
+	assert_int_equal(sent[CTL], 0);
+	assert_int_equal(sent[S7], 1u << 2);
+	answer(t, S7, 2, WS_INTACT, now);
+	now = trace_wake(t);
+	assert_false(trace_step(t, now));
+	send_due(t, now, sent);
+	assert_int_equal(sent[S7], 1u << 3);
+	/* hop 3 stays silent (the box): two rounds in all, then done */
+	assert_true(trace_step(t, trace_wake(t)));
+	trace_free(t);
+}
+
 int
 main(void)
 {
@@ -209,6 +259,7 @@ main(void)
 		cmocka_unit_test(test_no_budget_no_rounds),
 		cmocka_unit_test(test_silence_beyond_box),
 		cmocka_unit_test(test_silence_before_destination),
+		cmocka_unit_test(test_dropped_boundary),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
