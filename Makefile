@@ -157,7 +157,7 @@ san:  $(addprefix $(BUILD)/san/tests/unit/,$(UNIT_TESTS))
 
 define fuzz_rule
 $(BUILD)/fuzz/tests/fuzz/$(1): $(call objs,fuzz,tests/fuzz/$(1).c $(PURE_SRCS) $($(1)_SRCS))
-	$(call say,LD,$$@)$(CLANG) -O1 -g $(FUZZ_FLAGS) -o $$@ $$^ -lm
+	$(call say,LD,$$@)$(CLANG) -O1 -g $(FUZZ_FLAGS) -o $$@ $$^ $($(1)_LIBS) -lm
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
 
