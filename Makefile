@@ -12,6 +12,12 @@
 #   make lint       the layers: which folder may include which (tools/lint.py)
 #   make deps       install the Debian packages that building and testing need
 #   make fuzz       run every libFuzzer harness for FUZZ_SECONDS seconds each
+#   make fuzz-long  fuzzing that adds up across sessions: each harness short of
+#                   1 CPU-hour for FUZZ_SECONDS (600) CPU s, FUZZ_JOBS (1) at a
+#                   time, nice 19; merged into its corpus, tests/fuzz/ledger.tsv
+#   make fuzz-ledger  the ledger's CPU-hours, coverage and crashes per harness
+#   make fuzz-cov   each harness' corpus replayed on a clang coverage build:
+#                   lines reached per harness (build/fuzzcov)
 #   make install    PREFIX=/usr/local SYSCONFDIR=/etc DESTDIR= (programs, man pages,
 #                   the example configuration, scaleprobed's unit, sysusers, tmpfiles,
 #                   scaleprobe's bash completion)
@@ -95,7 +101,7 @@ include tests/lab/files.mk
 include tests/e2e/files.mk
 include tests/bench/files.mk
 
-.PHONY: bench bench-run coverage all check check-run lint deps demo demo-run stress stress-run fuzz install clean unit san fuzzers lab-progs
+.PHONY: bench bench-run coverage all check check-run lint deps demo demo-run stress stress-run fuzz install clean unit san fuzzers lab-progs fuzz-long fuzz-ledger fuzz-cov
 .DEFAULT_GOAL := all
 
 all: $(addprefix $(BUILD)/plain/,$(PROGRAMS)) lab-progs
@@ -167,6 +173,20 @@ fuzzers: $(addprefix $(BUILD)/fuzz/tests/fuzz/,$(FUZZERS))
 # so the repository's seeds stay as committed.
 fuzz: fuzzers
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run-fuzzers.sh $(BUILD) $(FUZZERS)
+
+# Fuzzing that counts (tests/fuzz/fuzz_long.py): the harnesses short of
+# their goal, least-run first, each for a CPU budget; its inputs merged and
+# minimized into tests/fuzz/corpus/NAME, failures kept in crashes/NAME, a
+# line in tests/fuzz/ledger.tsv.  FUZZ_UNTIL=HH:MM (UTC) stops it in time.
+FUZZ_JOBS ?= 1
+FUZZ_LONG_SECONDS = $(if $(filter file,$(origin FUZZ_SECONDS)),600,$(FUZZ_SECONDS))
+fuzz-long: fuzzers
+	FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) nice -n 19 \
+	  python3 tests/fuzz/fuzz_long.py $(BUILD) \
+	  $(foreach f,$(FUZZERS),$(f):$(or $($(f)_MAX_LEN),4096))
+
+fuzz-ledger:
+	@python3 tests/fuzz/fuzz_ledger.py $(FUZZERS)
 
 # --- check ------------------------------------------------------------------
 
