@@ -27,6 +27,7 @@
 #   build/plain  $(CC) (gcc by default), what gets installed
 #   build/san    clang, AddressSanitizer + UndefinedBehaviorSanitizer (unit tests)
 #   build/fuzz   clang, libFuzzer + ASan + UBSan (one harness per parser entry point)
+#   build/fuzzcov  clang source-based coverage of the same harnesses (make fuzz-cov)
 #
 # Source lists live in one fragment per directory (prober/files.mk, ...), one
 # file per line, so each part of the tree names its own files.
@@ -78,6 +79,7 @@ NFQ_LIBS      := $(shell pkg-config --libs libnetfilter_queue libmnl 2>/dev/null
 
 SAN_FLAGS  = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZCOV_FLAGS = -fprofile-instr-generate -fcoverage-mapping
 
 # Fragments append to these.
 PURE_SRCS   =   # no I/O at all: parsers, inference; linked into tests and fuzzers
@@ -119,6 +121,10 @@ $(BUILD)/san/%.o: %.c
 $(BUILD)/fuzz/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CC-FUZ,$<)$(CLANG) $(CSTD) -O1 -g $(WARN) $(FUZZ_FLAGS) $(INCLUDES) -MMD -MP -c -o $@ $<
+
+$(BUILD)/fuzzcov/%.o: %.c
+	@mkdir -p $(@D)
+	$(call say,CC-COV,$<)$(CLANG) $(CSTD) -O0 -g $(WARN) $(FUZZCOV_FLAGS) $(INCLUDES) -MMD -MP -c -o $@ $<
 
 objs = $(addprefix $(BUILD)/$(1)/,$(2:.c=.o))
 
@@ -167,6 +173,13 @@ $(BUILD)/fuzz/tests/fuzz/$(1): $(call objs,fuzz,tests/fuzz/$(1).c $(PURE_SRCS) $
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
 
+# the coverage build: libFuzzer's driver only runs the inputs it is named
+define fuzzcov_rule
+$(BUILD)/fuzzcov/tests/fuzz/$(1): $(call objs,fuzzcov,tests/fuzz/$(1).c $(PURE_SRCS) $($(1)_SRCS))
+	$(call say,LD,$$@)$(CLANG) -fsanitize=fuzzer $(FUZZCOV_FLAGS) -o $$@ $$^ $($(1)_LIBS) -lm
+endef
+$(foreach f,$(FUZZERS),$(eval $(call fuzzcov_rule,$(f))))
+
 fuzzers: $(addprefix $(BUILD)/fuzz/tests/fuzz/,$(FUZZERS))
 
 # Runs every harness for FUZZ_SECONDS on a scratch copy of its seed corpus,
@@ -187,6 +200,13 @@ fuzz-long: fuzzers
 
 fuzz-ledger:
 	@python3 tests/fuzz/fuzz_ledger.py $(FUZZERS)
+
+# Each harness' committed corpus (and kept failures) replayed on the
+# coverage build; the lines reached of the files it runs (fuzz_cov.py).
+# FUZZ_COV_FLAGS=-v: one line per file too.
+fuzz-cov: deps
+	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/fuzzcov/tests/fuzz/,$(FUZZERS))
+	@python3 tests/fuzz/fuzz_cov.py $(FUZZ_COV_FLAGS) $(BUILD) $(FUZZERS)
 
 # --- check ------------------------------------------------------------------
 
