@@ -26,7 +26,8 @@ files.mk; one line each, then the total).  Exit 0.
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# FUZZ_DIR: another tree's corpus, crashes and ledger (fuzz_long's self-test)
+HERE = os.environ.get("FUZZ_DIR") or os.path.dirname(os.path.abspath(__file__))
 LEDGER = os.path.join(HERE, "ledger.tsv")
 COLUMNS = ["date", "harness", "cpu_s", "execs", "cov", "ft", "files", "bytes", "crashes",
            "stale_s", "stop", "jobs"]

@@ -26,6 +26,7 @@ env:   FUZZ_SECONDS  CPU seconds per harness this run (600)
        FUZZ_GOAL     CPU seconds in all that end it (3600)
        FUZZ_UNTIL    stop then: HH:MM (UTC, today) or seconds since the epoch
        FUZZ_ALL=1    run also the harnesses at their goal or plateau
+       FUZZ_DIR      where corpus/, crashes/ and ledger.tsv are (tests/fuzz)
 Exit 0; 1 when a harness failed (an input kept) or a merge failed.
 """
 import os
@@ -40,10 +41,11 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fuzz_ledger  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = fuzz_ledger.HERE
 FAILED_PREFIXES = ("crash-", "leak-", "timeout-", "oom-")
-FT = re.compile(r"^#(\d+)\s+\S+\s+cov: (\d+) ft: (\d+)")
+FT = re.compile(r"^#(\d+)\s+(\S+)\s+cov: (\d+) ft: (\d+)")
 TICK = os.sysconf("SC_CLK_TCK")
+INTERRUPTED = 72              # libFuzzer's exit on SIGINT (-interrupted_exitcode)
 stopping = []                 # set by a signal: finish the harness, start no other
 
 
@@ -123,11 +125,11 @@ class LogTail:
         self.pos += cut
         for line in data[:cut].decode("utf-8", "replace").splitlines():
             m = FT.match(line)
-            if m and " INITED " in line:
-                self.inited, self.inited_ft = True, int(m.group(3))
+            if m and m.group(2) == "INITED":
+                self.inited, self.inited_ft = True, int(m.group(4))
             if m and self.inited:
                 self.execs = max(self.execs, int(m.group(1)))
-                self.ft = max(self.ft, int(m.group(3)))
+                self.ft = max(self.ft, int(m.group(4)))
             elif line.startswith("stat::number_of_executed_units:"):
                 self.final = int(line.split(":")[-1])
 
@@ -142,7 +144,7 @@ def replay_stats(binary, corpus, maxlen):
     for line in p.stdout.splitlines():
         m = FT.match(line)
         if m:
-            cov, ft = int(m.group(2)), int(m.group(3))
+            cov, ft = int(m.group(3)), int(m.group(4))
     return cov, ft
 
 
@@ -221,7 +223,9 @@ def run_one(build, name, maxlen, budget, jobs, plateau, carried, until):
                 seen[p.pid] = c
         stale = carried + (now - grown)
         running = [p for p in procs if p.poll() is None]
-        if any(p.returncode not in (None, 0) for p in procs):
+        if stopping:
+            stop = "interrupted"    # a ^C reaches the jobs too: not their failure
+        elif any(p.returncode not in (None, 0, INTERRUPTED) for p in procs):
             stop = "crash"
         elif not running:
             stop = "budget"
@@ -231,8 +235,6 @@ def run_one(build, name, maxlen, budget, jobs, plateau, carried, until):
             stop = "plateau"
         elif until is not None and now >= until:
             stop = "deadline"
-        elif stopping:
-            stop = "interrupted"
         if stop is not None:
             break
     for p in procs:
