@@ -21,8 +21,8 @@ FUZZERS += fuzz_conf
 # /metrics' request handling (prober/daemon/http_req.c)
 FUZZERS += fuzz_http_req
 # the store's readers given a foreign database file: db check, show,
-# export and report (db/, prober/cli/show_*, export_*, report*)
+# export and report (db/, prober/cli/show_*, export_*, report*); its inputs
+# are files, or edits to the real stores of store-templates/
 FUZZERS += fuzz_store
 fuzz_store_SRCS = $(DB_SRCS)
 fuzz_store_LIBS = -lsqlite3
-fuzz_store_MAX_LEN = 32768

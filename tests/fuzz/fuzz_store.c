@@ -14,6 +14,13 @@
  *   - rows' fields lie in history.h's ranges;
  *   - reading never changes the file, and a file whose header is not
  *     WAL's gets nothing made beside it.
+ *
+ * The file is the input as it is, or, when the input starts with 0xfe,
+ * one of the real stores of tests/fuzz/store-templates/ (the second byte
+ * picks it) edited by the rest (store_edit below): inputs of a few bytes
+ * reach every row of a 27 KB store, so the corpus stays small.  The
+ * templates are read from FUZZ_STORE_TEMPLATES, else from that directory
+ * under the current one (the repository's top, where make runs it).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +52,95 @@ int	LLVMFuzzerInitialize(int *, char ***);
 static char dir[64], file[96], beside[3][112];
 static FILE *devnull;
 
+#define TEMPLATE_MAGIC	0xfe
+static const char *const template_names[] = { "run-store.sqlite", "fixture-alerts.sqlite" };
+#define NTEMPLATES (sizeof(template_names) / sizeof(template_names[0]))
+static struct {
+	uint8_t *p;
+	size_t n;
+} templates[NTEMPLATES];
+static size_t template_max;
+
+static void
+load_templates(void)
+{
+	const char *d = getenv("FUZZ_STORE_TEMPLATES");
+	char path[4200];
+
+	if (d == NULL)
+		d = "tests/fuzz/store-templates";
+	for (size_t i = 0; i < NTEMPLATES; i++) {
+		FILE *f;
+		long n;
+
+		snprintf(path, sizeof(path), "%s/%s", d, template_names[i]);
+		if ((f = fopen(path, "rb")) == NULL || fseek(f, 0, SEEK_END) != 0 ||
+		    (n = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET) != 0 ||
+		    (templates[i].p = malloc((size_t)n)) == NULL ||
+		    fread(templates[i].p, 1, (size_t)n, f) != (size_t)n) {
+			fprintf(stderr, "fuzz_store: %s: cannot read it (run from the "
+			    "repository's top, or set FUZZ_STORE_TEMPLATES)\n", path);
+			exit(1);
+		}
+		fclose(f);
+		templates[i].n = (size_t)n;
+		if ((size_t)n > template_max)
+			template_max = (size_t)n;
+	}
+}
+
+/*
+ * The file an input stands for, into out (room bytes: the input's size
+ * and the largest template's, and 64): the input itself, or after
+ * TEMPLATE_MAGIC and a template's number, edits to that template, each
+ * an op byte and a 16-bit offset (big-endian) followed by
+ *   op & 3 == 0, 1: op >> 2 bytes written at the offset
+ *                   (modulo the file's size, cut at its end);
+ *   op & 3 == 2:    the file cut to the offset's length, when shorter;
+ *   op & 3 == 3:    op >> 2 bytes appended (the offset unused).
+ * Returns the file's size.
+ */
+static size_t
+store_edit(const uint8_t *data, size_t size, uint8_t *out)
+{
+	size_t n, i = 2;
+
+	if (size < 2 || data[0] != TEMPLATE_MAGIC) {
+		if (size > 0)
+			memcpy(out, data, size);
+		return size;
+	}
+	n = templates[data[1] % NTEMPLATES].n;
+	memcpy(out, templates[data[1] % NTEMPLATES].p, n);
+	while (i + 3 <= size) {
+		unsigned op = data[i];
+		size_t off = (size_t)data[i + 1] << 8 | data[i + 2], len = op >> 2;
+
+		i += 3;
+		len = len < size - i ? len : size - i;
+		switch (op & 3) {
+		case 0:
+		case 1:
+			if (len == 0 || n == 0)
+				break;
+			off %= n;
+			memcpy(out + off, data + i, off + len <= n ? len : n - off);
+			i += len;
+			break;
+		case 2:
+			if (off < n)
+				n = off;
+			break;
+		default:
+			memcpy(out + n, data + i, len);
+			n += len;
+			i += len;
+			break;
+		}
+	}
+	return n;
+}
+
 static void
 cleanup(void)
 {
@@ -72,6 +168,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	for (int i = 0; i < 3; i++)
 		snprintf(beside[i], sizeof(beside[i]), "%s%s", file, sfx[i]);
 	atexit(cleanup);
+	load_templates();
 	if ((devnull = fopen("/dev/null", "w")) == NULL)
 		exit(1);
 	/* show's local times, the same on every machine */
@@ -334,15 +431,20 @@ same_file(const uint8_t *data, size_t size)
 }
 
 int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+LLVMFuzzerTestOneInput(const uint8_t *input, size_t insize)
 {
 	char err[STORE_ERRLEN] = "";
 	struct store *st;
 	struct reader x;
+	uint8_t *data;
+	size_t size;
 	FILE *f;
 	int n, faults = 0;
-	bool wal = size >= 20 && data[18] == 2 && data[19] == 2;
+	bool wal;
 
+	CHECK((data = malloc(insize + template_max + 64)) != NULL);
+	size = store_edit(input, insize, data);
+	wal = size >= 20 && data[18] == 2 && data[19] == 2;
 	for (int i = 0; i < 3; i++)
 		unlink(beside[i]);
 	CHECK((f = fopen(file, "wb")) != NULL);
@@ -401,5 +503,6 @@ report:
 	if (!wal)
 		for (int i = 0; i < 3; i++)
 			CHECK(access(beside[i], F_OK) != 0);
+	free(data);
 	return 0;
 }
