@@ -7,7 +7,8 @@ CPU.  FAKE_MODE says what its fuzzing does:
   crash  one new input, then a crash- input and exit 77
   burn   spins on the CPU, nothing new (a budget in CPU seconds)
 -merge=1 FRESH DIR... copies every input of the DIRs into FRESH, one per
-content; -runs=0 DIR prints the corpus' "INITED cov: N ft: M" (N, M: its
+content, and fails as libFuzzer does on a -merge_control_file left by a
+merge of files gone since; -runs=0 DIR prints the corpus' "INITED cov: N ft: M" (N, M: its
 inputs and their bytes).  SIGINT: the final stats, exit 72.
 """
 import hashlib
@@ -28,6 +29,18 @@ def inputs(dirs):
 
 
 if flags.get("merge") == "1":
+    # as libFuzzer: a control file left there is resumed, the files it
+    # names read again (a merge stopped halfway goes on)
+    control = flags.get("merge_control_file")
+    if control and os.path.exists(control):
+        for f in open(control).read().split():
+            if not os.path.exists(f):
+                print("No such directory: %s; exiting" % f, flush=True)
+                sys.exit(1)
+    names = [os.path.join(d, f) for d in args[1:] for f in sorted(os.listdir(d))]
+    if control:
+        with open(control, "w") as fh:
+            fh.write("\n".join(names) + "\n")
     for b in inputs(args[1:]):
         with open(os.path.join(args[0], hashlib.sha1(b).hexdigest()), "wb") as fh:
             fh.write(b)

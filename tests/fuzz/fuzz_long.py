@@ -155,11 +155,16 @@ def merge(name, binary, maxlen, corpus, work, base):
     shutil.rmtree(fresh, ignore_errors=True)
     os.makedirs(fresh)
     log = os.path.join(base, "merge.log")
+    control = os.path.join(base, "merge.control")
+    # libFuzzer resumes from a control file it finds: one of an earlier
+    # merge names files gone since
+    if os.path.exists(control):
+        os.unlink(control)
     srcs = [d for d in (corpus, work) if os.path.isdir(d)]
     with open(log, "w") as f:
         rc = subprocess.run([binary, "-merge=1", "-max_len=%d" % maxlen, "-timeout=60",
-                             "-rss_limit_mb=4096", "-merge_control_file=%s" %
-                             os.path.join(base, "merge.control"), fresh] + srcs,
+                             "-rss_limit_mb=4096", "-merge_control_file=%s" % control, fresh] +
+                            srcs,
                             stdout=f, stderr=subprocess.STDOUT, preexec_fn=nice19).returncode
     if rc != 0 or not files_in(fresh):
         print("fuzz-long: %s: the merge failed (exit %d, %s); the committed corpus is "
