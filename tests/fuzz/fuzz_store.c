@@ -298,26 +298,29 @@ export_row(void *arg, const struct history_row *r)
 	return x->rows >= 64;		/* a file of many rows: enough of them */
 }
 
+/* show's fold of a host, its rows and findings checked on the way */
+struct show_run {
+	struct show_fold fold;
+	struct show_series *series;	/* whose findings come */
+};
+
 static int
-show_add(void *arg, const struct history_row *r)
+show_row(void *arg, const struct history_row *r)
 {
+	struct show_run *run = arg;
+
 	check_row(r);
-	show_fold_add(arg, r);
+	show_fold_add(&run->fold, r);
 	return 0;
 }
-
-struct finding_arg {
-	struct show_fold *f;
-	struct show_series *s;
-};
 
 static int
 show_finding(void *arg, const struct history_finding *hf)
 {
-	struct finding_arg *a = arg;
+	struct show_run *run = arg;
 
 	CHECK(hf->kind != NULL && hf->hop_index >= -1 && hf->hop_index <= 255);
-	show_fold_finding(a->f, a->s, hf);
+	show_fold_finding(&run->fold, run->series, hf);
 	return 0;
 }
 
@@ -336,31 +339,31 @@ static void
 show_host(struct store *st, struct history *h, const char *host)
 {
 	struct history_query q = { host, -1, INT64_MIN, NULL };
-	struct show_fold fold = { NULL, 0, 0, false, NULL, 0 };
+	struct show_run run = { { NULL, 0, 0, false, NULL, 0 }, NULL };
+	struct show_fold *fold = &run.fold;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	if (history_show(h, &q, show_add, &fold) != 0) {
+	if (history_show(h, &q, show_row, &run) != 0) {
 		check_err(history_error(h));
 		goto done;
 	}
-	for (size_t i = 0; i < fold.n; i++) {
-		struct finding_arg a = { &fold, &fold.v[i] };
-
-		if (history_findings(h, fold.v[i].last.path_result_id, fold.v[i].last.scale_idx,
-		    show_finding, &a) != 0) {
+	for (size_t i = 0; i < fold->n; i++) {
+		run.series = &fold->v[i];
+		if (history_findings(h, run.series->last.path_result_id,
+		    run.series->last.scale_idx, show_finding, &run) != 0) {
 			check_err(history_error(h));
 			goto done;
 		}
 	}
-	if (store_alert_each(st, NULL, show_alert, &fold) < 0) {
+	if (store_alert_each(st, NULL, show_alert, fold) < 0) {
 		check_err(store_error(st));
 		goto done;
 	}
-	CHECK(!fold.failed);
+	CHECK(!fold->failed);
 	CHECK((f = open_memstream(&text, &len)) != NULL);
-	show_render_text(f, &fold);
+	show_render_text(f, fold);
 	CHECK(fclose(f) == 0);
 	check_text(text, len);
 	free(text);
@@ -368,19 +371,19 @@ show_host(struct store *st, struct history *h, const char *host)
 		struct json j;
 
 		json_init(&j);
-		for (size_t i = 0; i < fold.n;) {
+		for (size_t i = 0; i < fold->n;) {
 			size_t next;
 
 			json_reset(&j);
-			next = show_render_json(&j, &fold, i);
-			CHECK(next > i && next <= fold.n);
+			next = show_render_json(&j, fold, i);
+			CHECK(next > i && next <= fold->n);
 			CHECK(json_ok(&j));
 			i = next;
 		}
 		json_free(&j);
 	}
 done:
-	show_fold_free(&fold);
+	show_fold_free(fold);
 }
 
 /* scaleprobe report: every result, folded and written in each format. */
