@@ -28,6 +28,7 @@ env:   FUZZ_SECONDS  CPU seconds per harness this run (600)
        FUZZ_ALL=1    run also the harnesses at their goal or plateau
        FUZZ_DIR      where corpus/, crashes/ and ledger.tsv are (tests/fuzz)
 Exit 0; 1 when a harness failed (an input kept) or a merge failed.
+tests/fuzz/fuzz-long-selftest proves each of these stops on a stand-in.
 """
 import os
 import re
