@@ -196,7 +196,7 @@ FUZZ_LONG_SECONDS = $(if $(filter file,$(origin FUZZ_SECONDS)),600,$(FUZZ_SECOND
 fuzz-long: fuzzers
 	FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) nice -n 19 \
 	  python3 tests/fuzz/fuzz_long.py $(BUILD) \
-	  $(foreach f,$(FUZZERS),$(f):$(or $($(f)_MAX_LEN),4096))
+	  $(foreach f,$(FUZZERS),$(f)$(if $($(f)_MAX_LEN),:$($(f)_MAX_LEN)))
 
 fuzz-ledger:
 	@python3 tests/fuzz/fuzz_ledger.py $(FUZZERS)

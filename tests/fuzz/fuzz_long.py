@@ -19,7 +19,8 @@ and the ledger line; only the harness being run is merged, the ones not
 started stay as they were.  Inputs a killed run left in BUILD/fuzz-long/
 NAME/work are merged by the next.
 
-usage: fuzz_long.py BUILD NAME[:MAXLEN]...
+usage: fuzz_long.py BUILD NAME[:MAXLEN]...  (MAXLEN: libFuzzer's -max_len,
+       by default 4096 or the largest committed input, so none is cut)
 env:   FUZZ_SECONDS  CPU seconds per harness this run (600)
        FUZZ_JOBS     fuzzing processes per harness, side by side (1)
        FUZZ_PLATEAU  seconds without new coverage that end it (1800)
@@ -308,8 +309,10 @@ def main(argv):
         if not every and st in ("goal", "plateau"):
             print("fuzz-long: %s: skipped, at its %s (FUZZ_ALL=1 runs it)" % (name, st))
             continue
-        todo.append((h["cpu_s"] if h else 0, name, int(ml) if ml else 4096,
-                     h["last"]["stale_s"] if h else 0))
+        if not ml:
+            d = os.path.join(HERE, "corpus", name)
+            ml = max([4096] + [os.path.getsize(os.path.join(d, f)) for f in files_in(d)])
+        todo.append((h["cpu_s"] if h else 0, name, int(ml), h["last"]["stale_s"] if h else 0))
     status = 0
     for _, name, maxlen, carried in sorted(todo):
         if stopping or (until is not None and time.time() >= until):
