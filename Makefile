@@ -16,6 +16,12 @@
 #   make lint       the layers: which folder may include which (tools/lint.py)
 #   make deps       install the Debian packages that building and testing need
 #   make fuzz       run every libFuzzer harness for FUZZ_SECONDS seconds each
+#   make fuzz-long  fuzzing that adds up across sessions: each harness short of
+#                   1 CPU-hour for FUZZ_SECONDS (600) CPU s, FUZZ_JOBS (1) at a
+#                   time, nice 19; merged into its corpus, tests/fuzz/ledger.tsv
+#   make fuzz-ledger  the ledger's CPU-hours, coverage and crashes per harness
+#   make fuzz-cov   each harness' corpus replayed on a clang coverage build:
+#                   lines reached per harness (build/fuzzcov)
 #   make install    PREFIX=/usr/local SYSCONFDIR=/etc DESTDIR= (programs, man pages,
 #                   the example configuration, scaleprobed's unit, sysusers, tmpfiles,
 #                   scaleprobe's bash completion)
@@ -28,6 +34,7 @@
 #   build/plain  $(CC) (gcc by default), what gets installed
 #   build/san    clang, AddressSanitizer + UndefinedBehaviorSanitizer (unit tests)
 #   build/fuzz   clang, libFuzzer + ASan + UBSan (one harness per parser entry point)
+#   build/fuzzcov  clang source-based coverage of the same harnesses (make fuzz-cov)
 #
 # Source lists live in one fragment per directory (prober/files.mk, ...), one
 # file per line, so each part of the tree names its own files.
@@ -79,6 +86,7 @@ NFQ_LIBS      := $(shell pkg-config --libs libnetfilter_queue libmnl 2>/dev/null
 
 SAN_FLAGS  = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZCOV_FLAGS = -fprofile-instr-generate -fcoverage-mapping
 
 # Fragments append to these.
 PURE_SRCS   =   # no I/O at all: parsers, inference; linked into tests and fuzzers
@@ -104,7 +112,7 @@ include tests/fault/files.mk
 include tests/e2e/files.mk
 include tests/bench/files.mk
 
-.PHONY: check-san check-san-run bench bench-run coverage all check check-run lint deps demo demo-run stress stress-run fuzz install clean unit san fuzzers lab-progs
+.PHONY: check-san check-san-run bench bench-run coverage all check check-run lint deps demo demo-run stress stress-run fuzz install clean unit san fuzzers lab-progs fuzz-long fuzz-ledger fuzz-cov
 .DEFAULT_GOAL := all
 
 all: $(addprefix $(BUILD)/plain/,$(PROGRAMS)) lab-progs
@@ -122,6 +130,10 @@ $(BUILD)/san/%.o: %.c
 $(BUILD)/fuzz/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CC-FUZ,$<)$(CLANG) $(CSTD) -O1 -g $(WARN) $(FUZZ_FLAGS) $(INCLUDES) -MMD -MP -c -o $@ $<
+
+$(BUILD)/fuzzcov/%.o: %.c
+	@mkdir -p $(@D)
+	$(call say,CC-COV,$<)$(CLANG) $(CSTD) -O0 -g $(WARN) $(FUZZCOV_FLAGS) $(INCLUDES) -MMD -MP -c -o $@ $<
 
 objs = $(addprefix $(BUILD)/$(1)/,$(2:.c=.o))
 
@@ -166,9 +178,16 @@ san:  $(addprefix $(BUILD)/san/tests/unit/,$(UNIT_TESTS))
 
 define fuzz_rule
 $(BUILD)/fuzz/tests/fuzz/$(1): $(call objs,fuzz,tests/fuzz/$(1).c $(PURE_SRCS) $($(1)_SRCS))
-	$(call say,LD,$$@)$(CLANG) -O1 -g $(FUZZ_FLAGS) -o $$@ $$^ -lm
+	$(call say,LD,$$@)$(CLANG) -O1 -g $(FUZZ_FLAGS) -o $$@ $$^ $($(1)_LIBS) -lm
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
+
+# the coverage build: libFuzzer's driver only runs the inputs it is named
+define fuzzcov_rule
+$(BUILD)/fuzzcov/tests/fuzz/$(1): $(call objs,fuzzcov,tests/fuzz/$(1).c $(PURE_SRCS) $($(1)_SRCS))
+	$(call say,LD,$$@)$(CLANG) -fsanitize=fuzzer $(FUZZCOV_FLAGS) -o $$@ $$^ $($(1)_LIBS) -lm
+endef
+$(foreach f,$(FUZZERS),$(eval $(call fuzzcov_rule,$(f))))
 
 fuzzers: $(addprefix $(BUILD)/fuzz/tests/fuzz/,$(FUZZERS))
 
@@ -176,6 +195,27 @@ fuzzers: $(addprefix $(BUILD)/fuzz/tests/fuzz/,$(FUZZERS))
 # so the repository's seeds stay as committed.
 fuzz: fuzzers
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run-fuzzers.sh $(BUILD) $(FUZZERS)
+
+# Fuzzing that counts (tests/fuzz/fuzz_long.py): the harnesses short of
+# their goal, least-run first, each for a CPU budget; its inputs merged and
+# minimized into tests/fuzz/corpus/NAME, failures kept in crashes/NAME, a
+# line in tests/fuzz/ledger.tsv.  FUZZ_UNTIL=HH:MM (UTC) stops it in time.
+FUZZ_JOBS ?= 1
+FUZZ_LONG_SECONDS = $(if $(filter file,$(origin FUZZ_SECONDS)),600,$(FUZZ_SECONDS))
+fuzz-long: fuzzers
+	FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) nice -n 19 \
+	  python3 tests/fuzz/fuzz_long.py $(BUILD) \
+	  $(foreach f,$(FUZZERS),$(f)$(if $($(f)_MAX_LEN),:$($(f)_MAX_LEN)))
+
+fuzz-ledger:
+	@python3 tests/fuzz/fuzz_ledger.py $(FUZZERS)
+
+# Each harness' committed corpus (and kept failures) replayed on the
+# coverage build; the lines reached of the files it runs (fuzz_cov.py).
+# FUZZ_COV_FLAGS=-v: one line per file too.
+fuzz-cov: deps
+	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/fuzzcov/tests/fuzz/,$(FUZZERS))
+	@python3 tests/fuzz/fuzz_cov.py $(FUZZ_COV_FLAGS) $(BUILD) $(FUZZERS)
 
 # --- check ------------------------------------------------------------------
 

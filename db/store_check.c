@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "store_int.h"
+#include "textsafe.h"
 
 struct fault_sink {
 	store_fault_fn fn;
@@ -20,17 +21,20 @@ struct fault_sink {
 static void fault(struct fault_sink *k, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* A fault line holds names and SQLite's messages, which quote the file's
+ * own bytes (a schema's token, a table's name): escaped here into one line
+ * of printable ASCII, since db check prints the lines as they are. */
 static void
 fault(struct fault_sink *k, const char *fmt, ...)
 {
-	char line[1024];
+	char line[1024], safe[TEXTSAFE_SIZE(sizeof(line))];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	k->n++;
-	k->fn(k->arg, line);
+	k->fn(k->arg, textsafe(safe, sizeof(safe), line, strlen(line), TEXTSAFE_ASCII));
 }
 
 static const char *

@@ -209,9 +209,10 @@ readonly_query(const char *file)
 	return beside(file, "-shm") ? "mode=ro&readonly_shm=1" : "mode=ro";
 }
 
-/* Whether file's header says WAL (its read and write versions 2): such a
- * file cannot be read without its -wal and -shm, which a reader may have
- * to make. */
+/* Whether file's header says WAL: its read version (byte 19) 2, which is
+ * what makes SQLite read it through its -wal and -shm, whatever the write
+ * version says.  Such a file cannot be read without them, and a reader
+ * may have to make them. */
 static bool
 wal_header(const char *file)
 {
@@ -221,7 +222,7 @@ wal_header(const char *file)
 
 	if (f == NULL)
 		return false;
-	wal = fread(h, 1, sizeof(h), f) == sizeof(h) && h[18] == 2 && h[19] == 2;
+	wal = fread(h, 1, sizeof(h), f) == sizeof(h) && h[19] == 2;
 	fclose(f);
 	return wal;
 }

@@ -22,3 +22,9 @@ FUZZERS += fuzz_conf
 FUZZERS += fuzz_http_req
 # the control socket's on-demand requests (prober/daemon/demand_req.c)
 FUZZERS += fuzz_demand_req
+# the store's readers given a foreign database file: db check, show,
+# export and report (db/, prober/cli/show_*, export_*, report*); its inputs
+# are files, or edits to the real stores of store-templates/
+FUZZERS += fuzz_store
+fuzz_store_SRCS = $(DB_SRCS)
+fuzz_store_LIBS = -lsqlite3

@@ -2,6 +2,8 @@
 # Run libFuzzer harnesses, each for FUZZ_SECONDS, on a scratch copy of its
 # committed seed corpus (tests/fuzz/corpus/NAME), and print executions per
 # second.  A crash leaves its input in BUILD/fuzz-artifacts/NAME/ and fails.
+# First, each input that once failed (tests/fuzz/crashes/NAME/, kept by make
+# fuzz-long) is run again: a regression fails here.
 # usage: run-fuzzers.sh BUILD NAME...
 set -u
 build=$1; shift
@@ -21,6 +23,19 @@ for name in "$@"; do
 	if [ -d "tests/fuzz/corpus/$name" ]; then
 		cp -r "tests/fuzz/corpus/$name/." "$work/"
 	fi
+	crashes=$(find "tests/fuzz/crashes/$name" -type f 2>/dev/null | sort)
+	if [ -n "$crashes" ]; then
+		# shellcheck disable=SC2086
+		if ! "$bin" -runs=1 -timeout=10 -rss_limit_mb=1024 $crashes >"$log" 2>&1; then
+			tail -n 40 "$log"
+			echo "fuzz: $name: FAILED on an input that once failed (tests/fuzz/crashes/$name/)"
+			status=1
+			continue
+		fi
+		ncrash=$(echo "$crashes" | wc -l)
+	else
+		ncrash=0
+	fi
 	"$bin" -max_total_time="$secs" -print_final_stats=1 -timeout=10 \
 		-rss_limit_mb=1024 -artifact_prefix="$art/" "$work" >"$log" 2>&1
 	rc=$?
@@ -32,7 +47,7 @@ for name in "$@"; do
 		echo "fuzz: $name: FAILED (exit $rc), inputs in $art/"
 		status=1
 	else
-		echo "fuzz: $name: ${execs:-?} executions in ${secs} s, ${rate:-?} exec/s, coverage ${cov:-?} edges"
+		echo "fuzz: $name: ${execs:-?} executions in ${secs} s, ${rate:-?} exec/s, coverage ${cov:-?} edges, $ncrash old failures replayed"
 	fi
 done
 exit $status
