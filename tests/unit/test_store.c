@@ -1093,6 +1093,15 @@ passes(volatile unsigned long *counter, unsigned long than)
 	return *counter > than;
 }
 
+/* Waits up to 5 s for store_ckpt_failed to say failed; whether it did. */
+static bool
+ckpt_says(struct store *st, bool failed)
+{
+	for (int i = 0; i < 500 && store_ckpt_failed(st, NULL, 0) != failed; i++)
+		usleep(10000);
+	return store_ckpt_failed(st, NULL, 0) == failed;
+}
+
 /* Checkpoint attempts counted (*counter's steps) over 0.3 s, once the
  * first is seen: at a turn every 0.1 s, three, and one more when the
  * window's edges meet two. */
@@ -1122,7 +1131,6 @@ test_checkpointer_failing_waits(void **state)
 	struct store_opts o = { .ckpt_ns = 100 * 1000000u };
 	char file[128];
 	struct store *st;
-	int i;
 
 	(void)state;
 	assert_int_equal(faultvfs_install(), 0);
@@ -1137,14 +1145,10 @@ test_checkpointer_failing_waits(void **state)
 	assert_false(store_ckpt_failed(st, NULL, 0));	/* busy is no failure */
 	faultvfs_db_failing = true;
 	faultvfs_ckpt_busy = false;
-	for (i = 0; i < 500 && !store_ckpt_failed(st, NULL, 0); i++)
-		usleep(10000);
-	assert_true(store_ckpt_failed(st, NULL, 0));
+	assert_true(ckpt_says(st, true));
 	attempts_in_turns(&faultvfs_refused, "failed");
 	faultvfs_db_failing = false;
-	for (i = 0; i < 500 && store_ckpt_failed(st, NULL, 0); i++)
-		usleep(10000);
-	assert_false(store_ckpt_failed(st, NULL, 0));
+	assert_true(ckpt_says(st, false));
 	assert_int_equal(store_close(st, NULL, 0), 0);
 	st = open_ok(file, STORE_READ, NULL);
 	assert_int_equal(store_query_int(st, "SELECT length(b) FROM pad"), 5000000);
@@ -1159,35 +1163,26 @@ test_checkpointer_busy_retries(void **state)
 {
 	struct store_opts o = { .batch_rows = 1000, .batch_ns = 3600000000000u,
 	    .ckpt_ns = 20 * 1000000u };
-	static const char *run_of[100];
+	static const char *const run_of[3] = { "B", "B", "B" };
 	char file[128];
 	struct store *st;
-	int64_t r;
-	int i;
 
 	(void)state;
-	for (unsigned k = 0; k < 100; k++)
-		run_of[k] = "B";
 	assert_int_equal(faultvfs_install(), 0);
 	faultvfs_db_failing = faultvfs_ckpt_busy = false;	/* a test failed before */
 	path_in(file, sizeof(file), "ckpt_busy.sqlite");
 	st = open_ok(file, STORE_WRITE, &o);
-	r = begin_run(st, "B");
 	faultvfs_db_failing = true;
-	add_results(st, r, 0, 100);
+	add_results(st, begin_run(st, "B"), 0, 3);
 	assert_int_equal(store_flush(st, true), 0);
-	for (i = 0; i < 500 && !store_ckpt_failed(st, NULL, 0); i++)
-		usleep(10000);
-	assert_true(store_ckpt_failed(st, NULL, 0));
+	assert_true(ckpt_says(st, true));
 	faultvfs_ckpt_busy = true;
 	faultvfs_db_failing = false;
 	assert_true(passes(&faultvfs_busied, faultvfs_busied));	/* refused busy */
 	faultvfs_ckpt_busy = false;
-	for (i = 0; i < 500 && store_ckpt_failed(st, NULL, 0); i++)
-		usleep(10000);
-	assert_false(store_ckpt_failed(st, NULL, 0));
+	assert_true(ckpt_says(st, false));
 	assert_int_equal(store_close(st, NULL, 0), 0);
-	assert_int_equal(check_own_address(file, run_of, 100), 100);
+	assert_int_equal(check_own_address(file, run_of, 3), 3);
 }
 
 /* A store that keeps failing is tried again after retry_ns, then twice as
