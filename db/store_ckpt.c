@@ -7,10 +7,12 @@
  * connection of its own runs PASSIVE checkpoints (which never block the
  * writer nor readers) when the WAL has grown past the threshold, or once a
  * second (ckpt_ns) while anything is pending.  A checkpoint that fails (an I/O
- * error, a full disk: not merely busy) is said (store_ckpt_failed) and
- * tried again a second later; commits go on into the WAL meanwhile, which
- * keeps every one of them until a checkpoint succeeds.
+ * error, a full disk: not merely busy) is said (store_ckpt_failed); a
+ * failed or busy one is tried again a turn later, never sooner, however
+ * large the WAL; commits go on into the WAL meanwhile, which keeps every
+ * one of them until a checkpoint succeeds.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,8 @@ struct store_ckpt {
 	uint64_t every_ns;	/* store_opts.ckpt_ns */
 	uint64_t runs;
 	bool failed;		/* the last checkpoint that ran failed */
+	bool again;		/* the last one failed or was busy: a turn
+				   is waited out before the next */
 	char why[STORE_ERRLEN];	/* ... with SQLite's message */
 };
 
@@ -50,8 +54,14 @@ ckpt_main(void *arg)
 		until.tv_sec += (time_t)(c->every_ns / 1000000000u + (uint64_t)until.tv_nsec /
 		    1000000000u);
 		until.tv_nsec %= 1000000000;
-		if (c->pending < CKPT_PAGES)
-			pthread_cond_timedwait(&c->wake, &c->lock, &until);
+		/* a WAL past the threshold is checkpointed at once, unless
+		 * the last checkpoint failed or was busy: then the turn is
+		 * waited out whole (a commit's wake-up does not end it), or a
+		 * disk that stays full is retried in a loop, a core's worth,
+		 * fighting the writer for the run lock */
+		while (!c->stop && (c->pending < CKPT_PAGES || c->again))
+			if (pthread_cond_timedwait(&c->wake, &c->lock, &until) == ETIMEDOUT)
+				break;
 		if (c->stop || c->pending == 0)
 			continue;
 		pending = c->pending;
@@ -70,14 +80,14 @@ ckpt_main(void *arg)
 		pthread_mutex_unlock(&c->run);
 		pthread_mutex_lock(&c->lock);
 		c->runs++;
-		if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
-			continue;
-		if ((c->failed = rc != SQLITE_OK)) {
+		/* a busy one says nothing: what the last one that ran said
+		 * stands until one succeeds */
+		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED &&
+		    (c->failed = rc != SQLITE_OK))
 			snprintf(c->why, sizeof(c->why), "%s", why);
-			/* again at its next turn, commit or not */
-			if (c->pending == 0)
-				c->pending = pending > 0 ? pending : 1;
-		}
+		/* busy or failed: again at its next turn, commit or not */
+		if ((c->again = rc != SQLITE_OK) && c->pending == 0)
+			c->pending = pending > 0 ? pending : 1;
 	}
 	pthread_mutex_unlock(&c->lock);
 	return NULL;

@@ -144,9 +144,13 @@ reply_decode(const uint8_t *pkt, size_t len, struct reply *r)
 	if (p.l4 == WIRE_L4_ICMP) {
 		const struct wire_icmp *ic = &p.icmp;
 
-		if (!ic->has_tcp ||
-		    ic->ip.version != p.ip.version)
+		/* a quote of UDP, of a fragment, of too little TCP to hold
+		 * its sequence number: not ours, whatever its checksum (the
+		 * engine ignores it, as it would a good one) */
+		if (!ic->has_tcp || ic->ip.version != p.ip.version) {
+			r->defect = REPLY_REJECT_NONE;
 			return r->type = REPLY_T_OTHER;
+		}
 		r->icmp_type = ic->type;
 		r->icmp_code = ic->code;
 		r->unreach = ic->kind == WIRE_ICMP_UNREACH;

@@ -77,7 +77,8 @@ struct reply {
 
 	/* the first defect of the packet (any type): for REPLY_T_OTHER
 	 * a reason to refuse it; REPLY_REJECT_NONE when it is merely not
-	 * ours (another protocol, a quote of UDP, a fragment) */
+	 * ours (another protocol, a quote of UDP, a fragment), whatever
+	 * its checksum */
 	enum reply_reject defect;
 };
 

@@ -1,7 +1,8 @@
 /*
  * faultvfs.c -- faultvfs.h's VFS: every call goes to the default VFS and
  * its files, except writes while faultvfs_full is set, and writes to a
- * main database file while faultvfs_db_failing is.
+ * main database file while faultvfs_db_failing is, and the WAL's
+ * checkpoint lock while faultvfs_ckpt_busy is.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,12 @@
 
 volatile bool faultvfs_full;
 volatile bool faultvfs_db_failing;
+volatile bool faultvfs_ckpt_busy;
 volatile unsigned long faultvfs_refused;
+volatile unsigned long faultvfs_busied;
+
+/* wal.c's WAL_CKPT_LOCK: the shm lock a checkpoint takes first */
+#define CKPT_LOCK	1
 
 static sqlite3_vfs *real;
 static sqlite3_vfs fault;
@@ -113,6 +119,11 @@ f_shm_map(sqlite3_file *f, int pg, int sz, int extend, void volatile **pp)
 static int
 f_shm_lock(sqlite3_file *f, int off, int n, int flags)
 {
+	if (faultvfs_ckpt_busy && off == CKPT_LOCK && n == 1 &&
+	    flags == (SQLITE_SHM_LOCK | SQLITE_SHM_EXCLUSIVE)) {
+		faultvfs_busied++;
+		return SQLITE_BUSY;
+	}
 	return R(f)->pMethods->xShmLock(R(f), off, n, flags);
 }
 

@@ -4,7 +4,9 @@
  * while faultvfs_full is set (what a full file system gives a COMMIT),
  * and writes to the main database files alone with SQLITE_IOERR_WRITE
  * while faultvfs_db_failing is set (the WAL takes commits; checkpoints,
- * which copy it into the file, fail).
+ * which copy it into the file, fail); while faultvfs_ckpt_busy is set, the
+ * WAL's checkpoint lock is refused SQLITE_BUSY (as when another connection
+ * runs a checkpoint): checkpoints return busy.
  */
 #ifndef SCALEPROBE_FAULTVFS_H
 #define SCALEPROBE_FAULTVFS_H
@@ -13,7 +15,9 @@
 
 extern volatile bool faultvfs_full;
 extern volatile bool faultvfs_db_failing;
+extern volatile bool faultvfs_ckpt_busy;
 extern volatile unsigned long faultvfs_refused;	/* writes failed so far */
+extern volatile unsigned long faultvfs_busied;	/* checkpoint locks refused */
 
 /* Registers the VFS as the default one; 0 or -1. */
 int faultvfs_install(void);

@@ -9,7 +9,9 @@
  * a host and the problems since T are read through their indexes;
  * retention keeps every change of state (a table of histories); a COMMIT
  * that fails (a full disk, faultvfs.h) loses no row and stores none under
- * another row's address, target or run.
+ * another row's address, target or run; a failed checkpoint is retried
+ * at the checkpoint thread's next turn, not in a loop, also after a busy
+ * one.
  *
  * STORE_WRITE_FIXTURE=FILE test_store writes the fixture of this schema
  * version (the synthetic results below) to FILE and exits.
@@ -1082,6 +1084,107 @@ test_checkpointer(void **state)
 	assert_int_equal(check_own_address(file, run_of, 400), 400);
 }
 
+/* Waits up to 5 s for *counter to pass than; whether it did. */
+static bool
+passes(volatile unsigned long *counter, unsigned long than)
+{
+	for (int i = 0; i < 500 && *counter <= than; i++)
+		usleep(10000);
+	return *counter > than;
+}
+
+/* Waits up to 5 s for store_ckpt_failed to say failed; whether it did. */
+static bool
+ckpt_says(struct store *st, bool failed)
+{
+	for (int i = 0; i < 500 && store_ckpt_failed(st, NULL, 0) != failed; i++)
+		usleep(10000);
+	return store_ckpt_failed(st, NULL, 0) == failed;
+}
+
+/* Checkpoint attempts counted (*counter's steps) over 0.3 s, once the
+ * first is seen: at a turn every 0.1 s, three, and one more when the
+ * window's edges meet two. */
+static void
+attempts_in_turns(volatile unsigned long *counter, const char *what)
+{
+	unsigned long w;
+
+	assert_true(passes(counter, *counter));
+	w = *counter;
+	usleep(300000);
+	print_message("# %lu %s checkpoint attempts in 0.3 s, a turn every 0.1 s\n",
+	    *counter - w, what);
+	assert_true(*counter - w <= 4);
+	assert_true(passes(counter, *counter));		/* and still tried */
+}
+
+/* A busy or failed checkpoint is tried again at the thread's next turn
+ * (ckpt_ns), not at once, also when the WAL is past the threshold that
+ * wakes the thread: a disk that stays full, or another connection's
+ * checkpoint, is not retried in a loop that takes a core and the
+ * writer's checkpoint lock.  A failed attempt is one write refused (the
+ * first page it copies into the file), a busy one a lock refused. */
+static void
+test_checkpointer_failing_waits(void **state)
+{
+	struct store_opts o = { .ckpt_ns = 100 * 1000000u };
+	char file[128];
+	struct store *st;
+
+	(void)state;
+	assert_int_equal(faultvfs_install(), 0);
+	faultvfs_db_failing = false;
+	path_in(file, sizeof(file), "ckpt_wait.sqlite");
+	st = open_ok(file, STORE_WRITE, &o);
+	assert_int_equal(store_exec(st, "CREATE TABLE pad(b BLOB)"), 0);
+	faultvfs_ckpt_busy = true;
+	/* some 1,200 pages of 4,096 bytes: past the threshold of 1,000 */
+	assert_int_equal(store_exec(st, "INSERT INTO pad VALUES (zeroblob(5000000))"), 0);
+	attempts_in_turns(&faultvfs_busied, "busy");
+	assert_false(store_ckpt_failed(st, NULL, 0));	/* busy is no failure */
+	faultvfs_db_failing = true;
+	faultvfs_ckpt_busy = false;
+	assert_true(ckpt_says(st, true));
+	attempts_in_turns(&faultvfs_refused, "failed");
+	faultvfs_db_failing = false;
+	assert_true(ckpt_says(st, false));
+	assert_int_equal(store_close(st, NULL, 0), 0);
+	st = open_ok(file, STORE_READ, NULL);
+	assert_int_equal(store_query_int(st, "SELECT length(b) FROM pad"), 5000000);
+	store_close(st, NULL, 0);
+}
+
+/* A checkpoint refused busy after a failed one leaves it to be tried again
+ * at the next turn, commit or not: the failure is not said forever once
+ * the disk is back. */
+static void
+test_checkpointer_busy_retries(void **state)
+{
+	struct store_opts o = { .batch_rows = 1000, .batch_ns = 3600000000000u,
+	    .ckpt_ns = 20 * 1000000u };
+	static const char *const run_of[3] = { "B", "B", "B" };
+	char file[128];
+	struct store *st;
+
+	(void)state;
+	assert_int_equal(faultvfs_install(), 0);
+	faultvfs_db_failing = faultvfs_ckpt_busy = false;	/* a test failed before */
+	path_in(file, sizeof(file), "ckpt_busy.sqlite");
+	st = open_ok(file, STORE_WRITE, &o);
+	faultvfs_db_failing = true;
+	add_results(st, begin_run(st, "B"), 0, 3);
+	assert_int_equal(store_flush(st, true), 0);
+	assert_true(ckpt_says(st, true));
+	faultvfs_ckpt_busy = true;
+	faultvfs_db_failing = false;
+	assert_true(passes(&faultvfs_busied, faultvfs_busied));	/* refused busy */
+	faultvfs_ckpt_busy = false;
+	assert_true(ckpt_says(st, false));
+	assert_int_equal(store_close(st, NULL, 0), 0);
+	assert_int_equal(check_own_address(file, run_of, 3), 3);
+}
+
 /* A store that keeps failing is tried again after retry_ns, then twice as
  * long each time (every retry writes all it keeps again); the first
  * success ends it. */
@@ -1141,6 +1244,8 @@ main(void)
 		cmocka_unit_test(test_commit_fails_bound),
 		cmocka_unit_test(test_retry_backoff),
 		cmocka_unit_test(test_checkpointer),
+		cmocka_unit_test(test_checkpointer_failing_waits),
+		cmocka_unit_test(test_checkpointer_busy_retries),
 	};
 	const char *fixture = getenv("STORE_WRITE_FIXTURE");
 
