@@ -4,7 +4,9 @@
  * refused, too large) and the first verdict of its growing prefixes the
  * whole's; which targets each on-demand
  * mode lets through and on which ports; each user's rate in a sliding
- * minute, exact at its edge, and the table of users bounded.
+ * minute, exact at its edge, and the table of users bounded; a request
+ * refused for another reason costs no rate; the rate's clock monotonic;
+ * the requests in flight capped in all and for each user.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "conf.h"
@@ -311,6 +314,89 @@ test_rate(void **state)
 	steps(1, users, sizeof(users) / sizeof(users[0]));
 }
 
+/* A request refused for another reason (nothing to probe, no route, the
+ * store) is judged by check, which counts nothing: limit 1, any number
+ * of checks leave the one take; and checks of new users claim no place
+ * in the table. */
+static void
+test_rate_check(void **state)
+{
+	struct demand_rate r;
+	uint64_t wait;
+
+	(void)state;
+	demand_rate_init(&r, 1);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(demand_rate_check(&r, 1000, T0 + (uint64_t)i, &wait),
+		    DEMAND_RATE_OK);
+	assert_int_equal(demand_rate_take(&r, 1000, T0 + 5, &wait), DEMAND_RATE_OK);
+	assert_int_equal(demand_rate_check(&r, 1000, T0 + 6, &wait), DEMAND_RATE_USER);
+	assert_int_equal(demand_rate_take(&r, 1000, T0 + 6, &wait), DEMAND_RATE_USER);
+	for (uint32_t u = 1; u <= 3 * DEMAND_RATE_USERS; u++)
+		assert_int_equal(demand_rate_check(&r, u, T0 + 7, &wait), DEMAND_RATE_OK);
+	for (uint32_t u = 1; u < DEMAND_RATE_USERS; u++)
+		assert_int_equal(demand_rate_take(&r, u, T0 + 8, &wait), DEMAND_RATE_OK);
+	assert_int_equal(demand_rate_check(&r, 99999, T0 + 9, &wait), DEMAND_RATE_FULL);
+	demand_rate_free(&r);
+}
+
+/* The rate's clock is the monotonic one: a step of the wall clock (back
+ * a day, say) neither refuses users nor keeps them in the table. */
+static void
+test_rate_clock(void **state)
+{
+	struct timespec a, b;
+	uint64_t lo, hi, now;
+
+	(void)state;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	now = demand_rate_now_ns();
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	lo = (uint64_t)a.tv_sec * 1000000000ull + (uint64_t)a.tv_nsec;
+	hi = (uint64_t)b.tv_sec * 1000000000ull + (uint64_t)b.tv_nsec;
+	if (now < lo || now > hi)
+		fail_msg("the rate's clock %llu is not CLOCK_MONOTONIC's [%llu, %llu]",
+		    (unsigned long long)now, (unsigned long long)lo, (unsigned long long)hi);
+}
+
+/* Requests in flight: DEMAND_RUNS_MAX in all, DEMAND_USER_RUNS_MAX a
+ * user, whatever the rate allows. */
+static const struct {
+	size_t all, user;
+	enum demand_admit want;
+} admits[] = {
+	{ 0, 0, DEMAND_ADMIT_OK },
+	{ 1, 1, DEMAND_ADMIT_OK },
+	{ 7, 1, DEMAND_ADMIT_OK },
+	{ 2, 2, DEMAND_ADMIT_USER_BUSY },
+	{ 7, 2, DEMAND_ADMIT_USER_BUSY },
+	{ 3, 3, DEMAND_ADMIT_USER_BUSY },
+	{ 8, 0, DEMAND_ADMIT_BUSY },
+	{ 8, 2, DEMAND_ADMIT_BUSY },
+	{ 9, 1, DEMAND_ADMIT_BUSY },
+};
+
+static void
+test_admit(void **state)
+{
+	size_t held = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(admits) / sizeof(admits[0]); i++) {
+		enum demand_admit got = demand_admit(admits[i].all, admits[i].user);
+
+		if (got != admits[i].want)
+			fail_msg("row %zu: %zu in flight, %zu the user's: %d, not %d", i,
+			    admits[i].all, admits[i].user, got, admits[i].want);
+	}
+	/* one user at the default rate (10 a minute) holds at most
+	 * DEMAND_USER_RUNS_MAX of the DEMAND_RUNS_MAX places */
+	for (int k = 0; k < 10; k++)
+		held += demand_admit(held, held) == DEMAND_ADMIT_OK;
+	assert_int_equal(held, DEMAND_USER_RUNS_MAX);
+	assert_true(DEMAND_USER_RUNS_MAX < DEMAND_RUNS_MAX);
+}
+
 int
 main(void)
 {
@@ -320,6 +406,9 @@ main(void)
 		cmocka_unit_test(test_has_port),
 		cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_rate),
+		cmocka_unit_test(test_rate_check),
+		cmocka_unit_test(test_rate_clock),
+		cmocka_unit_test(test_admit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
