@@ -54,9 +54,10 @@ void serve_free(struct serve *s);	/* closes the listener and every client */
  * set, the reply's first part, as with SERVE_REPLY; serve_send only
  * after it returned): c is kept until
  * serve_end, or until it is closed for its new deadline (timeout_ms from
- * now), its peer going or sending more, its buffer's bound, or
- * serve_free; then gone(owner) is called once and c is no more.  Held
- * clients are the last closed to make room for a new one. */
+ * now), its peer sending more or a send failing, its buffer's bound,
+ * or serve_free; then gone(owner) is called once and c is no more (a
+ * peer that only ends its side, shutdown(SHUT_WR), still gets the
+ * reply).  Held clients are the last closed to make room for a new one. */
 void serve_hold(struct serve_client *c, unsigned timeout_ms, void (*gone)(void *owner),
     void *owner);
 /* Queues len bytes for c, written as it takes them; -1 when they pass
