@@ -46,6 +46,12 @@ struct demand_run {
 	struct demand_run *next;
 };
 
+/* A request being read: the parse so far. */
+struct demand_reading {
+	struct demand_parser p;
+	struct demand_req q;
+};
+
 struct demand {
 	struct demand_rate rate;
 	struct demand_run *runs;
@@ -276,32 +282,41 @@ demand_request(struct daemon *d, struct serve_client *c, const char *in, size_t 
     char **out, size_t *out_len)
 {
 	struct demand *dm;
+	struct demand_reading *rd;
 	struct demand_req *q;
 	struct demand_run *r;
+	void **st;
 	char why[512], line[64];
 	uint64_t wait;
 	uint32_t uid = 0;
 	enum demand_parse p;
 	const struct conf *conf = &d->cur->c;
 
-	q = xmalloc(sizeof(*q));
-	p = demand_req_parse(in, len, DEMAND_REQ_MAX, q, why, sizeof(why));
-	if (p == DEMAND_MORE) {
-		free(q);
-		return SERVE_MORE;
+	/* the parse goes on across reads: each byte judged once */
+	st = serve_state(c);
+	if (*st == NULL) {
+		rd = xmalloc(sizeof(*rd));
+		demand_parser_init(&rd->p, &rd->q);
+		*st = rd;
 	}
+	rd = *st;
+	p = demand_req_feed(&rd->p, in, len, DEMAND_REQ_MAX, why, sizeof(why));
+	if (p == DEMAND_MORE)
+		return SERVE_MORE;
+	*st = NULL;
+	q = &rd->q;
 	if (p != DEMAND_OK) {
-		free(q);
+		free(rd);
 		return demand_say(out, out_len, "error", why, 0, false);
 	}
 	if (serve_peer_uid(c, &uid) != 0) {
-		free(q);
+		free(rd);
 		return demand_say(out, out_len, "error", "the peer's credentials cannot be read",
 		    0, false);
 	}
 	dm = demand_of(d);
 	if (conf->on_demand == ON_DEMAND_OFF || d->once || d->stopping) {
-		free(q);
+		free(rd);
 		return demand_say(out, out_len, "refused", conf->on_demand == ON_DEMAND_OFF ?
 		    "on-demand is off in the daemon's configuration" :
 		    "the daemon is not running its schedule (--once, or stopping)", uid, true);
@@ -313,11 +328,11 @@ demand_request(struct daemon *d, struct serve_client *c, const char *in, size_t 
 	targets_init(&r->t);
 	r->bl = conf_blocklist(conf);
 	if (run_targets(d, q, r, why, sizeof(why)) != 0) {
-		free(q);
+		free(rd);
 		run_free(r);
 		return demand_say(out, out_len, "refused", why, uid, true);
 	}
-	free(q);
+	free(rd);
 	switch (demand_admit(dm->nruns, user_runs(dm, uid))) {
 	case DEMAND_ADMIT_OK:
 		break;

@@ -46,6 +46,7 @@ struct serve_client {
 	bool shut;			/* held, and its peer ended its side */
 	void (*gone)(void *owner);
 	void *owner;
+	void *state;			/* the handler's (serve_state) */
 	struct serve_client *prev, *next;	/* in accept order: the oldest first */
 };
 
@@ -86,6 +87,7 @@ conn_close(struct serve_client *k)
 	if (k->ev != NULL)
 		event_free(k->ev);
 	close(k->fd);
+	free(k->state);
 	free(k->in);
 	free(k->out);
 	free(k);
@@ -512,6 +514,12 @@ serve_end(struct serve_client *k)
 	else if (!(k->ev != NULL && event_get_events(k->ev) == EV_WRITE &&
 	    event_pending(k->ev, EV_WRITE, NULL)))
 		conn_write(k);
+}
+
+void **
+serve_state(struct serve_client *k)
+{
+	return &k->state;
 }
 
 int

@@ -65,6 +65,9 @@ void serve_hold(struct serve_client *c, unsigned timeout_ms, void (*gone)(void *
 int serve_send(struct serve_client *c, const void *buf, size_t len);
 /* c closed once what is queued is written; gone is not called. */
 void serve_end(struct serve_client *c);
+/* The handler's own state for c while it reads c's request (NULL at
+ * first; what it points to is freed with free() when c closes). */
+void **serve_state(struct serve_client *c);
 /* The peer's uid from its credentials (a Unix socket's); 0 or -1. */
 int serve_peer_uid(const struct serve_client *c, uint32_t *uid);
 

@@ -2,7 +2,8 @@
  * test_demand.c -- on-demand requests (prober/daemon/demand_req.c,
  * demand_rate.c): a table of requests and what each is (whole, waiting,
  * refused, too large) and the first verdict of its growing prefixes the
- * whole's; which targets each on-demand
+ * whole's, fed a byte at a time the same, each byte judged once; which
+ * targets each on-demand
  * mode lets through and on which ports; each user's rate in a sliding
  * minute, exact at its edge, and the table of users bounded; a request
  * refused for another reason costs no rate; the rate's clock monotonic;
@@ -124,6 +125,69 @@ test_table(void **state)
 			fail_msg("row %zu: why \"%s\" lacks \"%s\"", i, why, r->why);
 		prefixes(q, r->in, len, max, got);
 	}
+	free(q);
+}
+
+/* Fed as the server reads, one byte more each time: every row's verdict
+ * and request the whole parse's. */
+static void
+test_feed(void **state)
+{
+	struct demand_req *q = malloc(sizeof(*q)), *w = malloc(sizeof(*w));
+	char why[256], wwhy[256];
+
+	(void)state;
+	for (size_t i = 0; i < NROWS; i++) {
+		struct demand_parser p;
+		size_t max, len = row_len(&rows[i], &max), k;
+		enum demand_parse got = DEMAND_MORE, whole;
+
+		whole = demand_req_parse(rows[i].in, len, max, w, wwhy, sizeof(wwhy));
+		demand_parser_init(&p, q);
+		for (k = 0; k <= len && got == DEMAND_MORE; k++)
+			got = demand_req_feed(&p, rows[i].in, k, max, why, sizeof(why));
+		/* a whole request followed by more: OK at its end, as a prefix */
+		if (got == DEMAND_OK && whole == DEMAND_BAD && q->used < len)
+			continue;
+		if (got != whole || strcmp(why, wwhy) != 0)
+			fail_msg("row %zu fed: %d (%s), whole %d (%s)", i, got, why, whole, wwhy);
+		if (got == DEMAND_OK && (q->n != w->n || q->json != w->json ||
+		    memcmp(q->target, w->target, sizeof(q->target)) != 0))
+			fail_msg("row %zu fed: another request", i);
+	}
+	free(q);
+	free(w);
+}
+
+/* A client trickling its request a byte a read costs each byte once: the
+ * lines judged are not read again (here, garbled after they were judged,
+ * the request still parses), and the request is not emptied again (its
+ * targets kept). */
+static void
+test_feed_once(void **state)
+{
+	static const char req[] = M "format json\ntarget 198.19.4.1:9\ntarget clean.lab\n\n";
+	struct demand_req *q = malloc(sizeof(*q));
+	struct demand_parser p;
+	char buf[sizeof(req)], why[256];
+	size_t len = sizeof(req) - 1, cut = strlen(M "format json\ntarget 198.19.4.1:9\ntar");
+	enum demand_parse got = DEMAND_MORE;
+
+	(void)state;
+	memcpy(buf, req, sizeof(req));
+	demand_parser_init(&p, q);
+	for (size_t k = 0; k <= cut; k++)
+		assert_int_equal(demand_req_feed(&p, buf, k, DEMAND_REQ_MAX, why, sizeof(why)),
+		    DEMAND_MORE);
+	memset(buf, 0x01, strlen(M "format json\ntarget 198.19.4.1:9\n"));
+	for (size_t k = cut + 1; k <= len && got == DEMAND_MORE; k++)
+		got = demand_req_feed(&p, buf, k, DEMAND_REQ_MAX, why, sizeof(why));
+	if (got != DEMAND_OK)
+		fail_msg("the judged lines read again: %d (%s)", got, why);
+	assert_int_equal(q->n, 2);
+	assert_true(q->json);
+	assert_string_equal(q->target[0], "198.19.4.1:9");
+	assert_string_equal(q->target[1], "clean.lab");
 	free(q);
 }
 
@@ -402,6 +466,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_feed),
+		cmocka_unit_test(test_feed_once),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_has_port),
 		cmocka_unit_test(test_scope),
