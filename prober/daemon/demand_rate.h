@@ -1,9 +1,10 @@
 /*
  * demand_rate.h -- the on-demand requests each user may make: at most
  * limit in any DEMAND_RATE_WINDOW_NS, counted per uid (the control
- * socket's peer credentials).  Pure: the caller hands in the time.  Its
- * memory is bounded: DEMAND_RATE_USERS users at once (a user whose last
- * request is older than the window makes room), limit times each.
+ * socket's peer credentials), and how many may be in flight.  Pure: the
+ * caller hands in the time (demand_rate_now_ns, the one clock read here).
+ * Its memory is bounded: DEMAND_RATE_USERS users at once (a user whose
+ * last request is older than the window makes room), limit times each.
  */
 #ifndef SCALEPROBE_DEMAND_RATE_H
 #define SCALEPROBE_DEMAND_RATE_H
