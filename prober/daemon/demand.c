@@ -41,8 +41,15 @@ struct demand_run {
 	struct paths paths;
 	bool paths_open;
 	int64_t run_id;
+	bool stored;			/* its run began in the store */
 	size_t results, problems, unmeasured;
 	struct demand_run *next;
+};
+
+/* A request being read: the parse so far. */
+struct demand_reading {
+	struct demand_parser p;
+	struct demand_req q;
 };
 
 struct demand {
@@ -202,13 +209,11 @@ run_targets(struct daemon *d, const struct demand_req *q, struct demand_run *r, 
 	return 0;
 }
 
-/* Its walk opened, its run begun, its batch handed to the runner; 0, or
- * -1 with why. */
+/* Its walk opened, its batch handed to the runner; 0, or -1 with why. */
 static int
 run_start(struct daemon *d, struct demand_run *r, char *why, size_t whylen)
 {
 	struct paths_opts po;
-	struct store_run run;
 
 	memset(&po, 0, sizeof(po));
 	po.bl = r->bl;
@@ -228,18 +233,8 @@ run_start(struct daemon *d, struct demand_run *r, char *why, size_t whylen)
 		    "no address");
 		return -1;
 	}
-	memset(&run, 0, sizeof(run));
-	clock_gettime(CLOCK_REALTIME, &run.start);
-	run.vantage = d->vantage;
-	run.settings = d->settings;
-	run.program = "scaleprobed " SCALEPROBE_VERSION " on demand";
-	run.on_demand = true;
-	run.uid = r->uid;
-	if (store_run_begin(d->st, &run, &r->run_id) != 0) {
-		snprintf(why, whylen, "the store refused the run: %s", store_error(d->st));
-		daemon_store_alert(d);
-		return -1;
-	}
+	/* handed to the runner before its run is begun: a refusal leaves no
+	 * run in the store without results or an end */
 	if (runner_add_first(d->runner, &r->paths, r) != 0) {
 		snprintf(why, whylen, "the name resolver cannot start");
 		return -1;
@@ -247,37 +242,81 @@ run_start(struct daemon *d, struct demand_run *r, char *why, size_t whylen)
 	return 0;
 }
 
+/* r's run begun in the store (its results come from the loop, after
+ * this); false with why when the store refused it: r is probed and its
+ * results sent all the same, not stored. */
+static bool
+run_store(struct daemon *d, struct demand_run *r, char *why, size_t whylen)
+{
+	struct store_run run;
+
+	memset(&run, 0, sizeof(run));
+	clock_gettime(CLOCK_REALTIME, &run.start);
+	run.vantage = d->vantage;
+	run.settings = d->settings;
+	run.program = "scaleprobed " SCALEPROBE_VERSION " on demand";
+	run.on_demand = true;
+	run.uid = r->uid;
+	r->stored = store_run_begin(d->st, &run, &r->run_id) == 0;
+	if (!r->stored) {
+		snprintf(why, whylen, "the daemon's store refused the run: %s; its results are "
+		    "not stored", store_error(d->st));
+		daemon_store_alert(d);
+	}
+	return r->stored;
+}
+
+/* uid's requests in flight */
+static size_t
+user_runs(const struct demand *dm, uint32_t uid)
+{
+	size_t n = 0;
+
+	for (const struct demand_run *r = dm->runs; r != NULL; r = r->next)
+		n += r->uid == uid;
+	return n;
+}
+
 enum serve_next
 demand_request(struct daemon *d, struct serve_client *c, const char *in, size_t len,
     char **out, size_t *out_len)
 {
 	struct demand *dm;
+	struct demand_reading *rd;
 	struct demand_req *q;
 	struct demand_run *r;
+	void **st;
 	char why[512], line[64];
 	uint64_t wait;
 	uint32_t uid = 0;
 	enum demand_parse p;
 	const struct conf *conf = &d->cur->c;
 
-	q = xmalloc(sizeof(*q));
-	p = demand_req_parse(in, len, DEMAND_REQ_MAX, q, why, sizeof(why));
-	if (p == DEMAND_MORE) {
-		free(q);
-		return SERVE_MORE;
+	/* the parse goes on across reads: each byte judged once */
+	st = serve_state(c);
+	if (*st == NULL) {
+		rd = xmalloc(sizeof(*rd));
+		demand_parser_init(&rd->p, &rd->q);
+		*st = rd;
 	}
+	rd = *st;
+	p = demand_req_feed(&rd->p, in, len, DEMAND_REQ_MAX, why, sizeof(why));
+	if (p == DEMAND_MORE)
+		return SERVE_MORE;
+	*st = NULL;
+	q = &rd->q;
 	if (p != DEMAND_OK) {
-		free(q);
+		free(rd);
 		return demand_say(out, out_len, "error", why, 0, false);
 	}
 	if (serve_peer_uid(c, &uid) != 0) {
-		free(q);
+		free(rd);
 		return demand_say(out, out_len, "error", "the peer's credentials cannot be read",
 		    0, false);
 	}
 	dm = demand_of(d);
 	if (conf->on_demand == ON_DEMAND_OFF || d->once || d->stopping) {
-		free(q);
+		free(rd);
 		return demand_say(out, out_len, "refused", conf->on_demand == ON_DEMAND_OFF ?
 		    "on-demand is off in the daemon's configuration" :
 		    "the daemon is not running its schedule (--once, or stopping)", uid, true);
@@ -289,17 +328,27 @@ demand_request(struct daemon *d, struct serve_client *c, const char *in, size_t 
 	targets_init(&r->t);
 	r->bl = conf_blocklist(conf);
 	if (run_targets(d, q, r, why, sizeof(why)) != 0) {
-		free(q);
+		free(rd);
 		run_free(r);
 		return demand_say(out, out_len, "refused", why, uid, true);
 	}
-	free(q);
-	if (dm->nruns >= DEMAND_RUNS_MAX) {
+	free(rd);
+	switch (demand_admit(dm->nruns, user_runs(dm, uid))) {
+	case DEMAND_ADMIT_OK:
+		break;
+	case DEMAND_ADMIT_USER_BUSY:
+		run_free(r);
+		snprintf(why, sizeof(why), "busy: uid %" PRIu32 " has %d requests in flight "
+		    "already, at most %d a user", uid, DEMAND_USER_RUNS_MAX, DEMAND_USER_RUNS_MAX);
+		return demand_say(out, out_len, "refused", why, uid, true);
+	case DEMAND_ADMIT_BUSY:
+	default:
 		run_free(r);
 		snprintf(why, sizeof(why), "busy: %d requests in flight already", DEMAND_RUNS_MAX);
 		return demand_say(out, out_len, "refused", why, uid, true);
 	}
-	switch (demand_rate_take(&dm->rate, uid, daemon_wall_ns(), &wait)) {
+	/* counted once it starts (below): a later refusal costs nothing */
+	switch (demand_rate_check(&dm->rate, uid, demand_rate_now_ns(), &wait)) {
 	case DEMAND_RATE_OK:
 		break;
 	case DEMAND_RATE_USER:
@@ -324,6 +373,7 @@ demand_request(struct daemon *d, struct serve_client *c, const char *in, size_t 
 		run_free(r);
 		return demand_say(out, out_len, "refused", why, uid, true);
 	}
+	(void)demand_rate_take(&dm->rate, uid, demand_rate_now_ns(), &wait);
 	r->next = dm->runs;
 	dm->runs = r;
 	dm->nruns++;
@@ -331,8 +381,18 @@ demand_request(struct daemon *d, struct serve_client *c, const char *in, size_t 
 	serve_hold(c, DEMAND_TIMEOUT_MS, run_gone, r);
 	log_info("on demand: uid %" PRIu32 ": %zu targets", uid, r->t.n);
 	snprintf(line, sizeof(line), "ok %zu\n", r->t.n);
-	*out = xstrdup(line);
-	*out_len = strlen(line);
+	if (run_store(d, r, why, sizeof(why))) {
+		*out = xstrdup(line);
+		*out_len = strlen(line);
+	} else {
+		char *both;
+
+		log_warnx("on demand: uid %" PRIu32 ": %s", uid, why);
+		if (asprintf(&both, "%snote %s\n", line, why) < 0)
+			fatal("asprintf");
+		*out = both;
+		*out_len = strlen(both);
+	}
 	return SERVE_HOLD;
 }
 
@@ -385,12 +445,13 @@ demand_on_result(struct daemon *d, void *tag, struct path_result *res)
 	size_t len;
 	char *text;
 
-	if (store_add(d->st, r->run_id, res) != 0) {
+	/* not stored: told at its start */
+	if (r->stored && store_add(d->st, r->run_id, res) != 0) {
 		if (!store_failing(d->st))
 			log_warnx("%s", store_error(d->st));
 		run_note(r, "the daemon's store did not take this result: %s",
 		    store_error(d->st));
-	} else
+	} else if (r->stored)
 		d->n.results++;
 	daemon_store_alert(d);
 	r->results++;

@@ -26,8 +26,6 @@
 struct daemon;
 struct path_result;
 
-/* Requests in flight at once, every user's (more are refused) */
-#define DEMAND_RUNS_MAX 8
 /* A request's connection, from its acceptance to its end: the probe goes
  * on after it (and is stored) when the client leaves or this passes */
 #define DEMAND_TIMEOUT_MS (300 * 1000)

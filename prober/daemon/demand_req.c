@@ -2,7 +2,9 @@
  * demand_req.c -- an on-demand request read and its targets scoped
  * (demand_req.h).  The parse decides as bytes arrive: a prefix that
  * cannot become a request is refused at once, so a client learns of its
- * mistake without waiting for the deadline.
+ * mistake without waiting for the deadline; and it goes on from the
+ * first line not yet whole, so a client trickling its bytes costs the
+ * daemon each byte once, not the whole buffer again at each read.
  */
 #include <stdio.h>
 #include <string.h>
@@ -72,37 +74,49 @@ req_line(const char *s, size_t n, size_t lineno, struct demand_req *req, char *w
 	return false;
 }
 
+void
+demand_parser_init(struct demand_parser *p, struct demand_req *req)
+{
+	memset(req, 0, sizeof(*req));
+	p->req = req;
+	p->off = 0;
+	p->lineno = 1;
+}
+
 enum demand_parse
-demand_req_parse(const char *buf, size_t len, size_t max, struct demand_req *req, char *why,
+demand_req_feed(struct demand_parser *p, const char *buf, size_t len, size_t max, char *why,
     size_t whylen)
 {
 	const size_t ml = sizeof(DEMAND_MAGIC) - 1;
-	size_t off, lineno = 1;
+	struct demand_req *req = p->req;
 
-	memset(req, 0, sizeof(*req));
 	why[0] = '\0';
 	/* the first line: a prefix of it may still become it */
-	if (memcmp(buf, DEMAND_MAGIC, len < ml ? len : ml) != 0) {
-		snprintf(why, whylen, "%s", "not a request: the first line is not \"scaleprobe-demand 1\"");
-		return DEMAND_BAD;
+	if (p->off == 0) {
+		if (memcmp(buf, DEMAND_MAGIC, len < ml ? len : ml) != 0) {
+			snprintf(why, whylen, "%s",
+			    "not a request: the first line is not \"scaleprobe-demand 1\"");
+			return DEMAND_BAD;
+		}
+		if (len < ml) {
+			if (len < max)
+				return DEMAND_MORE;
+			snprintf(why, whylen, "no end of the request within %zu bytes", max);
+			return DEMAND_TOO_LARGE;
+		}
+		p->off = ml;
 	}
-	if (len < ml) {
-		if (len < max)
-			return DEMAND_MORE;
-		snprintf(why, whylen, "no end of the request within %zu bytes", max);
-		return DEMAND_TOO_LARGE;
-	}
-	off = ml;
+	/* from the first line not yet whole: the lines before were judged */
 	for (;;) {
-		const char *nl = memchr(buf + off, '\n', len - off);
+		const char *nl = memchr(buf + p->off, '\n', len - p->off);
 		size_t n;
 
-		lineno++;
 		if (nl == NULL) {
 			/* what there is of the line must be sound already */
-			n = len - off;
-			if (!printable(buf + off, n)) {
-				snprintf(why, whylen, "%s", "a control byte or a byte above ASCII");
+			n = len - p->off;
+			if (!printable(buf + p->off, n)) {
+				snprintf(why, whylen, "a control byte or a byte above ASCII in line "
+				    "%zu", p->lineno + 1);
 				return DEMAND_BAD;
 			}
 			if (n > TARGETS_TEXT_MAX + 16) {
@@ -115,7 +129,7 @@ demand_req_parse(const char *buf, size_t len, size_t max, struct demand_req *req
 			}
 			return DEMAND_MORE;
 		}
-		n = (size_t)(nl - (buf + off));
+		n = (size_t)(nl - (buf + p->off));
 		if (n == 0) {		/* the end */
 			if (req->n > 0 && nl + 1 != buf + len) {
 				snprintf(why, whylen, "%s", "bytes after the request's end");
@@ -132,10 +146,21 @@ demand_req_parse(const char *buf, size_t len, size_t max, struct demand_req *req
 			snprintf(why, whylen, "a line longer than %d bytes", TARGETS_TEXT_MAX + 16);
 			return DEMAND_BAD;
 		}
-		if (!req_line(buf + off, n, lineno, req, why, whylen))
+		if (!req_line(buf + p->off, n, p->lineno + 1, req, why, whylen))
 			return DEMAND_BAD;
-		off += n + 1;
+		p->lineno++;
+		p->off += n + 1;
 	}
+}
+
+enum demand_parse
+demand_req_parse(const char *buf, size_t len, size_t max, struct demand_req *req, char *why,
+    size_t whylen)
+{
+	struct demand_parser p;
+
+	demand_parser_init(&p, req);
+	return demand_req_feed(&p, buf, len, max, why, whylen);
 }
 
 bool

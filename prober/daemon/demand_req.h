@@ -46,6 +46,22 @@ struct demand_req {
 	char target[DEMAND_TARGETS_MAX][TARGETS_TEXT_MAX + 1];
 };
 
+/* A parse that goes on as bytes arrive: each feed judges only what came
+ * after the last whole line (and the line not yet whole), into *req. */
+struct demand_parser {
+	struct demand_req *req;
+	size_t off;			/* the whole lines' bytes, judged */
+	size_t lineno;			/* the lines judged */
+};
+
+/* req emptied, to be filled by feeds of one growing buffer. */
+void demand_parser_init(struct demand_parser *p, struct demand_req *req);
+/* demand_req_parse's verdict for buf's len bytes (the same buffer fed
+ * before, grown), judging only the bytes past the lines judged already.
+ * After a verdict other than DEMAND_MORE it is not fed again. */
+enum demand_parse demand_req_feed(struct demand_parser *p, const char *buf, size_t len,
+    size_t max, char *why, size_t whylen);
+
 /* buf holds the len bytes received so far (len <= max).  On DEMAND_BAD
  * and DEMAND_TOO_LARGE, why (one line, no newline) says what was wrong.
  * The verdict of a prefix other than DEMAND_MORE is the whole's, but for

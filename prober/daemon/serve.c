@@ -43,8 +43,10 @@ struct serve_client {
 	size_t out_len, out_off, out_cap;
 	bool graced;			/* handled with nothing sent */
 	bool held, ended;		/* SERVE_HOLD; serve_end since */
+	bool shut;			/* held, and its peer ended its side */
 	void (*gone)(void *owner);
 	void *owner;
+	void *state;			/* the handler's (serve_state) */
 	struct serve_client *prev, *next;	/* in accept order: the oldest first */
 };
 
@@ -85,6 +87,7 @@ conn_close(struct serve_client *k)
 	if (k->ev != NULL)
 		event_free(k->ev);
 	close(k->fd);
+	free(k->state);
 	free(k->in);
 	free(k->out);
 	free(k);
@@ -101,8 +104,8 @@ ms_left(const struct serve_client *k)
 	    (k->deadline.tv_nsec - now.tv_nsec) / 1000000;
 }
 
-/* Waits for what (EV_READ or EV_WRITE) until the deadline; -1 when it
- * has passed or the event cannot be set. */
+/* Waits for what (EV_READ or EV_WRITE, or 0: the deadline alone) until
+ * the deadline; -1 when it has passed or the event cannot be set. */
 static int
 conn_wait(struct serve_client *k, short what)
 {
@@ -131,7 +134,8 @@ conn_wait(struct serve_client *k, short what)
 		event_free(k->ev);
 		k->ev = NULL;
 	}
-	if (k->ev == NULL && (k->ev = event_new(k->s->base, k->fd, what, conn_event, k)) == NULL)
+	if (k->ev == NULL && (k->ev = event_new(k->s->base, what != 0 ? k->fd : -1, what,
+	    conn_event, k)) == NULL)
 		return -1;
 	return event_add(k->ev, &tv);
 }
@@ -157,17 +161,21 @@ conn_write(struct serve_client *k)
 		conn_close(k);
 		return;
 	}
-	/* held: all out, and more may come; meanwhile its peer is watched */
+	/* held: all out, and more may come; meanwhile its peer is watched,
+	 * unless it ended its side (then only the deadline) */
 	if (k->held && !k->ended) {
 		k->out_off = k->out_len = 0;
-		if (conn_wait(k, EV_READ) == 0)
+		if (conn_wait(k, k->shut ? 0 : EV_READ) == 0)
 			return;
 	}
 	conn_close(k);
 }
 
-/* A held client readable: it left (or broke the protocol by sending
- * more), so it is closed. */
+/* A held client readable.  Its end of file is a client that ended its
+ * side after its request (shutdown(SHUT_WR), nc -N) and still reads the
+ * reply: kept, its reads no longer watched, until its deadline or a send
+ * fails.  Bytes after its request broke the protocol, and an error is a
+ * client gone: closed. */
 static void
 conn_held_read(struct serve_client *k)
 {
@@ -176,6 +184,12 @@ conn_held_read(struct serve_client *k)
 
 	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
 		if (conn_wait(k, EV_READ) != 0)
+			conn_close(k);
+		return;
+	}
+	if (r == 0) {
+		k->shut = true;
+		if (conn_wait(k, 0) != 0)
 			conn_close(k);
 		return;
 	}
@@ -500,6 +514,12 @@ serve_end(struct serve_client *k)
 	else if (!(k->ev != NULL && event_get_events(k->ev) == EV_WRITE &&
 	    event_pending(k->ev, EV_WRITE, NULL)))
 		conn_write(k);
+}
+
+void **
+serve_state(struct serve_client *k)
+{
+	return &k->state;
 }
 
 int

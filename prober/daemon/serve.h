@@ -54,9 +54,10 @@ void serve_free(struct serve *s);	/* closes the listener and every client */
  * set, the reply's first part, as with SERVE_REPLY; serve_send only
  * after it returned): c is kept until
  * serve_end, or until it is closed for its new deadline (timeout_ms from
- * now), its peer going or sending more, its buffer's bound, or
- * serve_free; then gone(owner) is called once and c is no more.  Held
- * clients are the last closed to make room for a new one. */
+ * now), its peer sending more or a send failing, its buffer's bound,
+ * or serve_free; then gone(owner) is called once and c is no more (a
+ * peer that only ends its side, shutdown(SHUT_WR), still gets the
+ * reply).  Held clients are the last closed to make room for a new one. */
 void serve_hold(struct serve_client *c, unsigned timeout_ms, void (*gone)(void *owner),
     void *owner);
 /* Queues len bytes for c, written as it takes them; -1 when they pass
@@ -64,6 +65,9 @@ void serve_hold(struct serve_client *c, unsigned timeout_ms, void (*gone)(void *
 int serve_send(struct serve_client *c, const void *buf, size_t len);
 /* c closed once what is queued is written; gone is not called. */
 void serve_end(struct serve_client *c);
+/* The handler's own state for c while it reads c's request (NULL at
+ * first; what it points to is freed with free() when c closes). */
+void **serve_state(struct serve_client *c);
 /* The peer's uid from its credentials (a Unix socket's); 0 or -1. */
 int serve_peer_uid(const struct serve_client *c, uint32_t *uid);
 

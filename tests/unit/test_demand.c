@@ -2,9 +2,12 @@
  * test_demand.c -- on-demand requests (prober/daemon/demand_req.c,
  * demand_rate.c): a table of requests and what each is (whole, waiting,
  * refused, too large) and the first verdict of its growing prefixes the
- * whole's; which targets each on-demand
+ * whole's, fed a byte at a time the same, each byte judged once; which
+ * targets each on-demand
  * mode lets through and on which ports; each user's rate in a sliding
- * minute, exact at its edge, and the table of users bounded.
+ * minute, exact at its edge, and the table of users bounded; a request
+ * refused for another reason costs no rate; the rate's clock monotonic;
+ * the requests in flight capped in all and for each user.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "conf.h"
@@ -121,6 +125,69 @@ test_table(void **state)
 			fail_msg("row %zu: why \"%s\" lacks \"%s\"", i, why, r->why);
 		prefixes(q, r->in, len, max, got);
 	}
+	free(q);
+}
+
+/* Fed as the server reads, one byte more each time: every row's verdict
+ * and request the whole parse's. */
+static void
+test_feed(void **state)
+{
+	struct demand_req *q = malloc(sizeof(*q)), *w = malloc(sizeof(*w));
+	char why[256], wwhy[256];
+
+	(void)state;
+	for (size_t i = 0; i < NROWS; i++) {
+		struct demand_parser p;
+		size_t max, len = row_len(&rows[i], &max), k;
+		enum demand_parse got = DEMAND_MORE, whole;
+
+		whole = demand_req_parse(rows[i].in, len, max, w, wwhy, sizeof(wwhy));
+		demand_parser_init(&p, q);
+		for (k = 0; k <= len && got == DEMAND_MORE; k++)
+			got = demand_req_feed(&p, rows[i].in, k, max, why, sizeof(why));
+		/* a whole request followed by more: OK at its end, as a prefix */
+		if (got == DEMAND_OK && whole == DEMAND_BAD && q->used < len)
+			continue;
+		if (got != whole || strcmp(why, wwhy) != 0)
+			fail_msg("row %zu fed: %d (%s), whole %d (%s)", i, got, why, whole, wwhy);
+		if (got == DEMAND_OK && (q->n != w->n || q->json != w->json ||
+		    memcmp(q->target, w->target, sizeof(q->target)) != 0))
+			fail_msg("row %zu fed: another request", i);
+	}
+	free(q);
+	free(w);
+}
+
+/* A client trickling its request a byte a read costs each byte once: the
+ * lines judged are not read again (here, garbled after they were judged,
+ * the request still parses), and the request is not emptied again (its
+ * targets kept). */
+static void
+test_feed_once(void **state)
+{
+	static const char req[] = M "format json\ntarget 198.19.4.1:9\ntarget clean.lab\n\n";
+	struct demand_req *q = malloc(sizeof(*q));
+	struct demand_parser p;
+	char buf[sizeof(req)], why[256];
+	size_t len = sizeof(req) - 1, cut = strlen(M "format json\ntarget 198.19.4.1:9\ntar");
+	enum demand_parse got = DEMAND_MORE;
+
+	(void)state;
+	memcpy(buf, req, sizeof(req));
+	demand_parser_init(&p, q);
+	for (size_t k = 0; k <= cut; k++)
+		assert_int_equal(demand_req_feed(&p, buf, k, DEMAND_REQ_MAX, why, sizeof(why)),
+		    DEMAND_MORE);
+	memset(buf, 0x01, strlen(M "format json\ntarget 198.19.4.1:9\n"));
+	for (size_t k = cut + 1; k <= len && got == DEMAND_MORE; k++)
+		got = demand_req_feed(&p, buf, k, DEMAND_REQ_MAX, why, sizeof(why));
+	if (got != DEMAND_OK)
+		fail_msg("the judged lines read again: %d (%s)", got, why);
+	assert_int_equal(q->n, 2);
+	assert_true(q->json);
+	assert_string_equal(q->target[0], "198.19.4.1:9");
+	assert_string_equal(q->target[1], "clean.lab");
 	free(q);
 }
 
@@ -311,15 +378,103 @@ test_rate(void **state)
 	steps(1, users, sizeof(users) / sizeof(users[0]));
 }
 
+/* A request refused for another reason (nothing to probe, no route, the
+ * store) is judged by check, which counts nothing: limit 1, any number
+ * of checks leave the one take; and checks of new users claim no place
+ * in the table. */
+static void
+test_rate_check(void **state)
+{
+	struct demand_rate r;
+	uint64_t wait;
+
+	(void)state;
+	demand_rate_init(&r, 1);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(demand_rate_check(&r, 1000, T0 + (uint64_t)i, &wait),
+		    DEMAND_RATE_OK);
+	assert_int_equal(demand_rate_take(&r, 1000, T0 + 5, &wait), DEMAND_RATE_OK);
+	assert_int_equal(demand_rate_check(&r, 1000, T0 + 6, &wait), DEMAND_RATE_USER);
+	assert_int_equal(demand_rate_take(&r, 1000, T0 + 6, &wait), DEMAND_RATE_USER);
+	for (uint32_t u = 1; u <= 3 * DEMAND_RATE_USERS; u++)
+		assert_int_equal(demand_rate_check(&r, u, T0 + 7, &wait), DEMAND_RATE_OK);
+	for (uint32_t u = 1; u < DEMAND_RATE_USERS; u++)
+		assert_int_equal(demand_rate_take(&r, u, T0 + 8, &wait), DEMAND_RATE_OK);
+	assert_int_equal(demand_rate_check(&r, 99999, T0 + 9, &wait), DEMAND_RATE_FULL);
+	demand_rate_free(&r);
+}
+
+/* The rate's clock is the monotonic one: a step of the wall clock (back
+ * a day, say) neither refuses users nor keeps them in the table. */
+static void
+test_rate_clock(void **state)
+{
+	struct timespec a, b;
+	uint64_t lo, hi, now;
+
+	(void)state;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	now = demand_rate_now_ns();
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	lo = (uint64_t)a.tv_sec * 1000000000ull + (uint64_t)a.tv_nsec;
+	hi = (uint64_t)b.tv_sec * 1000000000ull + (uint64_t)b.tv_nsec;
+	if (now < lo || now > hi)
+		fail_msg("the rate's clock %llu is not CLOCK_MONOTONIC's [%llu, %llu]",
+		    (unsigned long long)now, (unsigned long long)lo, (unsigned long long)hi);
+}
+
+/* Requests in flight: DEMAND_RUNS_MAX in all, DEMAND_USER_RUNS_MAX a
+ * user, whatever the rate allows. */
+static const struct {
+	size_t all, user;
+	enum demand_admit want;
+} admits[] = {
+	{ 0, 0, DEMAND_ADMIT_OK },
+	{ 1, 1, DEMAND_ADMIT_OK },
+	{ 7, 1, DEMAND_ADMIT_OK },
+	{ 2, 2, DEMAND_ADMIT_USER_BUSY },
+	{ 7, 2, DEMAND_ADMIT_USER_BUSY },
+	{ 3, 3, DEMAND_ADMIT_USER_BUSY },
+	{ 8, 0, DEMAND_ADMIT_BUSY },
+	{ 8, 2, DEMAND_ADMIT_BUSY },
+	{ 9, 1, DEMAND_ADMIT_BUSY },
+};
+
+static void
+test_admit(void **state)
+{
+	size_t held = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(admits) / sizeof(admits[0]); i++) {
+		enum demand_admit got = demand_admit(admits[i].all, admits[i].user);
+
+		if (got != admits[i].want)
+			fail_msg("row %zu: %zu in flight, %zu the user's: %d, not %d", i,
+			    admits[i].all, admits[i].user, got, admits[i].want);
+	}
+	/* one user at the default rate (10 a minute) holds at most
+	 * DEMAND_USER_RUNS_MAX of the DEMAND_RUNS_MAX places */
+	for (int k = 0; k < 10; k++)
+		held += demand_admit(held, held) == DEMAND_ADMIT_OK;
+	assert_int_equal(held, DEMAND_USER_RUNS_MAX);
+	assert_true(DEMAND_USER_RUNS_MAX < DEMAND_RUNS_MAX);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_feed),
+		cmocka_unit_test(test_feed_once),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_has_port),
 		cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_rate),
+		cmocka_unit_test(test_rate_check),
+		cmocka_unit_test(test_rate_clock),
+		cmocka_unit_test(test_admit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
