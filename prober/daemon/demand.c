@@ -277,6 +277,42 @@ user_runs(const struct demand *dm, uint32_t uid)
 	return n;
 }
 
+/* Whether uid may start a request now: places in flight (the daemon's
+ * and the user's), then the per-user rate, only checked here (counted once
+ * the request starts: a later refusal costs nothing); false with why. */
+static bool
+admitted(struct demand *dm, uint32_t uid, char *why, size_t whylen)
+{
+	uint64_t wait;
+
+	switch (demand_admit(dm->nruns, user_runs(dm, uid))) {
+	case DEMAND_ADMIT_OK:
+		break;
+	case DEMAND_ADMIT_USER_BUSY:
+		snprintf(why, whylen, "busy: uid %" PRIu32 " has %d requests in flight "
+		    "already, at most %d a user", uid, DEMAND_USER_RUNS_MAX, DEMAND_USER_RUNS_MAX);
+		return false;
+	case DEMAND_ADMIT_BUSY:
+	default:
+		snprintf(why, whylen, "busy: %d requests in flight already", DEMAND_RUNS_MAX);
+		return false;
+	}
+	switch (demand_rate_check(&dm->rate, uid, demand_rate_now_ns(), &wait)) {
+	case DEMAND_RATE_OK:
+		return true;
+	case DEMAND_RATE_USER:
+		snprintf(why, whylen, "uid %" PRIu32 " made %u requests in the last minute "
+		    "(on-demand-rate %u): again in %" PRIu64 " s", uid, dm->rate.limit,
+		    dm->rate.limit, (wait + 999999999) / 1000000000);
+		return false;
+	case DEMAND_RATE_FULL:
+	default:
+		snprintf(why, whylen, "%d other users asked in the last minute",
+		    DEMAND_RATE_USERS);
+		return false;
+	}
+}
+
 enum serve_next
 demand_request(struct daemon *d, struct serve_client *c, const char *in, size_t len,
     char **out, size_t *out_len)
@@ -333,35 +369,8 @@ demand_request(struct daemon *d, struct serve_client *c, const char *in, size_t 
 		return demand_say(out, out_len, "refused", why, uid, true);
 	}
 	free(rd);
-	switch (demand_admit(dm->nruns, user_runs(dm, uid))) {
-	case DEMAND_ADMIT_OK:
-		break;
-	case DEMAND_ADMIT_USER_BUSY:
+	if (!admitted(dm, uid, why, sizeof(why))) {
 		run_free(r);
-		snprintf(why, sizeof(why), "busy: uid %" PRIu32 " has %d requests in flight "
-		    "already, at most %d a user", uid, DEMAND_USER_RUNS_MAX, DEMAND_USER_RUNS_MAX);
-		return demand_say(out, out_len, "refused", why, uid, true);
-	case DEMAND_ADMIT_BUSY:
-	default:
-		run_free(r);
-		snprintf(why, sizeof(why), "busy: %d requests in flight already", DEMAND_RUNS_MAX);
-		return demand_say(out, out_len, "refused", why, uid, true);
-	}
-	/* counted once it starts (below): a later refusal costs nothing */
-	switch (demand_rate_check(&dm->rate, uid, demand_rate_now_ns(), &wait)) {
-	case DEMAND_RATE_OK:
-		break;
-	case DEMAND_RATE_USER:
-		run_free(r);
-		snprintf(why, sizeof(why), "uid %" PRIu32 " made %u requests in the last minute "
-		    "(on-demand-rate %u): again in %" PRIu64 " s", uid, dm->rate.limit,
-		    dm->rate.limit, (wait + 999999999) / 1000000000);
-		return demand_say(out, out_len, "refused", why, uid, true);
-	case DEMAND_RATE_FULL:
-	default:
-		run_free(r);
-		snprintf(why, sizeof(why), "%d other users asked in the last minute",
-		    DEMAND_RATE_USERS);
 		return demand_say(out, out_len, "refused", why, uid, true);
 	}
 	r->source4 = conf->source4;
