@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """fake_fuzzer.py -- a stand-in for a libFuzzer harness in fuzz-long's
-self-test: the command line, output and files of libFuzzer, without its
-CPU.  FAKE_MODE says what its fuzzing does:
+self-test: the command line, output and files of libFuzzer, spinning on the
+CPU only where its mode does.  FAKE_MODE says what its fuzzing does:
   grow   a new input and more features every 0.3 s
-  flat   its corpus loaded, nothing new ever (a plateau)
+  flat   its corpus loaded, spins on the CPU, nothing new ever (a plateau)
   crash  one new input, then a crash- input and exit 77
-  burn   spins on the CPU, nothing new (a budget in CPU seconds)
+  burn   the same as flat (a budget in CPU seconds)
 -merge=1 FRESH DIR... copies every input of the DIRs into FRESH, one per
 content, and fails as libFuzzer does on a -merge_control_file left by a
 merge of files gone since; -runs=0 DIR prints the corpus' "INITED cov: N ft: M" (N, M: its
@@ -65,7 +65,7 @@ mode = os.environ.get("FAKE_MODE", "flat")
 end = time.time() + int(flags.get("max_total_time", "60"))
 n = 0
 while time.time() < end:
-    if mode == "burn":
+    if mode in ("burn", "flat"):
         t = time.time() + 0.3
         while time.time() < t:
             execs += 1

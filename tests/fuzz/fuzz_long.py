@@ -11,9 +11,13 @@ whatever stopped it:
     tests/fuzz/crashes/NAME/, which make check's short run replays;
   - one line goes to tests/fuzz/ledger.tsv (fuzz_ledger.py says what).
 
-Least-run harnesses first.  Everything runs at nice 19: the machine is
-shared.  A run stops at its budget, at a plateau (the ledger's stale time
-carried over: coverage not grown for FUZZ_PLATEAU seconds, over runs), at a
+Least-run harnesses first.  Everything runs at nice 19 in the idle
+scheduling class (SCHED_IDLE): the machine is shared, and a fuzzer must take
+only the CPU nothing else wants, so that lab tests beside it keep their
+timing.  A run stops at its budget, at a plateau (the ledger's stale time
+carried over: coverage not grown for FUZZ_PLATEAU seconds of fuzzing, over
+runs -- CPU seconds per job, so that a starved fuzzer does not reach its
+plateau by waiting), at a
 failure, at FUZZ_UNTIL, or on SIGINT/SIGTERM -- each followed by the merge
 and the ledger line; only the harness being run is merged, the ones not
 started stay as they were.  Inputs a killed run left in BUILD/fuzz-long/
@@ -25,7 +29,8 @@ env:   FUZZ_SECONDS  CPU seconds per harness this run (600)
        FUZZ_JOBS     fuzzing processes per harness, side by side (1)
        FUZZ_PLATEAU  seconds without new coverage that end it (1800)
        FUZZ_GOAL     CPU seconds in all that end it (3600)
-       FUZZ_UNTIL    stop then: HH:MM (UTC, today) or seconds since the epoch
+       FUZZ_UNTIL    stop then: HH:MM (UTC, the next such time) or seconds since the epoch
+       FUZZ_PRIORITY idle (nice 19, SCHED_IDLE: the default) or normal (the self-test)
        FUZZ_ALL=1    run also the harnesses at their goal or plateau
        FUZZ_DIR      where corpus/, crashes/ and ledger.tsv are (tests/fuzz)
 Exit 0; 1 when a harness failed (an input kept) or a merge failed.
@@ -69,9 +74,13 @@ def until_epoch():
         return None
     m = re.fullmatch(r"(\d{1,2}):(\d{2})", v)
     if m:
-        t = time.gmtime()
-        return time.mktime((t.tm_year, t.tm_mon, t.tm_mday, int(m.group(1)), int(m.group(2)),
-                            0, 0, 0, 0)) - time.timezone
+        hh, mm = int(m.group(1)), int(m.group(2))
+        if hh > 23 or mm > 59:
+            sys.exit("fuzz-long: FUZZ_UNTIL=%r: no such time of day" % v)
+        now = time.time()
+        at = now - now % 86400 + hh * 3600 + mm * 60
+        # a time already past today means tomorrow's: 01:00 said at 23:00
+        return at if at > now else at + 86400
     if v.isdigit():
         return int(v)
     sys.exit("fuzz-long: FUZZ_UNTIL=%r: HH:MM (UTC) or seconds since the epoch" % v)
@@ -93,7 +102,13 @@ def children_cpu():
 
 
 def nice19():
+    if os.environ.get("FUZZ_PRIORITY", "idle") == "normal":
+        return
     os.nice(19 - os.nice(0))
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass                    # nice 19 alone where the class is refused
 
 
 def files_in(d):
@@ -208,8 +223,7 @@ def run_one(build, name, maxlen, budget, jobs, plateau, carried, until):
             procs.append(subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT,
                                           preexec_fn=nice19))
         tails.append(LogTail(log))
-    start = time.time()
-    grown = start               # when the features last grew
+    grown = 0.0                 # the jobs' CPU seconds when the features last grew
     best = 0
     seen = {}                   # pid: last CPU seconds read
     stop = None
@@ -218,17 +232,18 @@ def run_one(build, name, maxlen, budget, jobs, plateau, carried, until):
         for t in tails:
             t.poll()
         now = time.time()
+        for p in procs:
+            c = proc_cpu(p.pid) if p.poll() is None else None
+            if c is not None:
+                seen[p.pid] = c
+        spent = sum(seen.values())
         if all(t.inited for t in tails):
             # the corpus replayed is where growth is counted from
             best = best or max(t.inited_ft for t in tails)
             ft = max(t.ft for t in tails)
             if ft > best:
-                grown, carried, best = now, 0, ft
-        for p in procs:
-            c = proc_cpu(p.pid) if p.poll() is None else None
-            if c is not None:
-                seen[p.pid] = c
-        stale = carried + (now - grown)
+                grown, carried, best = spent, 0, ft
+        stale = carried + (spent - grown) / jobs
         running = [p for p in procs if p.poll() is None]
         if stopping:
             stop = "interrupted"    # a ^C reaches the jobs too: not their failure
@@ -257,7 +272,7 @@ def run_one(build, name, maxlen, budget, jobs, plateau, carried, until):
     for t in tails:
         t.poll()
     execs = sum(t.final if t.final is not None else t.execs for t in tails)
-    stale = int(carried + (time.time() - grown))
+    stale = int(carried + (sum(seen.values()) - grown) / jobs)
     # every failing input kept, under its libFuzzer name
     failed = [f for f in files_in(art) if f.startswith(FAILED_PREFIXES)]
     new = 0
@@ -317,7 +332,8 @@ def main(argv):
     for _, name, maxlen, carried in sorted(todo):
         if stopping or (until is not None and time.time() >= until):
             break
-        print("fuzz-long: %s: %d CPU s, %d jobs, nice 19 ..." % (name, budget, jobs),
+        print("fuzz-long: %s: %d CPU s, %d jobs, %s priority ..." %
+              (name, budget, jobs, os.environ.get("FUZZ_PRIORITY", "idle")),
               flush=True)
         if run_one(build, name, maxlen, budget, jobs, plateau, carried, until) is False:
             status = 1
