@@ -18,6 +18,7 @@
 #include "conf.h"
 #include "log.h"
 #include "textsafe.h"
+#include "unixaddr.h"
 
 /* The most of a reply printed: a status is a few hundred bytes, a list of
  * open alerts a few hundred kB; what is longer is cut, and said to be. */
@@ -43,13 +44,8 @@ status_read(const char *path)
 	ssize_t n = 0;
 	int fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sun.sun_path)) {
-		log_warnx("%s: too long for a socket's name", path);
+	if (unixaddr_set(&sun, path) != 0)
 		return EXIT_USAGE;
-	}
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
 	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
 		log_warn("%s (is scaleprobed running?)", path);

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "strbuf.h"
 #include "textsafe.h"
+#include "unixaddr.h"
 
 #define DC_LINE_MAX	1024
 #define DC_BLOCK_MAX	(1u << 20)
@@ -140,13 +141,8 @@ dc_connect(const char *sock)
 	struct sockaddr_un sun;
 	int fd;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlen(sock) >= sizeof(sun.sun_path)) {
-		log_warnx("%s: too long for a socket's name", sock);
+	if (unixaddr_set(&sun, sock) != 0)
 		return -1;
-	}
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", sock);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
 	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
 		if (errno == EACCES)

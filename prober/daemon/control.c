@@ -23,6 +23,7 @@
 #include "demand_req.h"
 #include "log.h"
 #include "statedir.h"
+#include "unixaddr.h"
 #include "serve.h"
 #include "store.h"
 #include "when.h"
@@ -113,11 +114,9 @@ control_check(const char *path)
 		log_warnx("%s: %s, not a socket: refused", path, statedir_type(sb.st_mode));
 		return -1;
 	}
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sun.sun_path))
+	if (!unixaddr_fits(path))
 		return 0;	/* control_open names it */
-	memcpy(sun.sun_path, path, strlen(path));
+	(void)unixaddr_set(&sun, path);
 	/* a listener answers (or is busy): a live socket, someone else's */
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) == -1)
 		return 0;
@@ -142,12 +141,8 @@ control_open(struct daemon *d, const char *path)
 	int dfd, cwd = -1, rc;
 	mode_t mask;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sun.sun_path)) {
-		log_warnx("%s: too long for a socket's name", path);
+	if (unixaddr_set(&sun, path) != 0)
 		return -1;
-	}
 	if ((slash = strrchr(path, '/')) == NULL) {
 		snprintf(dir, sizeof(dir), ".");
 		name = path;
@@ -169,7 +164,7 @@ control_open(struct daemon *d, const char *path)
 		if (unlinkat(dfd, name, 0) != 0)
 			log_warn("%s", path);
 	}
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", name);
+	(void)unixaddr_set(&sun, name);	/* shorter than path */
 	ct = xcalloc(1, sizeof(*ct));
 	snprintf(ct->path, sizeof(ct->path), "%s", path);
 	if ((ct->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) == -1) {
