@@ -17,3 +17,4 @@ PURE_SRCS += prober/lib/textsafe.c
 PURE_SRCS += prober/lib/probe_settings.c
 PURE_SRCS += prober/lib/silent_hops.c
 PURE_SRCS += prober/lib/unixaddr.c
+PURE_SRCS += prober/lib/shard.c

@@ -27,6 +27,7 @@ UNIT_TESTS += test_log
 UNIT_TESTS += test_textsafe
 UNIT_TESTS += test_when
 UNIT_TESTS += test_unixaddr
+UNIT_TESTS += test_shard
 UNIT_TESTS += test_strbuf
 UNIT_TESTS += test_addr_prefix
 
