@@ -161,7 +161,8 @@ tcp_pkt(uint8_t *b, int v6, const uint8_t *src, const uint8_t *dst, unsigned spo
 	t[12] = (uint8_t)((5 + optlen / 4) << 4);
 	t[13] = flags;
 	put16(t + 14, 65535);
-	memcpy(t + 20, opts, optlen);
+	if (optlen > 0)	/* opts may be NULL then */
+		memcpy(t + 20, opts, optlen);
 	put16(t + 16, l4_sum(b, v6, 6, t, 20 + optlen));
 	return h + 20 + optlen;
 }
