@@ -19,13 +19,15 @@
 import json
 import os
 import random
+import socket
+import struct
 import subprocess
 import sys
 import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import selftest as S                    # noqa: E402  Capture, Sender, syn_packet, tcpdump
+import selftest as S                    # noqa: E402  Capture, Sender, tcpdump
 import st_checks as C                   # noqa: E402
 import st_wire as W                     # noqa: E402
 from st_checks import PROBER, R         # noqa: E402
@@ -34,7 +36,7 @@ FLOWS = 64
 PORT0 = 61000                           # 61000..61063: outside ip_local_port_range
 REPEAT = 3
 SCALE = 7                               # the WS every probe offers
-SETTLE = 1.5
+SETTLE = 4.0                            # at most, for the answers after the burst
 HOPS = (3, 4)                           # a branch's own routers
 
 
@@ -72,12 +74,50 @@ def derive(row):
             "share": "%d/%d" % (len(hops), n)}
 
 
+def syn(fam, src, dst, ttl, sport, seq):
+    """Linux's SYN (st_wire.linux_syn_opts) with WS SCALE, built by hand: scapy
+    takes seconds for a few thousand.  parse_ip checks every one."""
+    opts = W.linux_syn_opts(S.MSS[fam], random.getrandbits(31), SCALE)
+    af = socket.AF_INET if fam == 4 else socket.AF_INET6
+    sb, db = socket.inet_pton(af, src), socket.inet_pton(af, dst)
+    tcp = struct.pack("!HHIIBBHHH", sport, 80, seq, 0, (20 + len(opts)) // 4 << 4, W.TCP_SYN,
+                      64240, 0, 0) + opts
+    c = 0xFFFF - W.csum(W.pseudo(fam, sb, db, 6, len(tcp)) + tcp)
+    tcp = tcp[:16] + struct.pack("!H", c) + tcp[18:]
+    if fam == 4:
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 0, 0x4000, ttl, 6, 0, sb, db)
+        ip = ip[:10] + struct.pack("!H", 0xFFFF - W.csum(ip)) + ip[12:]
+    else:
+        ip = struct.pack("!IHBB16s16s", 6 << 28 | 0x5CA1, len(tcp), 6, ttl, sb, db)
+    b = ip + tcp
+    p = W.parse_ip(b)
+    assert p.ip_ok and p.l4_ok and p.ttl == ttl and W.ws_of(p.opts) == SCALE, b.hex()
+    return b
+
+
 class Probe:
     def __init__(self, row, fam, flow, ttl):
         self.row, self.fam, self.flow, self.ttl = row, fam, flow, ttl
         self.dst, self.sport, self.seq = row["v%d" % fam], PORT0 + flow, S.new_seq()
-        self.pkt, _ = S.syn_packet(fam, PROBER[fam], self.dst, ttl, self.sport, 80,
-                                   self.seq, SCALE, random.getrandbits(31))
+        self.pkt = syn(fam, PROBER[fam], self.dst, ttl, self.sport, self.seq)
+
+
+def answered(cap, probes, pcap):
+    """Every TTL-limited probe has its time-exceeded, every other its SYN-ACK,
+    and the server's capture holds every SYN that reached it (tcpdump hands
+    packets over up to a second late)."""
+    with cap.lock:
+        pkts = list(cap.pkts)
+    errs = sum(1 for _, _, p in pkts if p.proto in (1, 58) and W.is_error(p))
+    acks = {p.ack for _, _, p in pkts if p.proto == 6 and p.flags and p.flags & 0x12 == 0x12}
+    full = sum(p.ttl == 64 for p in probes)
+    if errs < len(probes) - full or len(acks) < full:
+        return False
+    try:
+        syns = [W.parse_eth(fr) for fr in W.read_pcap(pcap)]
+    except (OSError, ValueError):
+        return False
+    return sum(1 for s in syns if s and s.flags is not None and s.flags & 0x12 == W.TCP_SYN) >= full
 
 
 def main():
@@ -85,14 +125,14 @@ def main():
     st = os.environ["LAB_STATE"]
     rows = C.read_cases(table)
     t0 = time.monotonic()
-    info = dict(line.split(" ", 1) for line in lab_out(lab, "multipath").split("\n"))
+    info, who = {}, {}          # who: (family, address) of a branch's hop k -> (branch, k)
+    for line in lab_out(lab, "multipath").split("\n"):
+        f = line.split()
+        if f[0] == "hop" and int(f[2]) in HOPS:
+            who[(4, f[3])] = who[(6, f[4])] = (f[1], int(f[2]))
+        elif f[0] != "hop":
+            info[f[0]] = f[1]
     print("# multipath hash %s, seed %s, spread %s" % (info["hash"], info["seed"], info["spread"]))
-    # hop k's address on each branch -> the branch (k = 3, 4)
-    who = {}
-    for fam in (4, 6):
-        for x in "abc":
-            for k in HOPS:
-                who[(fam, lab_out(lab, "mp-hop", x, str(k), str(fam)))] = (x, k)
     # the kernel must not answer the SYN-ACKs with RSTs
     subprocess.run(["nft", "-f", "-"], text=True, check=True, input=(
         "table inet selftest_mp {\n chain pre {\n  type filter hook prerouting priority -300;\n"
@@ -112,11 +152,12 @@ def main():
     random.shuffle(probes)
     for i, p in enumerate(probes):
         snd.send(p.fam, p.dst, p.pkt)
-        if i % 25 == 24:
+        if i % 50 == 49:
             time.sleep(0.005)
     t_sent = time.monotonic()
-    while time.monotonic() - t_sent < SETTLE:
-        time.sleep(0.05)
+    while time.monotonic() - t_sent < SETTLE and not answered(cap, probes, path):
+        time.sleep(0.1)
+    print("# answered after %.1f s" % (time.monotonic() - t_sent))
     pkts = cap.stop()
     dump.terminate()
     dump.wait(5)
