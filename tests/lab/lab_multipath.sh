@@ -76,8 +76,10 @@ mp_route() {
 }
 
 # Routes: the targets' prefix forward along every branch to mj and srv-mp;
-# everything else (the prober, the links) back the way it came.  mj answers
-# and returns through branch a alone: the branches differ at hops 3 and 4.
+# everything else (the prober, the links) back the way it came.  mj returns
+# through branch a alone, and answers from the link a probe came in on, in
+# both families, as most routers do (Linux's IPv6 does by itself; its IPv4
+# would take the way back's address): the branches differ at hops 3, 4, 5.
 mp_routes() {
 	local x net4=198.18.$MP_NET.0/24 net6=fd00:5ca1:$MP_NET::/64
 	mp_route r1 "$net4" "$net6" $MP_LINK_IN 2
@@ -98,6 +100,7 @@ mp_routes() {
 	mp_route srv-mp 198.18.0.0/15 fd00::/8 $MP_SRV_LINK 1
 	mp_router mp
 	mp_router mj
+	nx mj sysctl -qw net.ipv4.icmp_errors_use_inbound_ifaddr=1
 	nx srv-mp "$PY" "$LAB_DIR/txcsum.py" west
 }
 
@@ -217,7 +220,7 @@ mp_hop_addr() {
 	2) l=$MP_LINK_IN ;;
 	3) l=${MP_L1[$x]} ;;
 	4) l=${MP_L2[$x]} ;;
-	5) l=${MP_L3[a]} ;;     # mj answers through branch a, whatever way the probe came
+	5) l=${MP_L3[$x]} ;;    # mj, from the link of the branch the probe came by
 	*) die "mp-hop BRANCH K 4|6: K in 0..5 (6 is the target)" ;;
 	esac
 	case $f in 4) echo "198.18.$l.2" ;; 6) echo "fd00:5ca1:$l::2" ;; *) die "mp-hop BRANCH K 4|6" ;; esac

@@ -10,7 +10,8 @@
 # 5-tuple fixed, the same in every lab so that labs compare), each flow:
 #   - REPEAT SYNs with TTL 3: which branch's hop-3 router answers is the
 #     flow's branch; all REPEAT from the same router (one flow, one branch);
-#   - a SYN with TTL 4: answered by the same branch's hop-4 router;
+#   - SYNs with TTL 4 and 5: answered by the same branch's hop 4 and by mj
+#     (hop 5) from that branch's link;
 #   - a SYN with TTL 64: the WS the server received;
 # then: the hash spreads the flows over every branch of the target, the
 # boxes act on their branch only, at their hop, and the table's expected
@@ -37,7 +38,7 @@ PORT0 = 61000                           # 61000..61063: outside ip_local_port_ra
 REPEAT = 3
 SCALE = 7                               # the WS every probe offers
 SETTLE = 4.0                            # at most, for the answers after the burst
-HOPS = (3, 4)                           # a branch's own routers
+HOPS = (3, 4, 5)                        # a branch's own routers, and mj's link to it
 
 
 def lab_out(lab, *args):
@@ -147,7 +148,7 @@ def main():
     for row in rows:
         for fam in (4, 6):
             for i in range(FLOWS):
-                for ttl in (3,) * REPEAT + (4, 64):
+                for ttl in (3,) * REPEAT + (4, 5, 64):
                     probes.append(Probe(row, fam, i, ttl))
     random.shuffle(probes)
     for i, p in enumerate(probes):
@@ -195,8 +196,9 @@ def main():
                 x = b.pop()
                 where.append(x)
                 t4 = at.get(4, [])
-                if [(y, k) for y, k, _ in t4] != [(x, 4)]:
-                    split.append("flow %d: TTL 3 on %s, TTL 4 from %s" % (i, x, [y for y, _, _ in t4]))
+                later = [(y, k) for t in (4, 5) for y, k, _ in at.get(t, [])]
+                if later != [(x, 4), (x, 5)]:
+                    split.append("flow %d: TTL 3 on %s, TTL 4 and 5 from %s" % (i, x, later))
                     continue
                 # what each hop quoted, and what the server got
                 srv = [s for p in flows[i] if p.ttl == 64 for s in seen.get(p.seq, [])]
@@ -214,7 +216,7 @@ def main():
                     "spread %s: %d flows over branches %s (each at least %d), %d elsewhere"
                     % (tag, FLOWS, " ".join("%s=%d" % kv for kv in count.items()), floor, stray))
             R.claim(not split, "one flow, one branch %s: each flow's %d TTL-3 SYNs from one "
-                    "hop-3 router, its TTL-4 SYN from the same branch's hop 4%s"
+                    "hop-3 router, its TTL-4 and TTL-5 SYNs from the same branch's hops 4 and 5%s"
                     % (tag, REPEAT, "; " + "; ".join(split[:4]) if split else ""))
             boxed = box_hops(row)
             want_k = sum(count[x] for x in boxed)
