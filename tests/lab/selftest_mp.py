@@ -151,10 +151,10 @@ def main():
                 for ttl in (3,) * REPEAT + (4, 5, 64):
                     probes.append(Probe(row, fam, i, ttl))
     random.shuffle(probes)
-    for i, p in enumerate(probes):
-        snd.send(p.fam, p.dst, p.pkt)
-        if i % 50 == 49:
-            time.sleep(0.005)
+    for k in range(0, len(probes), 50):        # paced: 50 SYNs, then a breath
+        for p in probes[k:k + 50]:
+            snd.send(p.fam, p.dst, p.pkt)
+        time.sleep(0.005)
     t_sent = time.monotonic()
     while time.monotonic() - t_sent < SETTLE and not answered(cap, probes, path):
         time.sleep(0.1)
