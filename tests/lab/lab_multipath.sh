@@ -214,8 +214,9 @@ mp_daemons() {
 mp_hop_addr() {
 	local x=$1 k=$2 f=$3 l
 	[[ $x =~ ^[abc]$ ]] || die "mp-hop BRANCH K 4|6: BRANCH a, b or c"
+	[[ $f =~ ^[46]$ ]] || die "mp-hop BRANCH K 4|6"
 	case $k in
-	0) l=1; [ "$f" = 4 ] && { echo 198.18.1.1; return; }; echo fd00:5ca1:1::1; return ;;
+	0) if [ "$f" = 4 ]; then echo 198.18.1.1; else echo fd00:5ca1:1::1; fi; return ;;
 	1) l=1 ;;
 	2) l=$MP_LINK_IN ;;
 	3) l=${MP_L1[$x]} ;;
@@ -223,5 +224,5 @@ mp_hop_addr() {
 	5) l=${MP_L3[$x]} ;;    # mj, from the link of the branch the probe came by
 	*) die "mp-hop BRANCH K 4|6: K in 0..5 (6 is the target)" ;;
 	esac
-	case $f in 4) echo "198.18.$l.2" ;; 6) echo "fd00:5ca1:$l::2" ;; *) die "mp-hop BRANCH K 4|6" ;; esac
+	if [ "$f" = 4 ]; then echo "198.18.$l.2"; else echo "fd00:5ca1:$l::2"; fi
 }
