@@ -302,6 +302,7 @@ stress-run: all fuzzers
 	BUILD=$(BUILD) STRESS_RUNS=$(STRESS_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) \
 	  ENGINE_MIXED_PATHS=5000 ENGINE_RATE_PATHS=300 \
 	  REPLAY_TOTAL=5000000 REPLAY_PREFIX=198.19.2.0/24 HOSTILE_SECONDS=30 \
+	  SELFTEST_MP_WAYS="auto nft" \
 	  tools/stress.sh $(filter-out $(STRESS_LONG),$(LAB_CHECKS)) -- $(FUZZERS) || rc=1; \
 	SYSTEMD_CHECK_WATCHDOG=1 BUILD=$(BUILD) tests/e2e/systemd-check || rc=1; \
 	$(MAKE) --no-print-directory check-san-run || rc=1; \

@@ -2,6 +2,7 @@
 # trace), pacing, cookies, the window test's machine and requests -- handed
 # time and packets (prober/run drives it on an event loop).
 PURE_SRCS += prober/engine/cookie.c
+PURE_SRCS += prober/engine/portplan.c
 PURE_SRCS += prober/engine/ratelimit.c
 PURE_SRCS += prober/engine/engine.c
 PURE_SRCS += prober/engine/engine_match.c

@@ -4,6 +4,10 @@ LAB_CHECKS +=
 LAB_CHECKS += tests/lab/selftest
 # cases.tsv's expected columns derived from its configuration columns alone
 LAB_CHECKS += tests/lab/cases_truth.py
+# the multipath lab (LAB_MULTIPATH=1): its hash spreads 64 flows over every branch,
+# keeps each flow on one branch, boxes act on their own branch and hop, a fresh lab
+# a fresh seed; the kernel's seeded hash and the nft jhash fallback (root)
+LAB_CHECKS += tests/lab/selftest-multipath
 
 # mbox: the middlebox emulator (NFQUEUE), run on the lab's routers; MBOX.md.
 LAB_PROGS += mbox

@@ -81,6 +81,7 @@ topology() {
 	link r5:synp synp:west $SYNP_LINK
 	link synp:srv srv-synp:west "${SRV_LINK[srv-synp]}"
 	link prober:any anyip:west $ANY_LINK
+	mp_on && mp_links
 	ip -n "$PFX"r1 addr add 198.18.2.100/24 dev east
 	# deprecated (preferred_lft 0): masquerade must pick ::1, as it picks
 	# the primary 198.18.2.1 for IPv4; only the leaked-NAT SNAT uses ::100
@@ -127,6 +128,8 @@ topology() {
 	nx srv-nows sysctl -qw net.ipv4.tcp_window_scaling=0
 	nx srv-cookie sysctl -qw net.ipv4.tcp_syncookies=2
 	nx anyip sysctl -qw net.ipv4.tcp_syncookies=2 net.core.somaxconn=65535
+	mp_on && mp_routes
+	return 0
 }
 
 # Targets from the table: addresses on the servers, r5's routes to them, and

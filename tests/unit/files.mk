@@ -16,6 +16,7 @@ UNIT_TESTS += test_siphash
 UNIT_TESTS += test_permute
 UNIT_TESTS += test_target_space
 UNIT_TESTS += test_cookie
+UNIT_TESTS += test_portplan
 UNIT_TESTS += test_ratelimit
 UNIT_TESTS += test_trace
 UNIT_TESTS += test_targets
