@@ -1,7 +1,12 @@
-# db/: the SQLite store (the only folder that includes sqlite3.h): schema
+# db/: the store (the only folder that includes sqlite3.h): schema
 # and migrations, opening and its refusals, the batched writer, retention.
 # Linked into both programs, and into the store's unit test and bench.
-DB_SRCS  = db/store_open.c
+# The store as callers see it: the engine picked by what the database names
+DB_SRCS  = db/store_front.c
+DB_SRCS += db/store_where.c
+# the SQLite engine: its table, then its files
+DB_SRCS += db/store_sqlite.c
+DB_SRCS += db/store_open.c
 DB_SRCS += db/store_schema.c
 DB_SRCS += db/store_write.c
 DB_SRCS += db/store_rows.c

@@ -6,6 +6,7 @@
 #ifndef SCALEPROBE_HISTORY_INT_H
 #define SCALEPROBE_HISTORY_INT_H
 
+#include "store_sqlite.h"	/* first: the SQLite engine's names */
 #include "history.h"
 #include "store_int.h"
 

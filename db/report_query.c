@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store_int.h"	/* first: the SQLite engine's names */
 #include "report_query.h"
 #include "silent_hops.h"
-#include "store_int.h"
 
 /* How bad a verdict is for the path: the damage first, then what keeps it
  * from being measured, then the clean ones. */
