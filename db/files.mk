@@ -21,6 +21,13 @@ DB_SRCS += db/store_state.c
 DB_SRCS += db/store_alert.c
 DB_SRCS += db/history_show.c
 DB_SRCS += db/history_export.c
-# what scaleprobe report reads (report_query.h)
+# what scaleprobe report reads (report_query.h), folded alike by both engines
 DB_SRCS += db/report_query.c
+DB_SRCS += db/report_fold.c
+# the PostgreSQL engine (libpq): opening and plumbing, schema, rows, readers
+DB_SRCS += db/store_pg.c
+DB_SRCS += db/store_pg_schema.c
+DB_SRCS += db/store_pg_write.c
+DB_SRCS += db/store_pg_read.c
+DB_SRCS += db/store_pg_report.c
 PROBER_SRCS += $(DB_SRCS)

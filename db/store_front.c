@@ -29,8 +29,7 @@ static _Thread_local bool open_refused;
 static const struct store_engine *
 engine_of(const char *where)
 {
-	(void)where;
-	return &store_engine_sqlite;
+	return store_is_uri(where) ? &store_engine_pg : &store_engine_sqlite;
 }
 
 /* st's engine lacks what: its one line, -1 */
