@@ -67,13 +67,4 @@ struct store_engine {
 extern const struct store_engine store_engine_sqlite;
 extern const struct store_engine store_engine_pg;
 
-/* True when where names a PostgreSQL database (postgresql:// or
- * postgres://), false for a file. */
-bool store_is_uri(const char *where);
-
-/* where as it may be said in a message: a URI without its password (the
- * user info's ":secret" and a "password=" parameter's value are cut);
- * a file as it is. */
-void store_where_safe(const char *where, char *out, size_t len);
-
 #endif
