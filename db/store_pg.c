@@ -226,17 +226,46 @@ cell_bytes(const PGresult *r, int row, int col, const uint8_t **b, size_t *len)
 	return true;
 }
 
+static void
+quiet(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;	/* NOTICEs (IF NOT EXISTS, ...) are not the user's */
+}
+
 int
 pg_batch_begin(struct pg_store *st)
 {
 	if (st->in_batch)
 		return 0;
+	/* a connection the server or the network closed is made again at
+	 * the next batch (what was not committed on it is gone, counted) */
+	if (PQstatus(st->c) == CONNECTION_BAD) {
+		PQreset(st->c);
+		if (PQstatus(st->c) != CONNECTION_OK)
+			return pg_fail(st, "reconnect");
+		PQsetNoticeProcessor(st->c, quiet, NULL);
+	}
 	if (pg_cmd(st, "BEGIN", NULL, "begin batch") != 0)
 		return -1;
 	st->in_batch = true;
 	st->batch_n = 0;
 	st->batch_start = pg_now_ns();
 	return 0;
+}
+
+int
+pg_batch_lost(struct pg_store *st)
+{
+	if (st->in_batch) {
+		PQclear(PQexec(st->c, "ROLLBACK"));	/* may fail: the link is gone */
+		st->in_batch = false;
+		st->stats.failed_writes++;
+		st->stats.dropped += st->batch_n;
+		st->batch_n = 0;
+	}
+	st->failing = true;
+	return -1;
 }
 
 int
@@ -265,13 +294,6 @@ pg_batch_commit(struct pg_store *st)
 }
 
 /* --- opening -------------------------------------------------------------- */
-
-static void
-quiet(void *arg, const char *msg)
-{
-	(void)arg;
-	(void)msg;	/* NOTICEs (IF NOT EXISTS, ...) are not the user's */
-}
 
 static int
 refuse(struct pg_store *st, const char *what)

@@ -59,6 +59,11 @@ int pg_cmd(struct pg_store *st, const char *sql, const struct pg_params *p, cons
 uint64_t pg_now_ns(void);
 /* The open batch: BEGIN when none is. */
 int pg_batch_begin(struct pg_store *st);
+/* A write of the open batch failed outside a result's savepoint: the
+ * server's transaction is aborted, so the batch is rolled back, its rows
+ * counted as dropped (store_stats), and the store is failing until a
+ * batch commits again; -1, err kept. */
+int pg_batch_lost(struct pg_store *st);
 /* COMMIT of the open batch, if any. */
 int pg_batch_commit(struct pg_store *st);
 

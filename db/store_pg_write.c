@@ -63,7 +63,7 @@ pg_run_begin(void *e, const struct store_run *run, int64_t *run_id)
 	if ((id = returned_id(st, "INSERT INTO runs (started_ns, vantage, settings_digest,"
 	    " settings, program, on_demand_uid) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
 	    &p, "insert run")) < 0)
-		return -1;
+		return pg_batch_lost(st);
 	*run_id = id;
 	return 0;
 }
@@ -289,17 +289,20 @@ pg_add(void *e, int64_t run_id, const struct path_result *res)
 
 	/* inside a savepoint: a result the server refuses is rolled back
 	 * alone, the batch's others stay */
-	if (pg_batch_begin(st) != 0 || pg_cmd(st, "SAVEPOINT r", NULL, "savepoint") != 0)
+	if (pg_batch_begin(st) != 0)
 		return -1;
+	if (pg_cmd(st, "SAVEPOINT r", NULL, "savepoint") != 0)
+		return pg_batch_lost(st);
 	if ((rc = add_result(st, run_id, res)) != 0) {
 		snprintf(keep, sizeof(keep), "%s", st->err);
+		if (pg_cmd(st, "ROLLBACK TO SAVEPOINT r", NULL, "roll back the result") != 0)
+			return pg_batch_lost(st);	/* not the row's: the link's */
 		st->stats.refused++;
-		if (pg_cmd(st, "ROLLBACK TO SAVEPOINT r", NULL, "roll back the result") == 0)
-			snprintf(st->err, sizeof(st->err), "%s", keep);
+		snprintf(st->err, sizeof(st->err), "%s", keep);
 		return -1;
 	}
 	if (pg_cmd(st, "RELEASE SAVEPOINT r", NULL, "savepoint") != 0)
-		return -1;
+		return pg_batch_lost(st);
 	st->batch_n++;
 	took = pg_now_ns() - t0;
 	if (took > st->stats.add_ns_max)
@@ -323,8 +326,10 @@ pg_run_cycle(void *e, int64_t run_id, const char *group, int64_t cycle)
 	pgp_text(&p, group);
 	pgp_int(&p, cycle);
 	pgp_int(&p, run_id);
-	return pg_cmd(st, "UPDATE runs SET grp = $1, cycle = $2 WHERE id = $3", &p,
-	    "mark the cycle");
+	if (pg_cmd(st, "UPDATE runs SET grp = $1, cycle = $2 WHERE id = $3", &p,
+	    "mark the cycle") != 0)
+		return pg_batch_lost(st);
+	return 0;
 }
 
 int
@@ -334,8 +339,10 @@ pg_state_add(void *e, int64_t run_id, const struct store_state *s)
 	struct pg_params p;
 	int64_t tid;
 
-	if (pg_batch_begin(st) != 0 || (tid = target_id(st, s->target)) < 0)
+	if (pg_batch_begin(st) != 0)
 		return -1;
+	if ((tid = target_id(st, s->target)) < 0)
+		return pg_batch_lost(st);
 	pgp_init(&p);
 	pgp_opt(&p, run_id > 0, run_id);
 	pgp_int(&p, tid);
@@ -349,7 +356,7 @@ pg_state_add(void *e, int64_t run_id, const struct store_state *s)
 	if (pg_cmd(st, "INSERT INTO target_states (run_id, target_id, grp, cycle, state, reason,"
 	    " paths, time_ns, next_due_ns) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
 	    " ON CONFLICT (grp, target_id, cycle) DO NOTHING", &p, "insert target state") != 0)
-		return -1;
+		return pg_batch_lost(st);
 	st->batch_n++;
 	return 0;
 }
@@ -429,7 +436,8 @@ pg_alert_put(void *e, const struct store_alert *a, bool clear)
 	pgp_int(&p, a->port);
 	if (clear)
 		return pg_cmd(st, "DELETE FROM open_alerts WHERE vantage = $1 AND kind = $2"
-		    " AND address = $3 AND port = $4", &p, "clear alert");
+		    " AND address = $3 AND port = $4", &p, "clear alert") != 0 ?
+		    pg_batch_lost(st) : 0;
 	pgp_text(&p, a->target);
 	pgp_text(&p, a->state);
 	pgp_text(&p, a->scales != NULL ? a->scales : "");
@@ -447,7 +455,7 @@ pg_alert_put(void *e, const struct store_alert *a, bool clear)
 	    " state = EXCLUDED.state, scales = EXCLUDED.scales, hop_index = EXCLUDED.hop_index,"
 	    " hop_address = EXCLUDED.hop_address, incident = EXCLUDED.incident,"
 	    " paths = EXCLUDED.paths, reason = EXCLUDED.reason, raised_ns = EXCLUDED.raised_ns,"
-	    " changed_ns = EXCLUDED.changed_ns", &p, "put alert");
+	    " changed_ns = EXCLUDED.changed_ns", &p, "put alert") != 0 ? pg_batch_lost(st) : 0;
 }
 
 int64_t

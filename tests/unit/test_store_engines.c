@@ -428,6 +428,43 @@ test_states_alerts(void **state)
 	assert_int_equal(store_close(st, err, sizeof(err)), 0);
 }
 
+/* a PostgreSQL connection that the server closes mid-batch: the batch's
+ * rows are lost and counted, the store says it is failing, and the next
+ * batch connects again and is stored (SQLite's failing writes are
+ * test_store's, through a VFS) */
+static void
+test_pg_link_lost(void **state)
+{
+	char err[STORE_ERRLEN];
+	struct store *st;
+	struct store_run run = { { T0, 0 }, "v2", "", "test", false, 0 };
+	struct storegen g;
+	int64_t id, before;
+
+	(void)state;
+	if (!store_is_uri(db))
+		skip();
+	st = fill();
+	before = store_query_int(st, "SELECT count(*) FROM path_results");
+	assert_int_equal(store_run_begin(st, &run, &id), 0);
+	storegen_make(&g, 100, T0 + 100, false);
+	assert_int_equal(store_add(st, id, &g.res), 0);
+	/* the server ends this session (as a restart would) */
+	assert_int_equal(store_exec(st, "SELECT pg_terminate_backend(pg_backend_pid())"), -1);
+	assert_int_equal(store_add(st, id, &g.res), -1);
+	assert_true(store_failing(st));
+	assert_null(strchr(store_error(st), '\n'));
+	assert_true(store_get_stats(st)->dropped >= 1);
+	/* the next batch: connected again, its rows stored */
+	assert_int_equal(store_run_begin(st, &run, &id), 0);
+	assert_int_equal(store_add(st, id, &g.res), 0);
+	assert_int_equal(store_flush(st, true), 0);
+	assert_false(store_failing(st));
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results"), before + 1);
+	storegen_free(&g);
+	assert_int_equal(store_close(st, err, sizeof(err)), 0);
+}
+
 /* a store of a newer schema is refused at open, and left as it is */
 static void
 test_newer_refused(void **state)
@@ -486,6 +523,7 @@ main(void)
 		cmocka_unit_test(test_export_findings_evidence),
 		cmocka_unit_test(test_hostile_cells),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_pg_link_lost),
 		/* last: it leaves a store of results, states and alerts for
 		 * tests/e2e/store-engines' readers */
 		cmocka_unit_test(test_states_alerts),
