@@ -21,6 +21,8 @@ DB_SRCS += db/store_state.c
 DB_SRCS += db/store_alert.c
 DB_SRCS += db/history_show.c
 DB_SRCS += db/history_export.c
+# show's and export's rows read alike by both engines
+DB_SRCS += db/history_row.c
 # what scaleprobe report reads (report_query.h), folded alike by both engines
 DB_SRCS += db/report_query.c
 DB_SRCS += db/report_fold.c

@@ -248,25 +248,22 @@ history_open(struct store *st, char *err, size_t errlen)
 {
 	struct history *h = calloc(1, sizeof(*h));
 
-	if (h == NULL) {
-		snprintf(err, errlen, "history: out of memory");
-		return NULL;
-	}
-	h->eng = st->eng;
-	snprintf(h->where, sizeof(h->where), "%s", st->where);
-	if ((h->h = st->eng->h_open(st->e, err, errlen)) == NULL) {
-		free(h);
-		return NULL;
-	}
-	return h;
+	if (h != NULL) {
+		h->eng = st->eng;
+		snprintf(h->where, sizeof(h->where), "%s", st->where);
+		if ((h->h = st->eng->h_open(st->e, err, errlen)) != NULL)
+			return h;
+	} else
+		snprintf(err, errlen, "%s: out of memory", st->where);
+	free(h);
+	return NULL;
 }
 
 void
 history_close(struct history *h)
 {
-	if (h == NULL)
-		return;
-	h->eng->h_close(h->h);
+	if (h != NULL)
+		h->eng->h_close(h->h);
 	free(h);
 }
 

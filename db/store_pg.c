@@ -400,12 +400,9 @@ pg_open(const char *where, enum store_mode mode, const struct store_opts *o, cha
 	}
 	store_where_safe(where, st->where, sizeof(st->where));
 	st->mode = mode;
-	if (o != NULL)
-		st->o = *o;
-	if (st->o.batch_rows == 0)
-		st->o.batch_rows = 1000;
-	if (st->o.batch_ns == 0)
-		st->o.batch_ns = 1000000000u;
+	/* of store_opts only the batch's bounds are this engine's */
+	st->o.batch_rows = o != NULL && o->batch_rows > 0 ? o->batch_rows : 1000;
+	st->o.batch_ns = o != NULL && o->batch_ns > 0 ? o->batch_ns : 1000000000u;
 	st->c = PQconnectdbParams(keys, vals, 1);
 	if (st->c == NULL || PQstatus(st->c) != CONNECTION_OK) {
 		if (st->c != NULL)

@@ -11,27 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "silent_hops.h"
+#include "history_row.h"
 #include "store_pg_int.h"
 
 struct pg_history {
 	struct pg_store *st;
 };
 
-#define PG_ROW_COLS \
-	"pr.id, s.idx, pr.time_ns, t.spec, p.address, p.family, r.vantage, p.port," \
-	" s.scale_sent, s.reply, s.verdict, s.reason, s.sa_wscale, s.scale_quoted," \
-	" s.scale_effective, s.hop_index, s.last_clean_index, s.hop_address," \
-	" s.last_clean_address, s.hop_silent, r.on_demand_uid"
-#define PG_ROW_NCOLS 21
-
-#define PG_SHOW_SELECT \
-	"SELECT " PG_ROW_COLS \
-	" FROM path_results pr" \
-	" JOIN scale_results s ON s.path_result_id = pr.id" \
-	" JOIN paths p ON p.id = pr.path_id" \
-	" JOIN targets t ON t.id = pr.target_id" \
-	" JOIN runs r ON r.id = pr.run_id"
 #define PG_SHOW_FILTER \
 	"   AND pr.time_ns >= $3" \
 	"   AND ($2 < 0 OR p.port = $2)" \
@@ -40,9 +26,9 @@ struct pg_history {
 	"  pr.time_ns, pr.id, s.idx"
 
 static const char *const show_sql[2] = {
-	PG_SHOW_SELECT " WHERE pr.path_id IN (SELECT id FROM paths WHERE address = $1)"
+	HISTORY_SHOW_SELECT " WHERE pr.path_id IN (SELECT id FROM paths WHERE address = $1)"
 	    PG_SHOW_FILTER,
-	PG_SHOW_SELECT " WHERE pr.target_id = (SELECT id FROM targets WHERE spec = $1)"
+	HISTORY_SHOW_SELECT " WHERE pr.target_id = (SELECT id FROM targets WHERE spec = $1)"
 	    PG_SHOW_FILTER,
 };
 
@@ -71,60 +57,22 @@ pg_history_error(const void *h)
 	return ((const struct pg_history *)h)->st->err;
 }
 
-static int
-cell_int(const PGresult *r, int c, int lo, int hi)
-{
-	int64_t v;
-
-	return pg_cell_int(r, 0, c, lo, hi, &v) ? (int)v : -1;
-}
-
+/* libpq's cells for history_row_read (store_pg.c checks them) */
 static int64_t
-cell_i64(const PGresult *r, int c, int64_t dflt)
+cell_num(const void *src, int col, int64_t lo, int64_t hi, int64_t dflt)
 {
 	int64_t v;
 
-	return pg_cell_int(r, 0, c, INT64_MIN, INT64_MAX, &v) ? v : dflt;
+	return pg_cell_int(src, 0, col, lo, hi, &v) ? v : dflt;
 }
 
 static const char *
-text_or_empty(const PGresult *r, int c)
+cell_text(const void *src, int col)
 {
-	const char *t = pg_cell_text(r, 0, c);
-
-	return t != NULL ? t : "";
+	return pg_cell_text(src, 0, col);
 }
 
-/* A single-row result's row (PG_ROW_COLS first) into *row. */
-static void
-read_row(const PGresult *r, struct history_row *row)
-{
-	int64_t uid = cell_i64(r, 20, -1);
-
-	memset(row, 0, sizeof(*row));
-	row->path_result_id = cell_i64(r, 0, -1);
-	row->scale_idx = cell_int(r, 1, 0, INT_MAX);
-	row->time_ns = cell_i64(r, 2, 0);
-	row->target = text_or_empty(r, 3);
-	row->address = text_or_empty(r, 4);
-	row->family = text_or_empty(r, 5);
-	row->vantage = text_or_empty(r, 6);
-	row->port = cell_int(r, 7, 0, 65535);
-	row->scale_sent = cell_int(r, 8, 0, 255);
-	row->reply = pg_cell_text(r, 0, 9);
-	row->verdict = pg_cell_text(r, 0, 10);
-	row->reason = pg_cell_text(r, 0, 11);
-	row->sa_wscale = cell_int(r, 12, 0, 255);
-	row->scale_quoted = cell_int(r, 13, 0, 255);
-	row->scale_effective = cell_int(r, 14, 0, 255);
-	row->hop_index = cell_int(r, 15, 0, 255);
-	row->last_clean_index = cell_int(r, 16, 0, 255);
-	row->hop_address = pg_cell_text(r, 0, 17);
-	row->last_clean_address = pg_cell_text(r, 0, 18);
-	row->hop_silent = silent_hops_from_i64(cell_i64(r, 19, 0));
-	row->on_demand = uid >= 0 && uid <= UINT32_MAX;
-	row->on_demand_uid = row->on_demand ? (uint32_t)uid : 0;
-}
+static const struct history_cells cells = { cell_num, cell_text };
 
 /* Sends sql with p and hands each row, one at a time, to fn(arg, r);
  * what fn returns stops it (the rest is read and dropped: the
@@ -171,10 +119,10 @@ show_row(void *arg, const PGresult *r)
 	struct show_arg *a = arg;
 	struct history_row row;
 
-	read_row(r, &row);
+	history_row_read(&cells, r, &row);
 	if (a->export) {
-		row.first_ns = cell_i64(r, PG_ROW_NCOLS, row.time_ns);
-		row.count = cell_i64(r, PG_ROW_NCOLS + 1, 1);
+		row.first_ns = cell_num(r, HISTORY_ROW_NCOLS, INT64_MIN, INT64_MAX, row.time_ns);
+		row.count = cell_num(r, HISTORY_ROW_NCOLS + 1, INT64_MIN, INT64_MAX, 1);
 	}
 	return a->fn(a->arg, &row);
 }
@@ -234,18 +182,10 @@ pg_history_export(void *hv, const struct history_export_query *q, history_row_fn
 		    i ? ", " : "", i + 3);
 	snprintf(sql, sizeof(sql),
 	    "SELECT * FROM ("
-	    " SELECT " PG_ROW_COLS ","
-	    "  min(s.time_ns) OVER g, count(*) OVER g,"
-	    "  row_number() OVER (PARTITION BY r.vantage, s.path_id, s.scale_sent, s.verdict"
-	    "   ORDER BY s.time_ns DESC, s.path_result_id DESC) AS latest"
-	    " FROM scale_results s"
-	    " JOIN path_results pr ON pr.id = s.path_result_id"
-	    " JOIN paths p ON p.id = s.path_id"
-	    " JOIN targets t ON t.id = pr.target_id"
-	    " JOIN runs r ON r.id = pr.run_id"
+	    HISTORY_EXPORT_SELECT
 	    " WHERE s.time_ns >= $1 %s AND s.verdict IN (%s)"
 	    "  AND ($2::text IS NULL OR s.hop_address = $2)"
-	    " WINDOW g AS (PARTITION BY r.vantage, s.path_id, s.scale_sent, s.verdict)) x"
+	    HISTORY_EXPORT_WINDOW ") x"
 	    " WHERE latest = 1"
 	    " ORDER BY address COLLATE \"C\", port, scale_sent, vantage COLLATE \"C\","
 	    "  verdict COLLATE \"C\"",
@@ -267,7 +207,7 @@ finding_row(void *arg, const PGresult *r)
 
 	f.kind = kind != NULL ? kind : "";
 	f.detail = pg_cell_text(r, 0, 1);
-	f.hop_index = cell_int(r, 2, 0, 255);
+	f.hop_index = (int)cell_num(r, 2, 0, 255, -1);
 	f.hop_address = pg_cell_text(r, 0, 3);
 	return a->fn(a->arg, &f);
 }
