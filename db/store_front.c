@@ -52,6 +52,22 @@ lacks_err(const struct store_engine *eng, const char *where, const char *what, c
 	    eng->name);
 }
 
+/* st's engine handle for a call that may fail: the front's own message
+ * of an earlier call is forgotten, so store_error says the engine's */
+static void *
+E(struct store *st)
+{
+	st->err[0] = '\0';
+	return st->e;
+}
+
+static void *
+H(struct history *h)
+{
+	h->err[0] = '\0';
+	return h->h;
+}
+
 struct store *
 store_open(const char *file, enum store_mode mode, const struct store_opts *o, char *err,
     size_t errlen)
@@ -99,7 +115,7 @@ store_close(struct store *st, char *err, size_t errlen)
 
 	if (st == NULL)
 		return 0;
-	rc = st->eng->close(st->e, err, errlen);
+	rc = st->eng->close(E(st), err, errlen);
 	free(st);
 	return rc;
 }
@@ -107,19 +123,19 @@ store_close(struct store *st, char *err, size_t errlen)
 int
 store_run_begin(struct store *st, const struct store_run *run, int64_t *run_id)
 {
-	return st->eng->run_begin(st->e, run, run_id);
+	return st->eng->run_begin(E(st), run, run_id);
 }
 
 int
 store_add(struct store *st, int64_t run_id, const struct path_result *res)
 {
-	return st->eng->add(st->e, run_id, res);
+	return st->eng->add(E(st), run_id, res);
 }
 
 int
 store_flush(struct store *st, bool force)
 {
-	return st->eng->flush(st->e, force);
+	return st->eng->flush(E(st), force);
 }
 
 const char *
@@ -137,7 +153,7 @@ store_failing(const struct store *st)
 bool
 store_ckpt_failed(struct store *st, char *why, size_t len)
 {
-	return st->eng->ckpt_failed != NULL && st->eng->ckpt_failed(st->e, why, len);
+	return st->eng->ckpt_failed != NULL && st->eng->ckpt_failed(E(st), why, len);
 }
 
 uint64_t
@@ -157,7 +173,7 @@ store_prune(struct store *st, int64_t cutoff_ns)
 {
 	if (st->eng->prune == NULL)
 		return lacks(st, "retention");
-	return st->eng->prune(st->e, cutoff_ns);
+	return st->eng->prune(E(st), cutoff_ns);
 }
 
 int
@@ -165,7 +181,7 @@ store_prune_step(struct store *st, struct store_prune *p)
 {
 	if (st->eng->prune_step == NULL)
 		return lacks(st, "retention");
-	return st->eng->prune_step(st->e, p);
+	return st->eng->prune_step(E(st), p);
 }
 
 int
@@ -184,61 +200,61 @@ store_check(const char *file, bool quick, store_fault_fn fn, void *arg, char *er
 int
 store_size(struct store *st, int64_t *bytes, int64_t *oldest_ns)
 {
-	return st->eng->size(st->e, bytes, oldest_ns);
+	return st->eng->size(E(st), bytes, oldest_ns);
 }
 
 int
 store_run_cycle(struct store *st, int64_t run_id, const char *group, int64_t cycle)
 {
-	return st->eng->run_cycle(st->e, run_id, group, cycle);
+	return st->eng->run_cycle(E(st), run_id, group, cycle);
 }
 
 int
 store_state_add(struct store *st, int64_t run_id, const struct store_state *s)
 {
-	return st->eng->state_add(st->e, run_id, s);
+	return st->eng->state_add(E(st), run_id, s);
 }
 
 int
 store_state_has(struct store *st, const char *group, const char *target, int64_t cycle)
 {
-	return st->eng->state_has(st->e, group, target, cycle);
+	return st->eng->state_has(E(st), group, target, cycle);
 }
 
 int64_t
 store_last_cycle(struct store *st, const char *group)
 {
-	return st->eng->last_cycle(st->e, group);
+	return st->eng->last_cycle(E(st), group);
 }
 
 int64_t
 store_discard_unfinished(struct store *st)
 {
-	return st->eng->discard_unfinished(st->e);
+	return st->eng->discard_unfinished(E(st));
 }
 
 int
 store_alert_put(struct store *st, const struct store_alert *a, bool clear)
 {
-	return st->eng->alert_put(st->e, a, clear);
+	return st->eng->alert_put(E(st), a, clear);
 }
 
 int64_t
 store_alert_each(struct store *st, const char *vantage, store_alert_fn fn, void *arg)
 {
-	return st->eng->alert_each(st->e, vantage, fn, arg);
+	return st->eng->alert_each(E(st), vantage, fn, arg);
 }
 
 int
 store_exec(struct store *st, const char *sql)
 {
-	return st->eng->exec(st->e, sql);
+	return st->eng->exec(E(st), sql);
 }
 
 int64_t
 store_query_int(struct store *st, const char *sql)
 {
-	return st->eng->query_int(st->e, sql);
+	return st->eng->query_int(E(st), sql);
 }
 
 /* --- the readers --------------------------------------------------------- */
@@ -276,27 +292,27 @@ history_error(const struct history *h)
 int
 history_show(struct history *h, const struct history_query *q, history_row_fn fn, void *arg)
 {
-	return h->eng->h_show(h->h, q, fn, arg);
+	return h->eng->h_show(H(h), q, fn, arg);
 }
 
 int
 history_export(struct history *h, const struct history_export_query *q, history_row_fn fn,
     void *arg)
 {
-	return h->eng->h_export(h->h, q, fn, arg);
+	return h->eng->h_export(H(h), q, fn, arg);
 }
 
 int
 history_findings(struct history *h, int64_t path_result_id, int scale_idx,
     history_finding_fn fn, void *arg)
 {
-	return h->eng->h_findings(h->h, path_result_id, scale_idx, fn, arg);
+	return h->eng->h_findings(H(h), path_result_id, scale_idx, fn, arg);
 }
 
 int
 history_evidence(struct history *h, int64_t path_result_id, uint8_t **buf, size_t *len)
 {
-	return h->eng->h_evidence(h->h, path_result_id, buf, len);
+	return h->eng->h_evidence(H(h), path_result_id, buf, len);
 }
 
 /* the plans are each engine's own words (EXPLAIN) */
@@ -313,7 +329,7 @@ history_show_plan(struct history *h, char *buf, size_t len)
 {
 	if (h->eng->h_show_plan == NULL)
 		return plan_lacks(h);
-	return h->eng->h_show_plan(h->h, buf, len);
+	return h->eng->h_show_plan(H(h), buf, len);
 }
 
 int
@@ -322,7 +338,7 @@ history_export_plan(struct history *h, const struct history_export_query *q, cha
 {
 	if (h->eng->h_export_plan == NULL)
 		return plan_lacks(h);
-	return h->eng->h_export_plan(h->h, q, buf, len);
+	return h->eng->h_export_plan(H(h), q, buf, len);
 }
 
 int
