@@ -3,8 +3,8 @@
  * in a file, store_sqlite.c; PostgreSQL at a connection URI, store_pg.c)
  * provides, one function per call of store.h, history.h and
  * report_query.h, on its own handle.  store_front.c picks the engine by
- * the name of the database (store_is_uri) and forwards; callers see only
- * store.h.  A function an engine lacks is NULL: the call fails with one
+ * the name of the database (store_is_uri, store.h) and forwards; callers
+ * see only store.h, history.h and report_query.h.  A function an engine lacks is NULL: the call fails with one
  * line saying so (or, for a query of state, answers "nothing").
  */
 #ifndef SCALEPROBE_STORE_ENGINE_H

@@ -1,7 +1,9 @@
 /*
  * test_store_engines.c -- one store suite for both engines: the database
  * is STORE_ENGINE_DB (a PostgreSQL URI: tests/e2e/store-engines starts a
- * throw-away server) or, unset, a SQLite file in a scratch directory.
+ * throw-away server; each test drops that database's schema public, so
+ * never point it at one that matters) or, unset, a SQLite file in a
+ * scratch directory.
  * The same calls and the same expectations whatever the engine: results
  * written through the batched writer come back whole through show,
  * export, side findings, evidence and report, in their orders; NULLs
