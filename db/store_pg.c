@@ -332,14 +332,14 @@ schema_version(struct pg_store *st)
 	PQclear(r);
 	if (app != STORE_APPLICATION_ID)
 		return refuse(st, "not a scaleprobe store (another application_id)");
-	if (v > STORE_SCHEMA_VERSION) {
+	if (v > PG_SCHEMA_VERSION) {
 		char n[96];
 
 		snprintf(n, sizeof(n), "schema version %" PRId64 " is newer than this "
-		    "binary's (%d)", v, STORE_SCHEMA_VERSION);
+		    "binary's (%d)", v, PG_SCHEMA_VERSION);
 		return refuse(st, n);
 	}
-	if (v < STORE_SCHEMA_VERSION)
+	if (v < PG_SCHEMA_VERSION)
 		return refuse(st, "a schema version this engine never wrote");
 	return v;
 }
@@ -373,7 +373,7 @@ setup_writer(struct pg_store *st)
 		PQclear(r);
 		pgp_init(&p);
 		pgp_int(&p, STORE_APPLICATION_ID);
-		pgp_int(&p, STORE_SCHEMA_VERSION);
+		pgp_int(&p, PG_SCHEMA_VERSION);
 		if (pg_cmd(st, "INSERT INTO scaleprobe_schema (application_id, version)"
 		    " VALUES ($1, $2)", &p, "create the schema") != 0)
 			goto fail;

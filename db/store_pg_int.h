@@ -98,8 +98,14 @@ int pg_history_evidence(void *h, int64_t id, uint8_t **buf, size_t *len);
 int pg_report(const char *where, int64_t since_ns, int64_t until_ns, report_row_fn fn,
     void *arg, char *err, size_t errlen);
 
-/* store_pg_schema.c: the schema of version v in one step from nothing
- * (pg_schema_full), and the migrations from each earlier one. */
+/* store_pg_schema.c: the schema of version PG_SCHEMA_VERSION in one step
+ * from nothing.  Both engines must be at one version: a SQLite migration
+ * (store_schema.c, STORE_SCHEMA_VERSION) stops the build here until this
+ * engine has its own (a migration from PG_SCHEMA_VERSION, run in
+ * setup_writer's transaction, and this number raised). */
+#define PG_SCHEMA_VERSION	5
+_Static_assert(PG_SCHEMA_VERSION == STORE_SCHEMA_VERSION,
+    "a new schema version needs its PostgreSQL migration (db/store_pg_schema.c)");
 extern const char pg_schema_full[];
 
 #endif
