@@ -75,9 +75,9 @@ INCLUDES = $(addprefix -Iprober/,lib wire net engine infer run cli daemon) -Icon
 
 # libnet1-dev 1.1.6 ships no .pc file; its --defines carry -D_BSD_SOURCE,
 # which glibc warns about (fatal under -Werror) unless _DEFAULT_SOURCE is set.
-PKG_CFLAGS   := $(shell pkg-config --cflags libpcap libevent sqlite3 libnftables libmnl 2>/dev/null) \
+PKG_CFLAGS   := $(shell pkg-config --cflags libpcap libevent sqlite3 libpq libnftables libmnl 2>/dev/null) \
                 $(shell libnet-config --defines 2>/dev/null)
-PKG_LIBS     := $(shell pkg-config --libs libpcap libevent sqlite3 libnftables libmnl 2>/dev/null) \
+PKG_LIBS     := $(shell pkg-config --libs libpcap libevent sqlite3 libpq libnftables libmnl 2>/dev/null) \
                 $(shell libnet-config --libs 2>/dev/null)
 CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)

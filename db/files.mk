@@ -1,7 +1,12 @@
-# db/: the SQLite store (the only folder that includes sqlite3.h): schema
+# db/: the store (the only folder that includes sqlite3.h): schema
 # and migrations, opening and its refusals, the batched writer, retention.
 # Linked into both programs, and into the store's unit test and bench.
-DB_SRCS  = db/store_open.c
+# The store as callers see it: the engine picked by what the database names
+DB_SRCS  = db/store_front.c
+DB_SRCS += db/store_where.c
+# the SQLite engine: its table, then its files
+DB_SRCS += db/store_sqlite.c
+DB_SRCS += db/store_open.c
 DB_SRCS += db/store_schema.c
 DB_SRCS += db/store_write.c
 DB_SRCS += db/store_rows.c
@@ -16,6 +21,15 @@ DB_SRCS += db/store_state.c
 DB_SRCS += db/store_alert.c
 DB_SRCS += db/history_show.c
 DB_SRCS += db/history_export.c
-# what scaleprobe report reads (report_query.h)
+# show's and export's rows read alike by both engines
+DB_SRCS += db/history_row.c
+# what scaleprobe report reads (report_query.h), folded alike by both engines
 DB_SRCS += db/report_query.c
+DB_SRCS += db/report_fold.c
+# the PostgreSQL engine (libpq): opening and plumbing, schema, rows, readers
+DB_SRCS += db/store_pg.c
+DB_SRCS += db/store_pg_schema.c
+DB_SRCS += db/store_pg_write.c
+DB_SRCS += db/store_pg_read.c
+DB_SRCS += db/store_pg_report.c
 PROBER_SRCS += $(DB_SRCS)

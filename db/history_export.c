@@ -43,18 +43,10 @@ export_prepare(struct history *h, const struct history_export_query *q, const ch
 	}
 	snprintf(sql, sizeof(sql),
 	    "%sSELECT * FROM ("
-	    " SELECT " HISTORY_ROW_COLS ","
-	    "  min(s.time_ns) OVER g, count(*) OVER g,"
-	    "  row_number() OVER (PARTITION BY r.vantage, s.path_id, s.scale_sent, s.verdict"
-	    "   ORDER BY s.time_ns DESC, s.path_result_id DESC) AS latest"
-	    " FROM scale_results s"
-	    " JOIN path_results pr ON pr.id = s.path_result_id"
-	    " JOIN paths p ON p.id = s.path_id"
-	    " JOIN targets t ON t.id = pr.target_id"
-	    " JOIN runs r ON r.id = pr.run_id"
+	    HISTORY_EXPORT_SELECT
 	    " WHERE s.time_ns >= ?1 %s AND s.verdict IN (%s)"
 	    "  AND (?2 IS NULL OR s.hop_address = ?2)"
-	    " WINDOW g AS (PARTITION BY r.vantage, s.path_id, s.scale_sent, s.verdict))"
+	    HISTORY_EXPORT_WINDOW ")"
 	    " WHERE latest = 1"
 	    " ORDER BY 5, 8, 9, 7, 11",	/* address, port, scale_sent, vantage, verdict */
 	    prefix, problems ? "AND s.problem" : "", in);

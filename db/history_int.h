@@ -6,7 +6,9 @@
 #ifndef SCALEPROBE_HISTORY_INT_H
 #define SCALEPROBE_HISTORY_INT_H
 
+#include "store_sqlite.h"	/* first: the SQLite engine's names */
 #include "history.h"
+#include "history_row.h"
 #include "store_int.h"
 
 struct history {
@@ -24,14 +26,6 @@ int history_col_int(sqlite3_stmt *s, int col, int lo, int hi);
 int64_t history_col_i64(sqlite3_stmt *s, int col, int64_t dflt);
 /* Column col as text (NUL-terminated by SQLite), NULL when NULL. */
 const char *history_col_text(sqlite3_stmt *s, int col);
-
-/* The columns every row query selects, in this order (history_read_row). */
-#define HISTORY_ROW_COLS \
-	"pr.id, s.idx, pr.time_ns, t.spec, p.address, p.family, r.vantage, p.port, " \
-	"s.scale_sent, s.reply, s.verdict, s.reason, s.sa_wscale, s.scale_quoted, " \
-	"s.scale_effective, s.hop_index, s.last_clean_index, s.hop_address, " \
-	"s.last_clean_address, s.hop_silent, r.on_demand_uid"
-#define HISTORY_ROW_NCOLS 21
 
 /* Steps s, a prepared EXPLAIN QUERY PLAN, appending each step's detail
  * as a line to buf (len bytes, *used of them taken; cut when full), and

@@ -20,13 +20,7 @@
  * (test_history asserts the plans).  Two statements, not one with an OR:
  * SQLite's MULTI-INDEX OR cost 4x the time (history_bench).
  */
-#define SHOW_SELECT \
-	"SELECT " HISTORY_ROW_COLS \
-	" FROM path_results pr" \
-	" JOIN scale_results s ON s.path_result_id = pr.id" \
-	" JOIN paths p ON p.id = pr.path_id" \
-	" JOIN targets t ON t.id = pr.target_id" \
-	" JOIN runs r ON r.id = pr.run_id"
+#define SHOW_SELECT HISTORY_SHOW_SELECT
 #define SHOW_FILTER \
 	"   AND pr.time_ns >= ?3" \
 	"   AND (?2 < 0 OR p.port = ?2)" \
@@ -90,44 +84,32 @@ history_col_text(sqlite3_stmt *s, int col)
 	return (const char *)sqlite3_column_text(s, col);
 }
 
-static const char *
-text_or_empty(sqlite3_stmt *s, int col)
+/* SQLite's cells for history_row_read: an integer only when the column
+ * holds one, in range */
+static int64_t
+cell_num(const void *src, int col, int64_t lo, int64_t hi, int64_t dflt)
 {
-	const char *t = history_col_text(s, col);
+	sqlite3_stmt *s = (sqlite3_stmt *)(uintptr_t)src;
+	int64_t v;
 
-	return t != NULL ? t : "";
+	if (sqlite3_column_type(s, col) != SQLITE_INTEGER)
+		return dflt;
+	v = sqlite3_column_int64(s, col);
+	return v >= lo && v <= hi ? v : dflt;
+}
+
+static const char *
+cell_text(const void *src, int col)
+{
+	return history_col_text((sqlite3_stmt *)(uintptr_t)src, col);
 }
 
 void
 history_read_row(sqlite3_stmt *s, struct history_row *row)
 {
-	memset(row, 0, sizeof(*row));
-	row->path_result_id = history_col_i64(s, 0, -1);
-	row->scale_idx = history_col_int(s, 1, 0, INT_MAX);
-	row->time_ns = history_col_i64(s, 2, 0);
-	row->target = text_or_empty(s, 3);
-	row->address = text_or_empty(s, 4);
-	row->family = text_or_empty(s, 5);
-	row->vantage = text_or_empty(s, 6);
-	row->port = history_col_int(s, 7, 0, 65535);
-	row->scale_sent = history_col_int(s, 8, 0, 255);
-	row->reply = history_col_text(s, 9);
-	row->verdict = history_col_text(s, 10);
-	row->reason = history_col_text(s, 11);
-	row->sa_wscale = history_col_int(s, 12, 0, 255);
-	row->scale_quoted = history_col_int(s, 13, 0, 255);
-	row->scale_effective = history_col_int(s, 14, 0, 255);
-	row->hop_index = history_col_int(s, 15, 0, 255);
-	row->last_clean_index = history_col_int(s, 16, 0, 255);
-	row->hop_address = history_col_text(s, 17);
-	row->last_clean_address = history_col_text(s, 18);
-	row->hop_silent = silent_hops_from_i64(history_col_i64(s, 19, 0));
-	{
-		int64_t uid = history_col_i64(s, 20, -1);
+	static const struct history_cells cells = { cell_num, cell_text };
 
-		row->on_demand = uid >= 0 && uid <= UINT32_MAX;
-		row->on_demand_uid = row->on_demand ? (uint32_t)uid : 0;
-	}
+	history_row_read(&cells, s, row);
 }
 
 static int

@@ -9,29 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_query.h"
-#include "silent_hops.h"
-#include "store_int.h"
-
-/* How bad a verdict is for the path: the damage first, then what keeps it
- * from being measured, then the clean ones. */
-static int
-severity(enum verdict v)
-{
-	switch (v) {
-	case VERDICT_SYN_DROPPED:	return 9;
-	case VERDICT_REWRITTEN:		return 8;
-	case VERDICT_STRIPPED:		return 7;
-	case VERDICT_UNREACHABLE:	return 6;
-	case VERDICT_FILTERED:		return 5;
-	case VERDICT_CLOSED:		return 4;
-	case VERDICT_INCONCLUSIVE:	return 3;
-	case VERDICT_UNSUPPORTED:	return 2;
-	case VERDICT_OK:		return 1;
-	case VERDICT_NONE:		return 0;
-	}
-	return 0;
-}
+#include "store_int.h"	/* first: the SQLite engine's names */
+#include "report_fold.h"
 
 /* A copy of s in rows->strings (the vantages repeat: the last few are
  * looked at first); NULL when memory runs out. */
@@ -95,45 +74,7 @@ report_rows_free(struct report_rows *rows)
 	memset(rows, 0, sizeof(*rows));
 }
 
-/* A string column's copy, kept while the row is folded (the column's own
- * text lasts only until the next step). */
-struct qstr {
-	char *p;
-	size_t cap;
-};
-
-/* s (NULL: none) into b; its copy, or NULL (for s NULL or no memory:
- * *oom tells). */
-static const char *
-qstr_set(struct qstr *b, const unsigned char *s, bool *oom)
-{
-	size_t len;
-
-	if (s == NULL)
-		return NULL;
-	len = strlen((const char *)s);
-	if (len + 1 > b->cap) {
-		size_t cap = len + 1 < 64 ? 64 : len + 1;
-		char *p = realloc(b->p, cap);
-
-		if (p == NULL) {
-			*oom = true;
-			return NULL;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p, s, len + 1);
-	return b->p;
-}
-
-/* The row being folded and the copies of its strings. */
-struct qrow {
-	struct report_row r;
-	struct qstr vantage, address, hop, clean;
-	bool oom;
-};
-
+/* A column as an integer; null when NULL. */
 static int
 col_int(sqlite3_stmt *s, int c, int null)
 {
@@ -184,110 +125,52 @@ col_int(sqlite3_stmt *s, int c, int null)
 	"   WHERE pr2.time_ns < ?1) WHERE rn = 1)" \
 	" ORDER BY r.vantage, p.address, p.port, pr.time_ns, pr.id, s.idx, f.idx"
 
-static int
-finding_kind(const char *name)
-{
-	for (int k = FINDING_MSS_CLAMPED; k <= FINDING_SYN_PROXY; k++)
-		if (strcmp(name, result_finding_name((enum finding_kind)k)) == 0)
-			return k;
-	return FINDING_OPTIONS_CHANGED;
-}
-
-/* Folds one scale, and one of its findings, into its path result's row. */
+/* The statement's row as the fold's cells (report_fold.h). */
 static void
-fold_scale(struct qrow *q, sqlite3_stmt *s)
+cells_of(sqlite3_stmt *s, struct report_cells *c)
 {
-	struct report_row *r = &q->r;
-	enum verdict v;
-	int sent, applied;
-
-	if (sqlite3_column_type(s, 6) == SQLITE_NULL)
-		return;
-	if (sqlite3_column_type(s, 14) != SQLITE_NULL) {
-		int k = finding_kind((const char *)sqlite3_column_text(s, 14));
-
-		r->findings |= 1u << k;
-		if (k == FINDING_MSS_CLAMPED && sqlite3_column_type(s, 15) != SQLITE_NULL)
-			r->mss = atoi((const char *)sqlite3_column_text(s, 15));
+	memset(c, 0, sizeof(*c));
+	c->id = sqlite3_column_int64(s, 0);
+	c->vantage = (const char *)sqlite3_column_text(s, 1);
+	c->address = (const char *)sqlite3_column_text(s, 2);
+	c->port = (unsigned)sqlite3_column_int(s, 3);
+	c->family = (const char *)sqlite3_column_text(s, 4);
+	c->time_ns = sqlite3_column_int64(s, 5);
+	c->baseline = sqlite3_column_int(s, 16) != 0;
+	if ((c->has_scale = sqlite3_column_type(s, 6) != SQLITE_NULL)) {
+		c->scale_sent = sqlite3_column_int(s, 6);
+		c->verdict = (const char *)sqlite3_column_text(s, 7);
+		c->scale_quoted = col_int(s, 8, -1);
+		c->scale_effective = col_int(s, 9, -1);
+		c->hop_index = col_int(s, 10, -1);
+		c->hop_address = (const char *)sqlite3_column_text(s, 11);
+		c->clean_index = col_int(s, 12, -1);
+		c->clean_address = (const char *)sqlite3_column_text(s, 13);
+		c->finding = (const char *)sqlite3_column_text(s, 14);
+		c->detail = (const char *)sqlite3_column_text(s, 15);
+		c->has_silent = sqlite3_column_type(s, 17) == SQLITE_INTEGER;
+		c->silent = sqlite3_column_int64(s, 17);
 	}
-	v = verdict_from_name((const char *)sqlite3_column_text(s, 7));
-	sent = sqlite3_column_int(s, 6);
-	applied = col_int(s, 9, -1);
-	if (applied < 0)
-		applied = col_int(s, 8, -1);	/* -1 absent, -2 no quote */
-	if (applied < 0)
-		applied = -1;
-	if (v == VERDICT_OK && sent > r->ok_scale)
-		r->ok_scale = sent;
-	if (v == VERDICT_REWRITTEN && applied > sent)
-		r->findings |= REPORT_RAISED_BIT;
-	if (severity(v) <= severity(r->verdict))
-		return;
-	r->verdict = v;
-	r->scale_sent = sent;
-	r->scale_applied = applied;
-	r->hop_index = col_int(s, 10, -1);
-	r->clean_index = col_int(s, 12, -1);
-	r->hop_address = qstr_set(&q->hop, sqlite3_column_text(s, 11), &q->oom);
-	r->clean_address = qstr_set(&q->clean, sqlite3_column_text(s, 13), &q->oom);
-	r->hop_silent = sqlite3_column_type(s, 17) == SQLITE_INTEGER ?
-	    silent_hops_from_i64(sqlite3_column_int64(s, 17)) : 0;
-}
-
-/* A new path result's row from the statement's current row. */
-static void
-row_begin(struct qrow *q, sqlite3_stmt *s)
-{
-	struct report_row *r = &q->r;
-	const unsigned char *family = sqlite3_column_text(s, 4);
-
-	memset(r, 0, sizeof(*r));
-	r->id = sqlite3_column_int64(s, 0);
-	r->vantage = qstr_set(&q->vantage, sqlite3_column_text(s, 1), &q->oom);
-	r->address = qstr_set(&q->address, sqlite3_column_text(s, 2), &q->oom);
-	if (r->vantage == NULL || r->address == NULL)
-		q->oom = true;
-	r->port = (unsigned)sqlite3_column_int(s, 3);
-	r->v6 = family != NULL && strcmp((const char *)family, "ipv6") == 0;
-	r->time_ns = sqlite3_column_int64(s, 5);
-	r->baseline = sqlite3_column_int(s, 16) != 0;
-	r->verdict = VERDICT_NONE;
-	r->scale_sent = r->scale_applied = r->ok_scale = -1;
-	r->hop_index = r->clean_index = -1;
-	r->mss = -1;
-}
-
-static void
-qrow_free(struct qrow *q)
-{
-	free(q->vantage.p);
-	free(q->address.p);
-	free(q->hop.p);
-	free(q->clean.p);
 }
 
 /* Steps through one vantage's rows, folding each path result's and
  * handing it to fn when the next begins; 0, fn's value, or -1 (st's
  * error; q->oom: out of memory). */
 static int
-read_vantage(struct store *st, sqlite3_stmt *s, struct qrow *q, report_row_fn fn, void *arg)
+read_vantage(struct store *st, sqlite3_stmt *s, struct report_fold *q, report_row_fn fn,
+    void *arg)
 {
-	bool have = false;
+	struct report_cells c;
 	int rc, r = 0;
 
+	report_fold_reset(q);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (!have || q->r.id != sqlite3_column_int64(s, 0)) {
-			if (have && (r = fn(arg, &q->r)) != 0)
-				break;
-			row_begin(q, s);
-			have = true;
-		}
-		fold_scale(q, s);
-		if (q->oom)
-			return -1;
+		cells_of(s, &c);
+		if ((r = report_fold_add(q, &c, fn, arg)) != 0)
+			break;
 	}
-	if (r == 0 && rc == SQLITE_DONE && have)
-		r = fn(arg, &q->r);
+	if (r == 0 && rc == SQLITE_DONE)
+		r = report_fold_end(q, fn, arg);
 	if (r != 0)
 		return r;
 	if (rc != SQLITE_DONE)
@@ -302,7 +185,7 @@ static int
 read_rows(struct store *st, int64_t since, int64_t until, report_row_fn fn, void *arg)
 {
 	sqlite3_stmt *v = NULL, *s = NULL;
-	struct qrow q;
+	struct report_fold q;
 	int rc, r = 0;
 
 	memset(&q, 0, sizeof(q));
@@ -333,7 +216,7 @@ read_rows(struct store *st, int64_t since, int64_t until, report_row_fn fn, void
 done:
 	sqlite3_finalize(s);
 	sqlite3_finalize(v);
-	qrow_free(&q);
+	report_fold_free(&q);
 	if (q.oom) {
 		snprintf(st->err, sizeof(st->err), "%s: report: out of memory", st->file);
 		return -1;

@@ -258,6 +258,14 @@ int store_alert_put(struct store *st, const struct store_alert *a, bool clear);
 typedef void (*store_alert_fn)(void *arg, const struct store_alert *a);
 int64_t store_alert_each(struct store *st, const char *vantage, store_alert_fn fn, void *arg);
 
+/* True when a database setting names a PostgreSQL database
+ * (postgresql:// or postgres://), false for a SQLite file. */
+bool store_is_uri(const char *where);
+/* where as a message may carry it: a URI without its password (the user
+ * info's ":secret" and a "password=" parameter's value cut); a file as
+ * it is. */
+void store_where_safe(const char *where, char *out, size_t len);
+
 /* For the tests and the tools: runs sql (no rows expected); -1 on error. */
 int store_exec(struct store *st, const char *sql);
 /* For the tests: the first column of the first row of sql as an integer

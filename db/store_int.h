@@ -7,6 +7,7 @@
 
 #include <sqlite3.h>
 
+#include "store_sqlite.h"	/* first: this engine's names */
 #include "store.h"
 
 enum store_stmt {

@@ -14,6 +14,8 @@ libnet1-dev
 libpcap-dev
 libevent-dev
 libsqlite3-dev
+libpq-dev
+postgresql
 libcmocka-dev
 libnetfilter-queue-dev
 libmnl-dev

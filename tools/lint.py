@@ -52,6 +52,7 @@ LIBRARIES = {
     "event2": (re.compile(r"^event2/"), {"prober/net", "prober/run", "prober/cli",
                                         "prober/daemon"}),
     "sqlite3": (re.compile(r"^sqlite3\.h$"), {"db"}),
+    "libpq": (re.compile(r"^libpq-fe\.h$"), {"db"}),
     "systemd": (re.compile(r"^systemd/"), {"prober/daemon"}),
 }
 

@@ -233,7 +233,9 @@ daemon_store_alert(struct daemon *d)
 	const char *text;
 	struct json j;
 	size_t len;
+	char db[256];		/* a URI without its password */
 
+	store_where_safe(c->database, db, sizeof(db));
 	ckpt_watch(d);
 	if (failing == d->store_alert)
 		return;
@@ -244,7 +246,7 @@ daemon_store_alert(struct daemon *d)
 		    "memory are written when it can)", store_error(d->st));
 	else
 		log_warnx("alert clear: store-failing: %s writes again; %llu results and "
-		    "states dropped while it could not", c->database,
+		    "states dropped while it could not", db,
 		    (unsigned long long)ss->dropped);
 	if (c->alert_command == NULL)
 		return;
@@ -253,7 +255,7 @@ daemon_store_alert(struct daemon *d)
 	json_object_begin(&j);
 	json_kstring(&j, "event", failing ? "store-failing" : "store-recovered");
 	json_kstring(&j, "vantage", d->vantage);
-	json_kstring(&j, "database", c->database);
+	json_kstring(&j, "database", db);
 	if (failing)
 		json_kstring(&j, "reason", store_error(d->st));
 	json_kuint(&j, "pending", store_pending(d->st));

@@ -63,14 +63,16 @@ pass_end(struct daemon *d)
 {
 	struct retention *r = d->retention;
 	const struct store_prune *p = &r->p;
+	char db[256];
 
 	r->running = false;
 	refresh(d);
 	if (p->results == 0 && p->runs == 0 && p->bytes_before == p->bytes_after)
 		return;
+	store_where_safe(d->cur->c.database, db, sizeof(db));
 	log_info("%s: retention %u days: %llu results of %llu paths, %llu runs removed, "
 	    "%lld bytes given back; %llu transactions, the longest %.1f ms, %.2f s",
-	    d->cur->c.database, d->cur->c.retention, (unsigned long long)p->results,
+	    db, d->cur->c.retention, (unsigned long long)p->results,
 	    (unsigned long long)p->paths, (unsigned long long)p->runs,
 	    (long long)(p->bytes_before - p->bytes_after), (unsigned long long)p->batches,
 	    (double)p->lock_ns_max / 1e6, (double)p->took_ns / 1e9);

@@ -242,9 +242,10 @@ lock_db(struct daemon *d, const char *db, const char *user)
 static int
 open_store(struct daemon *d)
 {
-	char err[STORE_ERRLEN];
+	char err[STORE_ERRLEN], db[256];
 	int64_t n;
 
+	store_where_safe(d->cur->c.database, db, sizeof(db));
 	if ((d->st = store_open(d->cur->c.database, STORE_WRITE, NULL, err, sizeof(err))) == NULL) {
 		log_warnx("%s", err);
 		return -1;
@@ -255,10 +256,10 @@ open_store(struct daemon *d)
 	}
 	if (n > 0)
 		log_info("%s: %lld results of targets left unfinished discarded; they are "
-		    "probed again", d->cur->c.database, (long long)n);
+		    "probed again", db, (long long)n);
 	if (store_backup(d->st) != NULL)
 		log_info("%s: schema version %lld migrated to %d; the copy before it: %s",
-		    d->cur->c.database, (long long)store_migrated_from(d->st),
+		    db, (long long)store_migrated_from(d->st),
 		    STORE_SCHEMA_VERSION, store_backup(d->st));
 	return daemon_retention_start(d);
 }
@@ -448,22 +449,25 @@ start_up(struct daemon *d, const struct daemon_opts *o)
 	const char *user = o->user;
 	int rc;
 
+	/* a PostgreSQL URI is no file: no lock, directory or mode of ours */
+	const char *file = store_is_uri(d->cur->c.database) ? NULL : d->cur->c.database;
+
 	if (daemon_check_fds(d, d->cur, o->metrics != NULL) != 0)
 		return 2;
 	/* what the configuration names wrongly is refused before a lock or
 	 * a socket is made beside it */
-	if (db_foreign(d->cur->c.database) || db_held(d->cur->c.database) ||
+	if ((file != NULL && (db_foreign(file) || db_held(file))) ||
 	    (d->cur->c.control != NULL && control_check(d->cur->c.control) != 0))
 		return 2;
 	umask(027);
-	if (privs_prepare_dir(d->cur->c.database, NULL, user) != 0)
+	if (file != NULL && privs_prepare_dir(file, NULL, user) != 0)
 		return 2;	/* what is at the state directory's names stays as it is */
-	if ((rc = lock_db(d, d->cur->c.database, user)) != 0)
+	if (file != NULL && (rc = lock_db(d, file, user)) != 0)
 		return rc == -2 ? 2 : 1;
 	if (d->cur->c.control != NULL && (privs_prepare_dir(NULL, d->cur->c.control, user) != 0 ||
 	    control_open(d, d->cur->c.control) != 0))
 		return 1;
-	if (privs_prepare_dir(d->cur->c.database, d->cur->c.control, user) != 0)
+	if (file != NULL && privs_prepare_dir(file, d->cur->c.control, user) != 0)
 		return 1;
 	if (o->metrics != NULL && metrics_http_open(d, o->metrics) != 0)
 		return 1;
@@ -513,8 +517,11 @@ start_watchdog(struct daemon *d)
 static int
 run_loop(struct daemon *d)
 {
+	char db[256];
+
+	store_where_safe(d->cur->c.database, db, sizeof(db));
 	log_info("%s: %zu groups, %zu targets; database %s", d->conf_path, d->cur->ng,
-	    config_gen_units(d->cur), d->cur->c.database);
+	    config_gen_units(d->cur), db);
 	if (d->once)
 		daemon_start_all(d);
 	else {

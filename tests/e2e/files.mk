@@ -20,6 +20,8 @@ LAB_CHECKS += tests/e2e/cli-misuse
 LAB_CHECKS += tests/e2e/misuse-table
 # the store: --db keeps what is printed, the evidence proves it, bad files refused
 LAB_CHECKS += tests/e2e/store-e2e
+# one store suite passes against SQLite and a throw-away PostgreSQL (Unix socket only)
+LAB_CHECKS += tests/e2e/store-engines
 # scaleprobe db on fixture copies and a store aged 500 days: upgrade's copy (mode,
 # old version, rows), a newer store names it, check's lines on broken copies,
 # prune --dry-run changes no byte and counts what prune removes, the file shrinks

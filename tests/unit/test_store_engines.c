@@ -1,0 +1,564 @@
+/*
+ * test_store_engines.c -- one store suite for both engines: the database
+ * is STORE_ENGINE_DB (a PostgreSQL URI: tests/e2e/store-engines starts a
+ * throw-away server; each test drops that database's schema public, so
+ * never point it at one that matters) or, unset, a SQLite file in a
+ * scratch directory.
+ * The same calls and the same expectations whatever the engine: results
+ * written through the batched writer come back whole through show,
+ * export, side findings, evidence and report, in their orders; NULLs
+ * read as absent; states, cycles and alerts; a newer schema is refused;
+ * and a URI's password never appears in a message.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <libpq-fe.h>
+
+#include "evidence.h"
+#include "history.h"
+#include "report_query.h"
+#include "store.h"
+#include "store_engine.h"
+#include "storegen.h"
+
+#define N 40		/* results written: hosts 0..39, 3 scales each */
+#define T0 1700000000	/* their first time, s */
+
+static char dir[64], db[512];
+
+/* the group's database: emptied of every table for each test */
+static int
+group_setup(void **state)
+{
+	const char *env = getenv("STORE_ENGINE_DB");
+
+	(void)state;
+	if (env != NULL && env[0] != '\0') {
+		snprintf(db, sizeof(db), "%s", env);
+		return 0;
+	}
+	if (storegen_scratch(dir, sizeof(dir), "store_engines") != 0)
+		return -1;
+	return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+	(void)state;
+	return dir[0] != '\0' ? storegen_scratch_remove(dir) : 0;
+}
+
+static unsigned fresh;
+
+/* A new, empty store for one test: a new file, or the server's tables
+ * dropped. */
+static void
+new_store(void)
+{
+	if (!store_is_uri(db)) {
+		snprintf(db, sizeof(db), "%s/s%u.db", dir, fresh++);
+		return;
+	}
+	{
+		/* by libpq itself: the store may be one the engine refuses */
+		PGconn *c = PQconnectdb(db);
+		PGresult *r = PQexec(c, "DROP SCHEMA public CASCADE; CREATE SCHEMA public");
+
+		if (PQresultStatus(r) != PGRES_COMMAND_OK)
+			fail_msg("reset: %s", PQerrorMessage(c));
+		PQclear(r);
+		PQfinish(c);
+	}
+}
+
+/* Writes the N results under one run of vantage v1; returns the store
+ * still open (the caller closes). */
+static struct store *
+fill(void)
+{
+	char err[STORE_ERRLEN];
+	struct store_opts o = { .batch_rows = 16 };
+	struct store_run run = { { T0, 0 }, "v1", "scale 7", "test", false, 0 };
+	struct store *st;
+	int64_t id;
+
+	new_store();
+	if ((st = store_open(db, STORE_WRITE, &o, err, sizeof(err))) == NULL)
+		fail_msg("%s", err);
+	assert_int_equal(store_run_begin(st, &run, &id), 0);
+	for (unsigned i = 0; i < N; i++) {
+		struct storegen g;
+
+		storegen_make(&g, i, T0 + i, true);
+		assert_int_equal(store_add(st, id, &g.res), 0);
+		storegen_free(&g);
+	}
+	assert_int_equal(store_flush(st, true), 0);
+	return st;
+}
+
+static void
+test_write_counts(void **state)
+{
+	char err[STORE_ERRLEN];
+	struct store *st = fill();
+
+	(void)state;
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results"), N);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results"), 3 * N);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM runs"), 1);
+	assert_true(store_query_int(st, "SELECT count(*) FROM evidence") > 0);
+	assert_int_equal(store_get_stats(st)->paths, N);
+	assert_int_equal(store_pending(st), 0);
+	assert_int_equal(store_close(st, err, sizeof(err)), 0);
+}
+
+struct rows {
+	int n;
+	int64_t last_id;
+	char first_vantage[32];
+	int scales[8];
+	int64_t times[8];
+};
+
+static int
+show_cb(void *arg, const struct history_row *r)
+{
+	struct rows *x = arg;
+
+	if (x->n < 8) {
+		x->scales[x->n] = r->scale_sent;
+		x->times[x->n] = r->time_ns;
+	}
+	if (x->n == 0)
+		snprintf(x->first_vantage, sizeof(x->first_vantage), "%s", r->vantage);
+	x->last_id = r->path_result_id;
+	x->n++;
+	return 0;
+}
+
+/* show of one host: its three scales, in scale order, from vantage v1;
+ * by address and by target alike; nothing for an unknown host */
+static void
+test_show(void **state)
+{
+	char err[STORE_ERRLEN];
+	struct store *w = fill(), *st;
+	struct history *h;
+	struct storegen g;
+	char addr[ADDR_STRLEN];
+	struct rows x = { 0 };
+	struct history_query q = { NULL, -1, INT64_MIN, NULL };
+
+	(void)state;
+	assert_int_equal(store_close(w, err, sizeof(err)), 0);
+	if ((st = store_open(db, STORE_READ, NULL, err, sizeof(err))) == NULL)
+		fail_msg("%s", err);
+	assert_non_null(h = history_open(st, err, sizeof(err)));
+	storegen_make(&g, 5, T0 + 5, false);
+	q.host = addr_format(&g.res.dst, addr, sizeof(addr));
+	assert_int_equal(history_show(h, &q, show_cb, &x), 0);
+	assert_int_equal(x.n, 3);
+	assert_string_equal(x.first_vantage, "v1");
+	assert_true(x.scales[0] <= x.scales[1] && x.scales[1] <= x.scales[2]);
+	assert_true(x.times[0] >= (int64_t)(T0 + 5) * 1000000000 &&
+	    x.times[0] < (int64_t)(T0 + 6) * 1000000000);
+	memset(&x, 0, sizeof(x));
+	q.host = g.target;
+	assert_int_equal(history_show(h, &q, show_cb, &x), 0);
+	assert_int_equal(x.n, 3);
+	memset(&x, 0, sizeof(x));
+	q.host = "192.0.2.99";
+	assert_int_equal(history_show(h, &q, show_cb, &x), 0);
+	assert_int_equal(x.n, 0);
+	storegen_free(&g);
+	history_close(h);
+	assert_int_equal(store_close(st, err, sizeof(err)), 0);
+}
+
+struct exp {
+	int n;
+	int64_t count;
+	char prev[96];
+	bool ordered;
+	int64_t ids[64];
+};
+
+static int
+export_cb(void *arg, const struct history_row *r)
+{
+	struct exp *x = arg;
+	char key[96];
+
+	/* the fields joined by a byte below any of theirs: the key sorts as
+	 * the fields do, one after the other */
+	snprintf(key, sizeof(key), "%s\001%05d\001%03d\001%s\001%s", r->address, r->port, r->scale_sent,
+	    r->vantage, r->verdict != NULL ? r->verdict : "");
+	if (x->n > 0 && strcmp(x->prev, key) >= 0) {
+		x->ordered = false;
+		fprintf(stderr, "order: %s then %s\n", x->prev, key);
+	}
+	snprintf(x->prev, sizeof(x->prev), "%s", key);
+	if (x->n < 64)
+		x->ids[x->n] = r->path_result_id;
+	x->count += r->count;
+	x->n++;
+	return 0;
+}
+
+static int
+count_finding(void *arg, const struct history_finding *f)
+{
+	(*(int *)arg)++;
+	assert_non_null(f->kind);
+	return 0;
+}
+
+/* export of every problem: grouped, ordered, counted as the results
+ * written; their side findings and evidence read back */
+static void
+test_export_findings_evidence(void **state)
+{
+	char err[STORE_ERRLEN];
+	struct store *w = fill(), *st;
+	struct history *h;
+	struct exp x = { .ordered = true };
+	struct history_export_query q = { { "rewritten", "stripped", "syn-dropped" }, 3,
+	    INT64_MIN, NULL };
+	int64_t problems;
+	int findings = 0, with_ev = 0;
+
+	(void)state;
+	problems = store_query_int(w, "SELECT count(*) FROM scale_results WHERE verdict IN"
+	    " ('rewritten', 'stripped', 'syn-dropped')");
+	assert_true(problems > 0);
+	assert_int_equal(store_close(w, err, sizeof(err)), 0);
+	if ((st = store_open(db, STORE_READ, NULL, err, sizeof(err))) == NULL)
+		fail_msg("%s", err);
+	assert_non_null(h = history_open(st, err, sizeof(err)));
+	assert_int_equal(history_export(h, &q, export_cb, &x), 0);
+	assert_true(x.n > 0);
+	assert_true(x.ordered);
+	assert_int_equal(x.count, problems);
+	for (int i = 0; i < x.n && i < 64; i++) {
+		uint8_t *buf;
+		size_t len;
+		int rc;
+
+		for (int s = 0; s < 3; s++)
+			assert_int_equal(history_findings(h, x.ids[i], s, count_finding,
+			    &findings), 0);
+		rc = history_evidence(h, x.ids[i], &buf, &len);
+		assert_true(rc == 0 || rc == 1);
+		if (rc == 0) {
+			struct path_evidence *ev = NULL;
+			const char *why = NULL;
+
+			assert_true(len > 0);
+			/* the stored bytes are evidence_pack's: they unpack */
+			assert_int_equal(evidence_unpack(buf, len, &ev, &why), 0);
+			evidence_free(&ev);
+			free(buf);
+			with_ev++;
+		}
+	}
+	assert_true(with_ev > 0);
+	history_close(h);
+	assert_int_equal(store_close(st, err, sizeof(err)), 0);
+	(void)findings;
+}
+
+struct absent {
+	int n, wscale, quoted, hop, sent;
+	bool target_odd;	/* neither its bytes' text nor "" (absent) */
+};
+
+static int
+absent_cb(void *arg, const struct history_row *r)
+{
+	struct absent *x = arg;
+
+	x->n++;
+	x->wscale += r->sa_wscale == -1;
+	x->quoted += r->scale_quoted == -1;
+	x->hop += r->hop_index == -1;
+	x->sent += r->scale_sent == -1;
+	x->target_odd |= strcmp(r->target, "host4.example") != 0 && r->target[0] != '\0';
+	return 0;
+}
+
+/* What the store holds is read as what it may be, not as what the
+ * writer put there: a NULL where a number should be, and a number column
+ * holding text (SQLite's typing lets a row hold it; on PostgreSQL the
+ * column's type is changed), read as absent (-1), never as 0 or garbage;
+ * a target of another type reads as its bytes' text or as absent (""),
+ * never as the server's escaped form of them */
+static void
+test_hostile_cells(void **state)
+{
+	char err[STORE_ERRLEN];
+	struct store *w = fill();
+	struct history *h;
+	struct absent x = { 0 };
+	struct storegen g;
+	char addr[ADDR_STRLEN];
+	struct history_query q = { NULL, -1, INT64_MIN, NULL };
+
+	(void)state;
+	/* NOT NULL holds on both */
+	assert_int_equal(store_exec(w, "UPDATE scale_results SET scale_sent = NULL"), -1);
+	assert_int_equal(store_exec(w, "UPDATE scale_results SET sa_wscale = NULL"), 0);
+	if (store_is_uri(db)) {
+		if (store_exec(w, "ALTER TABLE scale_results ALTER COLUMN"
+		    " scale_quoted TYPE text; UPDATE scale_results SET scale_quoted = '7x';"
+		    " ALTER TABLE scale_results ALTER COLUMN hop_index TYPE numeric;"
+		    " UPDATE scale_results SET hop_index = 2.5;"
+		    " ALTER TABLE targets ALTER COLUMN spec TYPE bytea USING spec::bytea") != 0)
+			fail_msg("%s", store_error(w));
+	} else {
+		assert_int_equal(store_exec(w, "UPDATE scale_results SET scale_quoted = '7x',"
+		    " hop_index = 2.5; UPDATE targets SET spec = CAST(spec AS BLOB)"), 0);
+	}
+	assert_non_null(h = history_open(w, err, sizeof(err)));
+	storegen_make(&g, 4, T0 + 4, false);
+	q.host = addr_format(&g.res.dst, addr, sizeof(addr));
+	if (history_show(h, &q, absent_cb, &x) != 0)
+		fail_msg("%s", history_error(h));
+	assert_int_equal(x.n, 3);
+	assert_int_equal(x.wscale, 3);
+	assert_int_equal(x.quoted, 3);
+	assert_int_equal(x.hop, 3);
+	assert_int_equal(x.sent, 0);
+	assert_false(x.target_odd);
+	storegen_free(&g);
+	history_close(h);
+	assert_int_equal(store_close(w, err, sizeof(err)), 0);
+}
+
+struct rep {
+	int n, baseline;
+	unsigned problems;
+};
+
+static int
+report_cb(void *arg, const struct report_row *r)
+{
+	struct rep *x = arg;
+
+	x->n++;
+	x->baseline += r->baseline;
+	x->problems += verdict_is_problem(r->verdict);
+	return 0;
+}
+
+/* report: one row per result in the window, each path's last result
+ * before it as its baseline */
+static void
+test_report(void **state)
+{
+	char err[STORE_ERRLEN];
+	struct store *w = fill();
+	struct rep x = { 0 };
+	int64_t paths, problems;
+
+	(void)state;
+	paths = store_query_int(w, "SELECT count(DISTINCT path_id) FROM path_results"
+	    " WHERE time_ns < 1700000020000000000");
+	problems = store_query_int(w, "SELECT count(DISTINCT path_result_id) FROM scale_results"
+	    " WHERE problem <> 0 AND time_ns >= 1700000020000000000");
+	assert_int_equal(store_close(w, err, sizeof(err)), 0);
+	if (report_query(db, (int64_t)(T0 + 20) * 1000000000, INT64_MAX, report_cb, &x, err,
+	    sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(x.baseline, paths);
+	assert_int_equal(x.n - x.baseline, N - 20);
+	assert_true(problems > 0);
+	assert_true(x.problems >= (unsigned)problems);
+}
+
+static void
+alert_cb(void *arg, const struct store_alert *a)
+{
+	assert_string_equal(a->kind, "path");
+	(*(int *)arg) += (int)a->port;
+}
+
+/* the daemon's rows: a cycle, its target states, open alerts put,
+ * replaced and cleared */
+static void
+test_states_alerts(void **state)
+{
+	char err[STORE_ERRLEN];
+	struct store *st = fill();
+	struct store_state s = { "g1", "host1.example", 7, "measured", NULL, 3, 5, 0 };
+	struct store_alert a = { "v1", "path", "198.19.0.1", 443, NULL, "rewritten", "7:rewritten",
+	    2, "198.18.0.9", NULL, 0, NULL, 10, 11 };
+	int sum = 0;
+	int64_t run;
+	struct store_run r = { { T0, 0 }, "v1", "", "test", false, 0 };
+
+	(void)state;
+	assert_int_equal(store_run_begin(st, &r, &run), 0);
+	assert_int_equal(store_run_cycle(st, run, "g1", 7), 0);
+	assert_int_equal(store_state_add(st, run, &s), 0);
+	assert_int_equal(store_state_add(st, run, &s), 0);	/* the second is ignored */
+	assert_int_equal(store_alert_put(st, &a, false), 0);
+	a.port = 80;
+	assert_int_equal(store_alert_put(st, &a, false), 0);
+	a.state = "stripped";
+	assert_int_equal(store_alert_put(st, &a, false), 0);	/* replaced */
+	assert_int_equal(store_flush(st, true), 0);
+	assert_int_equal(store_state_has(st, "g1", "host1.example", 7), 1);
+	assert_int_equal(store_state_has(st, "g1", "host1.example", 8), 0);
+	assert_int_equal(store_last_cycle(st, "g1"), 7);
+	assert_int_equal(store_last_cycle(st, "g2"), -1);
+	assert_int_equal(store_alert_each(st, "v1", alert_cb, &sum), 2);
+	assert_int_equal(sum, 443 + 80);
+	a.port = 443;
+	assert_int_equal(store_alert_put(st, &a, true), 0);
+	assert_int_equal(store_flush(st, true), 0);
+	sum = 0;
+	assert_int_equal(store_alert_each(st, NULL, alert_cb, &sum), 1);
+	assert_int_equal(sum, 80);
+	assert_int_equal(store_close(st, err, sizeof(err)), 0);
+}
+
+/* a PostgreSQL connection that the server closes mid-batch: the batch's
+ * rows are lost and counted, the store says it is failing, and the next
+ * batch connects again and is stored (SQLite's failing writes are
+ * test_store's, through a VFS) */
+static void
+test_pg_link_lost(void **state)
+{
+	char err[STORE_ERRLEN];
+	struct store *st;
+	struct store_run run = { { T0, 0 }, "v2", "", "test", false, 0 };
+	struct storegen g;
+	int64_t id, before;
+
+	(void)state;
+	if (!store_is_uri(db))
+		skip();
+	st = fill();
+	before = store_query_int(st, "SELECT count(*) FROM path_results");
+	assert_int_equal(store_run_begin(st, &run, &id), 0);
+	storegen_make(&g, 100, T0 + 100, false);
+	assert_int_equal(store_add(st, id, &g.res), 0);
+	/* the server ends this session (as a restart would) */
+	assert_int_equal(store_exec(st, "SELECT pg_terminate_backend(pg_backend_pid())"), -1);
+	assert_int_equal(store_add(st, id, &g.res), -1);
+	assert_true(store_failing(st));
+	assert_null(strchr(store_error(st), '\n'));
+	assert_true(store_get_stats(st)->dropped >= 1);
+	/* the next batch: connected again, its rows stored */
+	assert_int_equal(store_run_begin(st, &run, &id), 0);
+	assert_int_equal(store_add(st, id, &g.res), 0);
+	assert_int_equal(store_flush(st, true), 0);
+	assert_false(store_failing(st));
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results"), before + 1);
+	storegen_free(&g);
+	assert_int_equal(store_close(st, err, sizeof(err)), 0);
+}
+
+/* what the PostgreSQL engine lacks yet (retention, db check) fails in one
+ * line naming it, without the password; the next error is the engine's
+ * own, not that line again */
+static void
+test_pg_lacks(void **state)
+{
+	char err[STORE_ERRLEN], uri[600];
+	struct store *st;
+	struct store_prune p;
+
+	(void)state;
+	if (!store_is_uri(db))
+		skip();
+	st = fill();
+	store_prune_init(&p, 0, 0, false);
+	assert_int_equal(store_prune_step(st, &p), -1);
+	assert_non_null(strstr(store_error(st), "retention is not supported by the PostgreSQL"));
+	assert_int_equal(store_exec(st, "SELECT nonsense FROM nowhere"), -1);
+	assert_null(strstr(store_error(st), "retention"));
+	assert_non_null(strstr(store_error(st), "nowhere"));
+	assert_int_equal(store_close(st, err, sizeof(err)), 0);
+	/* the URI with a password: cut from the message */
+	snprintf(uri, sizeof(uri), "%s%spassword=hunter2", db, strchr(db, '?') ? "&" : "?");
+	assert_int_equal(store_check(uri, true, NULL, NULL, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "db check is not supported"));
+	assert_null(strstr(err, "hunter2"));
+}
+
+/* a store of a newer schema is refused at open, and left as it is */
+static void
+test_newer_refused(void **state)
+{
+	char err[STORE_ERRLEN];
+	struct store *st = fill();
+
+	(void)state;
+	assert_int_equal(store_exec(st, store_is_uri(db) ?
+	    "UPDATE scaleprobe_schema SET version = 99" : "PRAGMA user_version = 99"), 0);
+	assert_int_equal(store_close(st, err, sizeof(err)), 0);
+	assert_null(store_open(db, STORE_WRITE, NULL, err, sizeof(err)));
+	assert_true(store_open_refused());
+	assert_non_null(strstr(err, "newer"));
+	assert_null(strchr(err, '\n'));
+	assert_null(store_open(db, STORE_READ, NULL, err, sizeof(err)));
+}
+
+/* messages name a URI without its password */
+static void
+test_where_safe(void **state)
+{
+	static const char *const t[][2] = {
+		{ "postgresql://u:secret@h:5/db", "postgresql://u@h:5/db" },
+		{ "postgres://u:s@cret@h/db?sslmode=require", "postgres://u@h/db?sslmode=require" },
+		{ "postgresql:///db?host=/tmp&password=secret&user=u",
+		  "postgresql:///db?host=/tmp&password=***&user=u" },
+		{ "postgresql://h/db?password=secret", "postgresql://h/db?password=***" },
+		{ "/var/lib/scaleprobe/results.db", "/var/lib/scaleprobe/results.db" },
+	};
+	char out[256], err[STORE_ERRLEN];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		store_where_safe(t[i][0], out, sizeof(out));
+		assert_string_equal(out, t[i][1]);
+	}
+	assert_true(store_is_uri("postgres://x"));
+	assert_false(store_is_uri("postgresql:/x"));
+	/* a server that is not there: one line, the URI without its password */
+	assert_null(store_open("postgresql://u:secretpw@/nodb?host=/nonexistent-dir",
+	    STORE_READ, NULL, err, sizeof(err)));
+	assert_null(strstr(err, "secretpw"));
+	assert_non_null(strstr(err, "postgresql://u@/nodb"));
+	assert_null(strchr(err, '\n'));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_where_safe),
+		cmocka_unit_test(test_newer_refused),
+		cmocka_unit_test(test_write_counts),
+		cmocka_unit_test(test_show),
+		cmocka_unit_test(test_export_findings_evidence),
+		cmocka_unit_test(test_hostile_cells),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_pg_link_lost),
+		cmocka_unit_test(test_pg_lacks),
+		/* last: it leaves a store of results, states and alerts for
+		 * tests/e2e/store-engines' readers */
+		cmocka_unit_test(test_states_alerts),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
