@@ -180,6 +180,29 @@ bind_static(sqlite3_stmt *s, int i, const char *t)
 		sqlite3_bind_null(s, i);
 }
 
+/* An IPv4 address as inet_ntop writes it, without its locale-aware
+ * printf: a result binds several, and inet_ntop was 5 % of the writer's
+ * instructions.  Returns the length. */
+static int
+format_v4(const uint8_t *b, char *buf)
+{
+	char *p = buf;
+
+	for (int i = 0; i < 4; i++) {
+		unsigned v = b[i];
+
+		if (i)
+			*p++ = '.';
+		if (v >= 100)
+			*p++ = (char)('0' + v / 100);
+		if (v >= 10)
+			*p++ = (char)('0' + v / 10 % 10);
+		*p++ = (char)('0' + v % 10);
+	}
+	*p = '\0';
+	return (int)(p - buf);
+}
+
 static void
 bind_addr(sqlite3_stmt *s, int i, const struct addr *a)
 {
@@ -187,6 +210,8 @@ bind_addr(sqlite3_stmt *s, int i, const struct addr *a)
 
 	if (a->family == 0)
 		sqlite3_bind_null(s, i);
+	else if (a->family == ADDR_V4)
+		sqlite3_bind_text(s, i, buf, format_v4(a->bytes, buf), SQLITE_TRANSIENT);
 	else
 		bind_text(s, i, addr_format(a, buf, sizeof(buf)));
 }
@@ -224,22 +249,24 @@ store_batch_begin(struct store *st)
 	return 0;
 }
 
-/* The id of the row the bound key names: inserted by add (OR IGNORE),
- * else found by get.  New rows cost one statement, known ones two. */
+/* The id of the row the bound insert add made (OR IGNORE: 0 when its key
+ * was there already, -1 failed). */
 static int64_t
-add_or_get(struct store *st, enum store_stmt add, enum store_stmt get)
+add_new(struct store *st, enum store_stmt add)
+{
+	if (step(st, add, "insert") != 0)
+		return -1;
+	return sqlite3_changes(st->db) == 1 ? sqlite3_last_insert_rowid(st->db) : 0;
+}
+
+/* The id the bound lookup get finds; -1 (err set) when none. */
+static int64_t
+get_id(struct store *st, enum store_stmt get)
 {
 	sqlite3_stmt *g = st->stmt[get];
 	int64_t id = -1;
-	int rc;
+	int rc = sqlite3_step(g);
 
-	if (step(st, add, "insert") != 0)
-		return -1;
-	if (sqlite3_changes(st->db) == 1) {
-		sqlite3_clear_bindings(g);
-		return sqlite3_last_insert_rowid(st->db);
-	}
-	rc = sqlite3_step(g);
 	if (rc == SQLITE_ROW)
 		id = sqlite3_column_int64(g, 0);
 	sqlite3_reset(g);
@@ -272,9 +299,13 @@ store_target_id(struct store *st, const char *spec)
 	}
 	if (st->targets->e[k].spec != NULL && strcmp(st->targets->e[k].spec, spec) == 0)
 		return st->targets->e[k].id;
-	bind_static(st->stmt[SQL_TARGET_GET], 1, spec);
+	/* new rows cost one statement, known ones two */
 	bind_static(st->stmt[SQL_TARGET_ADD], 1, spec);
-	if ((id = add_or_get(st, SQL_TARGET_ADD, SQL_TARGET_GET)) < 0)
+	if ((id = add_new(st, SQL_TARGET_ADD)) == 0) {
+		bind_static(st->stmt[SQL_TARGET_GET], 1, spec);
+		id = get_id(st, SQL_TARGET_GET);
+	}
+	if (id < 0)
 		return -1;
 	free(st->targets->e[k].spec);
 	st->targets->e[k].spec = strdup(spec);
@@ -333,12 +364,15 @@ path_id(struct store *st, const struct kept_path *res)
 	if (st->paths->e[k].id > 0 && st->paths->e[k].port == res->port &&
 	    addr_equal(&st->paths->e[k].a, &res->dst))
 		return st->paths->e[k].id;
-	bind_addr(st->stmt[SQL_PATH_GET], 1, &res->dst);
-	sqlite3_bind_int(st->stmt[SQL_PATH_GET], 2, res->port);
 	bind_addr(st->stmt[SQL_PATH_ADD], 1, &res->dst);
 	sqlite3_bind_int(st->stmt[SQL_PATH_ADD], 2, res->port);
-	bind_text(st->stmt[SQL_PATH_ADD], 3, res->dst.family == ADDR_V4 ? "ipv4" : "ipv6");
-	if ((id = add_or_get(st, SQL_PATH_ADD, SQL_PATH_GET)) > 0) {
+	bind_static(st->stmt[SQL_PATH_ADD], 3, res->dst.family == ADDR_V4 ? "ipv4" : "ipv6");
+	if ((id = add_new(st, SQL_PATH_ADD)) == 0) {
+		bind_addr(st->stmt[SQL_PATH_GET], 1, &res->dst);
+		sqlite3_bind_int(st->stmt[SQL_PATH_GET], 2, res->port);
+		id = get_id(st, SQL_PATH_GET);
+	}
+	if (id > 0) {
 		st->paths->e[k].a = res->dst;
 		st->paths->e[k].port = res->port;
 		st->paths->e[k].id = id;
