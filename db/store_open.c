@@ -592,6 +592,9 @@ store_exec(struct store *st, const char *sql)
 {
 	int rc;
 
+	/* it sees (and may change) the open batch whole */
+	if (st->in_batch && keep_pending_write(st) != 0)
+		return -1;
 	/* a wal_checkpoint asked here is not refused busy by the thread's */
 	store_ckpt_hold(st, true);
 	rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);

@@ -49,7 +49,7 @@ store_rows_finalize(struct store *st)
 {
 	for (int i = 0; i < SQL_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
-	for (int i = 0; i <= RESULT_MAX_SCALES; i++)
+	for (int i = 0; i <= STORE_SCALE_ROWS; i++)
 		sqlite3_finalize(st->scale_multi[i]);
 	for (int i = 0; i <= RESULT_MAX_HOPS; i++)
 		sqlite3_finalize(st->hop_multi[i]);
@@ -471,25 +471,58 @@ add_findings(struct store *st, int64_t pr, const struct kept_scale *v, int i)
 	return 0;
 }
 
-/* Every scale's row in one statement, then their side findings. */
+/* The pending results' scale rows in one statement, then their side
+ * findings (which name them). */
+int
+store_scales_flush(struct store *st)
+{
+	int rows = st->pending_rows, n = st->npending, base = 0;
+	sqlite3_stmt *s;
+
+	if (n == 0)
+		return 0;
+	st->npending = 0;
+	st->pending_rows = 0;
+	if ((s = store_multi(st, 0, rows)) == NULL)
+		return -1;
+	for (int r = 0; r < n; r++) {
+		const struct scale_pending *p = &st->pending[r];
+
+		for (int i = 0; i < p->res->nscales; i++, base += STORE_SCALE_COLS)
+			bind_scale(s, base, p->pr, p->pid, p->res, i);
+	}
+	if (step_stmt(st, s, "insert scale results") != 0)
+		return -1;
+	st->stats.scales += (uint64_t)rows;
+	for (int r = 0; r < n; r++)
+		for (int i = 0; i < st->pending[r].res->nscales; i++)
+			if (add_findings(st, st->pending[r].pr, &st->pending[r].res->scales[i], i) != 0)
+				return -1;
+	return 0;
+}
+
+void
+store_scales_drop(struct store *st)
+{
+	st->npending = 0;
+	st->pending_rows = 0;
+}
+
+/* A result's scale rows wait for those of the next results: a statement
+ * of up to STORE_SCALE_ROWS rows costs less than one a result (11 % of the
+ * writer's instructions).  Nothing can refuse them (their key is a new
+ * result's, their parents this transaction's rows, every NOT NULL column
+ * bound), so their failure is the store's, and the batch is retried. */
 static int
 add_scales(struct store *st, int64_t pr, int64_t pid, const struct kept_path *res)
 {
 	int n = res->nscales;
-	sqlite3_stmt *s;
 
 	if (n <= 0)
 		return 0;
-	if ((s = store_multi(st, 0, n)) == NULL)
-		return -1;
-	for (int i = 0; i < n; i++)
-		bind_scale(s, i * STORE_SCALE_COLS, pr, pid, res, i);
-	if (step_stmt(st, s, "insert scale results") != 0)
-		return -1;
-	st->stats.scales += (uint64_t)n;
-	for (int i = 0; i < n; i++)
-		if (add_findings(st, pr, &res->scales[i], i) != 0)
-			return -1;
+	/* keep_exec wrote the pending ones when these would not fit */
+	st->pending[st->npending++] = (struct scale_pending){ pr, pid, res };
+	st->pending_rows += n;
 	return 0;
 }
 
@@ -577,7 +610,9 @@ store_exec_path(struct store *st, struct keep *k)
 undo:
 	/* a result is stored whole or not at all: what went in of it goes
 	 * (the cascade takes its rows), the batch keeps the others; the
-	 * error said is the insert's */
+	 * error said is the insert's; its scale rows wait no more */
+	if (st->npending > 0 && st->pending[st->npending - 1].pr == pr)
+		st->pending_rows -= st->pending[--st->npending].res->nscales;
 	sqlite3_bind_int64(st->stmt[SQL_PATH_RESULT_DEL], 1, pr);
 	sqlite3_step(st->stmt[SQL_PATH_RESULT_DEL]);
 	sqlite3_reset(st->stmt[SQL_PATH_RESULT_DEL]);
