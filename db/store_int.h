@@ -20,7 +20,6 @@ enum store_stmt {
 	SQL_PATH_ADD,
 	SQL_RUN_ADD,
 	SQL_PATH_RESULT_ADD,
-	SQL_FINDING_ADD,
 	SQL_EVIDENCE_ADD,
 	SQL_COUNT,
 };
@@ -28,6 +27,7 @@ enum store_stmt {
 /* Scale rows written in one statement: those of several results
  * (store_rows.c, pending until then). */
 #define STORE_SCALE_ROWS	64
+#define STORE_FINDING_ROWS	16
 _Static_assert(STORE_SCALE_ROWS >= RESULT_MAX_SCALES, "a result's scale rows fit one statement");
 
 /* A result whose scale rows (and side findings) wait for that
@@ -62,6 +62,7 @@ struct store {
 	struct path_cache *paths;	/* (address, port) -> paths.id */
 	sqlite3_stmt *scale_multi[STORE_SCALE_ROWS + 1];	/* [n]: n rows */
 	sqlite3_stmt *hop_multi[RESULT_MAX_HOPS + 1];
+	sqlite3_stmt *finding_multi[STORE_FINDING_ROWS + 1];
 	struct scale_pending pending[STORE_SCALE_ROWS];
 	int npending, pending_rows;
 	struct store_ckpt *ckpt;	/* the writer's checkpoint thread */
@@ -93,6 +94,7 @@ extern const char *const store_migrations[STORE_SCHEMA_VERSION];
 
 #define STORE_SCALE_COLS	25
 #define STORE_HOP_COLS		6
+#define STORE_FINDING_COLS	7
 
 /*
  * The store's files call down this list, never up (a file may call any
@@ -245,8 +247,9 @@ void keep_clear(struct store *st);
  * run's row is id in this transaction. */
 int64_t keep_run_id(const struct store *st, int64_t handle);
 int keep_run_inserted(struct store *st, struct keep *k, int64_t id);
-/* The insert of n scale_results rows (kind 0) or n hops (kind 1) in one
- * statement; NULL (err set) when it cannot be prepared. */
+/* The insert of n scale_results rows (kind 0), n hops (kind 1) or n
+ * side_findings (kind 2) in one statement; NULL (err set) when it cannot
+ * be prepared. */
 sqlite3_stmt *store_multi(struct store *st, int kind, int n);
 
 /* store_rows.c / store_rows_daemon.c: one kept row's statements, in the

@@ -28,8 +28,6 @@ static const char *const stmt_sql[SQL_COUNT] = {
 	    "time_ns, control_reply, control_sa_present, control_wscale, control_mss, "
 	    "control_sack, control_ts, traced, capture_drops, send_failures, capture_error) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-	[SQL_FINDING_ADD] = "INSERT INTO side_findings (path_result_id, scale_idx, idx, kind, "
-	    "detail, hop_index, hop_address) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[SQL_EVIDENCE_ADD] = "INSERT INTO evidence (path_result_id, packets, truncated, "
 	    "bytes) VALUES (?1, ?2, ?3, ?4)",
 };
@@ -53,6 +51,8 @@ store_rows_finalize(struct store *st)
 		sqlite3_finalize(st->scale_multi[i]);
 	for (int i = 0; i <= RESULT_MAX_HOPS; i++)
 		sqlite3_finalize(st->hop_multi[i]);
+	for (int i = 0; i <= STORE_FINDING_ROWS; i++)
+		sqlite3_finalize(st->finding_multi[i]);
 }
 
 /* INSERT INTO table (cols) VALUES (?, ...), ... with rows rows of ncols. */
@@ -78,9 +78,9 @@ multi_insert(const char *table, const char *cols, int ncols, int rows)
 	*p = '\0';
 	return sql;
 }
-/* The statement inserting n rows of scale_results (kind 0) or hops (1) in
- * one step: a result's rows cost one statement, not one each.  Prepared
- * when first needed. */
+/* The statement inserting n rows of scale_results (kind 0), hops (1) or
+ * side_findings (2) in one step: rows cost one statement, not one each.
+ * Prepared when first needed. */
 sqlite3_stmt *
 store_multi(struct store *st, int kind, int n)
 {
@@ -89,14 +89,18 @@ store_multi(struct store *st, int kind, int n)
 	    "sa_ts, scale_quoted, scale_effective, scale_effective_min, flight_bytes, verdict, "
 	    "reason, hop_index, hop_address, last_clean_index, last_clean_address, hop_silent";
 	static const char hop_cols[] = "path_result_id, ttl, address, quote, rfc4884, rtt_us";
-	sqlite3_stmt **s = kind == 0 ? &st->scale_multi[n] : &st->hop_multi[n];
+	static const char finding_cols[] = "path_result_id, scale_idx, idx, kind, detail, "
+	    "hop_index, hop_address";
+	sqlite3_stmt **s = kind == 0 ? &st->scale_multi[n] : kind == 1 ? &st->hop_multi[n] :
+	    &st->finding_multi[n];
 	char *sql;
 	int rc;
 
 	if (*s != NULL)
 		return *s;
 	sql = kind == 0 ? multi_insert("scale_results", scale_cols, STORE_SCALE_COLS, n) :
-	    multi_insert("hops", hop_cols, STORE_HOP_COLS, n);
+	    kind == 1 ? multi_insert("hops", hop_cols, STORE_HOP_COLS, n) :
+	    multi_insert("side_findings", finding_cols, STORE_FINDING_COLS, n);
 	if (sql == NULL) {
 		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
 		return NULL;
@@ -450,23 +454,49 @@ bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct kept
 	bind_opt(s, base + 25, v->hop.present && v->hop.silent != 0, v->hop.silent);
 }
 
-static int
-add_findings(struct store *st, int64_t pr, const struct kept_scale *v, int i)
+/* Finding k of scale i of result pr as parameters base+1 .. base+7 of s. */
+static void
+bind_finding(sqlite3_stmt *s, int base, int64_t pr, int i, int k, const struct side_finding *f)
 {
-	for (int k = 0; k < v->nfindings; k++) {
-		const struct side_finding *f = &v->findings[k];
-		sqlite3_stmt *s = st->stmt[SQL_FINDING_ADD];
+	sqlite3_bind_int64(s, base + 1, pr);
+	sqlite3_bind_int(s, base + 2, i);
+	sqlite3_bind_int(s, base + 3, k);
+	bind_static(s, base + 4, result_finding_name(f->kind));
+	bind_static(s, base + 5, f->detail[0] != '\0' ? f->detail : NULL);
+	bind_opt(s, base + 6, f->hop_index >= 0, f->hop_index);
+	if (f->hop_index >= 0)
+		bind_addr(s, base + 7, &f->hop_address);
+}
 
-		sqlite3_bind_int64(s, 1, pr);
-		sqlite3_bind_int(s, 2, i);
-		sqlite3_bind_int(s, 3, k);
-		bind_static(s, 4, result_finding_name(f->kind));
-		bind_static(s, 5, f->detail[0] != '\0' ? f->detail : NULL);
-		bind_opt(s, 6, f->hop_index >= 0, f->hop_index);
-		if (f->hop_index >= 0)
-			bind_addr(s, 7, &f->hop_address);
-		if (step_stmt(st, s, "insert side finding") != 0)
-			return -1;
+/* The side findings of the first n pending results, STORE_FINDING_ROWS a
+ * statement (after the scale rows they name). */
+static int
+add_findings(struct store *st, int n)
+{
+	sqlite3_stmt *s = NULL;
+	int left = 0, row = 0;
+
+	for (int r = 0; r < n; r++)
+		for (int i = 0; i < st->pending[r].res->nscales; i++)
+			left += st->pending[r].res->scales[i].nfindings;
+	for (int r = 0; r < n; r++) {
+		const struct kept_path *res = st->pending[r].res;
+
+		for (int i = 0; i < res->nscales; i++)
+			for (int k = 0; k < res->scales[i].nfindings; k++) {
+				if (s == NULL && (s = store_multi(st, 2, left < STORE_FINDING_ROWS ?
+				    left : STORE_FINDING_ROWS)) == NULL)
+					return -1;
+				bind_finding(s, row * STORE_FINDING_COLS, st->pending[r].pr, i, k,
+				    &res->scales[i].findings[k]);
+				left--;
+				if (++row < sqlite3_bind_parameter_count(s) / STORE_FINDING_COLS)
+					continue;
+				if (step_stmt(st, s, "insert side findings") != 0)
+					return -1;
+				s = NULL;
+				row = 0;
+			}
 	}
 	return 0;
 }
@@ -494,11 +524,7 @@ store_scales_flush(struct store *st)
 	if (step_stmt(st, s, "insert scale results") != 0)
 		return -1;
 	st->stats.scales += (uint64_t)rows;
-	for (int r = 0; r < n; r++)
-		for (int i = 0; i < st->pending[r].res->nscales; i++)
-			if (add_findings(st, st->pending[r].pr, &st->pending[r].res->scales[i], i) != 0)
-				return -1;
-	return 0;
+	return add_findings(st, n);
 }
 
 void
