@@ -21,9 +21,21 @@ enum store_stmt {
 	SQL_PATH_ADD,
 	SQL_RUN_ADD,
 	SQL_PATH_RESULT_ADD,
-	SQL_FINDING_ADD,
 	SQL_EVIDENCE_ADD,
 	SQL_COUNT,
+};
+
+/* Scale rows written in one statement: those of several results
+ * (store_rows.c, pending until then). */
+#define STORE_SCALE_ROWS	64
+#define STORE_FINDING_ROWS	16
+_Static_assert(STORE_SCALE_ROWS >= RESULT_MAX_SCALES, "a result's scale rows fit one statement");
+
+/* A result whose scale rows (and side findings) wait for that
+ * statement; res is its kept row, which outlives the batch's statements. */
+struct scale_pending {
+	int64_t pr, pid;
+	const struct kept_path *res;
 };
 
 struct path_cache;
@@ -49,8 +61,11 @@ struct store {
 	uint64_t batch_start;		/* monotonic ns */
 	struct target_cache *targets;	/* spec -> targets.id */
 	struct path_cache *paths;	/* (address, port) -> paths.id */
-	sqlite3_stmt *scale_multi[RESULT_MAX_SCALES + 1];	/* [n]: n rows */
+	sqlite3_stmt *scale_multi[STORE_SCALE_ROWS + 1];	/* [n]: n rows */
 	sqlite3_stmt *hop_multi[RESULT_MAX_HOPS + 1];
+	sqlite3_stmt *finding_multi[STORE_FINDING_ROWS + 1];
+	struct scale_pending pending[STORE_SCALE_ROWS];
+	int npending, pending_rows;
 	struct store_ckpt *ckpt;	/* the writer's checkpoint thread */
 	struct store_stats stats;
 	/* What the open batch holds, in order, kept until its COMMIT
@@ -80,6 +95,7 @@ extern const char *const store_migrations[STORE_SCHEMA_VERSION];
 
 #define STORE_SCALE_COLS	25
 #define STORE_HOP_COLS		6
+#define STORE_FINDING_COLS	7
 
 /*
  * The store's files call down this list, never up (a file may call any
@@ -223,19 +239,27 @@ int keep_commit(struct store *st);
 /* A failing store: the kept rows again in a new transaction, committed.
  * 0 when the store writes again, -1. */
 int keep_retry(struct store *st);
+/* The pending scale rows written now; a failure fails the batch (kept for
+ * a retry).  0 or -1. */
+int keep_pending_write(struct store *st);
 void keep_clear(struct store *st);
 
 /* store_rows.c: the run id of a caller's handle; store_exec_run's: the
  * run's row is id in this transaction. */
 int64_t keep_run_id(const struct store *st, int64_t handle);
 int keep_run_inserted(struct store *st, struct keep *k, int64_t id);
-/* The insert of n scale_results rows (kind 0) or n hops (kind 1) in one
- * statement; NULL (err set) when it cannot be prepared. */
+/* The insert of n scale_results rows (kind 0), n hops (kind 1) or n
+ * side_findings (kind 2) in one statement; NULL (err set) when it cannot
+ * be prepared. */
 sqlite3_stmt *store_multi(struct store *st, int kind, int n);
 
 /* store_rows.c / store_rows_daemon.c: one kept row's statements, in the
  * open transaction.  0, or -1 with err set. */
 int store_exec_run(struct store *st, struct keep *k);
+/* The pending scale rows written (0, or -1 err set), or forgotten (their
+ * transaction rolled back) */
+int store_scales_flush(struct store *st);
+void store_scales_drop(struct store *st);
 int store_exec_cycle(struct store *st, struct keep *k);
 int store_exec_path(struct store *st, struct keep *k);
 int store_exec_state(struct store *st, struct keep *k);

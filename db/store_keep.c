@@ -273,6 +273,14 @@ keep_exec(struct store *st, struct keep *k)
 	int rc;
 
 	st->errcode = SQLITE_NOMEM;	/* unless SQLite says otherwise */
+	/* any other row, or a result whose scale rows do not fit, comes after
+	 * the pending scale rows (a reader of the batch sees them where they
+	 * were added).  Their failure is the store's: nothing in them can be
+	 * refused (store_rows.c) */
+	if ((k->kind != KEEP_PATH ||
+	    st->pending_rows + k->u.path.nscales > STORE_SCALE_ROWS) &&
+	    store_scales_flush(st) != 0)
+		return -1;
 	switch (k->kind) {
 	case KEEP_RUN:
 		rc = store_exec_run(st, k);
@@ -306,6 +314,7 @@ keep_fail(struct store *st)
 	snprintf(why, sizeof(why), "%s", st->err);
 	if (!sqlite3_get_autocommit(st->db))
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	store_scales_drop(st);
 	st->in_batch = false;
 	store_caches_free(st);
 	st->failing = true;
@@ -407,6 +416,15 @@ kept:
 }
 
 int
+keep_pending_write(struct store *st)
+{
+	if (store_scales_flush(st) == 0)
+		return 0;
+	keep_fail(st);
+	return -1;
+}
+
+int
 keep_commit(struct store *st)
 {
 	sqlite3_stmt *s = st->stmt[SQL_COMMIT];
@@ -415,6 +433,8 @@ keep_commit(struct store *st)
 
 	if (!st->in_batch)
 		return 0;
+	if (keep_pending_write(st) != 0)
+		return -1;
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE) {

@@ -5,6 +5,7 @@
  * keys), the migrations, and closing.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -508,13 +509,24 @@ check_reader(struct store *st)
 	return 0;
 }
 
+/* SQLite's process-wide settings, before its first use: no count of the
+ * memory it holds (nothing here reads one), so its allocations take no
+ * global mutex.  Refused, harmlessly, when SQLite was already in use. */
+static void
+sqlite_setup(void)
+{
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 struct store *
 store_open(const char *file, enum store_mode mode, const struct store_opts *o,
     char *err, size_t errlen)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct store *st;
 	int64_t version = 0;
 
+	pthread_once(&once, sqlite_setup);
 	open_refused = false;
 	if (check_before_open(file, mode, &version, err, errlen) != 0)
 		return NULL;
@@ -580,6 +592,9 @@ store_exec(struct store *st, const char *sql)
 {
 	int rc;
 
+	/* it sees (and may change) the open batch whole */
+	if (st->in_batch && keep_pending_write(st) != 0)
+		return -1;
 	/* a wal_checkpoint asked here is not refused busy by the thread's */
 	store_ckpt_hold(st, true);
 	rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);

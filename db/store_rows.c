@@ -28,8 +28,6 @@ static const char *const stmt_sql[SQL_COUNT] = {
 	    "time_ns, control_reply, control_sa_present, control_wscale, control_mss, "
 	    "control_sack, control_ts, traced, capture_drops, send_failures, capture_error) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-	[SQL_FINDING_ADD] = "INSERT INTO side_findings (path_result_id, scale_idx, idx, kind, "
-	    "detail, hop_index, hop_address) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[SQL_EVIDENCE_ADD] = "INSERT INTO evidence (path_result_id, packets, truncated, "
 	    "bytes) VALUES (?1, ?2, ?3, ?4)",
 };
@@ -49,10 +47,12 @@ store_rows_finalize(struct store *st)
 {
 	for (int i = 0; i < SQL_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
-	for (int i = 0; i <= RESULT_MAX_SCALES; i++)
+	for (int i = 0; i <= STORE_SCALE_ROWS; i++)
 		sqlite3_finalize(st->scale_multi[i]);
 	for (int i = 0; i <= RESULT_MAX_HOPS; i++)
 		sqlite3_finalize(st->hop_multi[i]);
+	for (int i = 0; i <= STORE_FINDING_ROWS; i++)
+		sqlite3_finalize(st->finding_multi[i]);
 }
 
 /* INSERT INTO table (cols) VALUES (?, ...), ... with rows rows of ncols. */
@@ -78,9 +78,9 @@ multi_insert(const char *table, const char *cols, int ncols, int rows)
 	*p = '\0';
 	return sql;
 }
-/* The statement inserting n rows of scale_results (kind 0) or hops (1) in
- * one step: a result's rows cost one statement, not one each.  Prepared
- * when first needed. */
+/* The statement inserting n rows of scale_results (kind 0), hops (1) or
+ * side_findings (2) in one step: rows cost one statement, not one each.
+ * Prepared when first needed. */
 sqlite3_stmt *
 store_multi(struct store *st, int kind, int n)
 {
@@ -89,14 +89,18 @@ store_multi(struct store *st, int kind, int n)
 	    "sa_ts, scale_quoted, scale_effective, scale_effective_min, flight_bytes, verdict, "
 	    "reason, hop_index, hop_address, last_clean_index, last_clean_address, hop_silent";
 	static const char hop_cols[] = "path_result_id, ttl, address, quote, rfc4884, rtt_us";
-	sqlite3_stmt **s = kind == 0 ? &st->scale_multi[n] : &st->hop_multi[n];
+	static const char finding_cols[] = "path_result_id, scale_idx, idx, kind, detail, "
+	    "hop_index, hop_address";
+	sqlite3_stmt **s = kind == 0 ? &st->scale_multi[n] : kind == 1 ? &st->hop_multi[n] :
+	    &st->finding_multi[n];
 	char *sql;
 	int rc;
 
 	if (*s != NULL)
 		return *s;
 	sql = kind == 0 ? multi_insert("scale_results", scale_cols, STORE_SCALE_COLS, n) :
-	    multi_insert("hops", hop_cols, STORE_HOP_COLS, n);
+	    kind == 1 ? multi_insert("hops", hop_cols, STORE_HOP_COLS, n) :
+	    multi_insert("side_findings", finding_cols, STORE_FINDING_COLS, n);
 	if (sql == NULL) {
 		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
 		return NULL;
@@ -180,6 +184,29 @@ bind_static(sqlite3_stmt *s, int i, const char *t)
 		sqlite3_bind_null(s, i);
 }
 
+/* An IPv4 address as inet_ntop writes it, without its locale-aware
+ * printf: a result binds several, and inet_ntop was 5 % of the writer's
+ * instructions.  Returns the length. */
+static int
+format_v4(const uint8_t *b, char *buf)
+{
+	char *p = buf;
+
+	for (int i = 0; i < 4; i++) {
+		unsigned v = b[i];
+
+		if (i)
+			*p++ = '.';
+		if (v >= 100)
+			*p++ = (char)('0' + v / 100);
+		if (v >= 10)
+			*p++ = (char)('0' + v / 10 % 10);
+		*p++ = (char)('0' + v % 10);
+	}
+	*p = '\0';
+	return (int)(p - buf);
+}
+
 static void
 bind_addr(sqlite3_stmt *s, int i, const struct addr *a)
 {
@@ -187,6 +214,8 @@ bind_addr(sqlite3_stmt *s, int i, const struct addr *a)
 
 	if (a->family == 0)
 		sqlite3_bind_null(s, i);
+	else if (a->family == ADDR_V4)
+		sqlite3_bind_text(s, i, buf, format_v4(a->bytes, buf), SQLITE_TRANSIENT);
 	else
 		bind_text(s, i, addr_format(a, buf, sizeof(buf)));
 }
@@ -224,22 +253,24 @@ store_batch_begin(struct store *st)
 	return 0;
 }
 
-/* The id of the row the bound key names: inserted by add (OR IGNORE),
- * else found by get.  New rows cost one statement, known ones two. */
+/* The id of the row the bound insert add made (OR IGNORE: 0 when its key
+ * was there already, -1 failed). */
 static int64_t
-add_or_get(struct store *st, enum store_stmt add, enum store_stmt get)
+add_new(struct store *st, enum store_stmt add)
+{
+	if (step(st, add, "insert") != 0)
+		return -1;
+	return sqlite3_changes(st->db) == 1 ? sqlite3_last_insert_rowid(st->db) : 0;
+}
+
+/* The id the bound lookup get finds; -1 (err set) when none. */
+static int64_t
+get_id(struct store *st, enum store_stmt get)
 {
 	sqlite3_stmt *g = st->stmt[get];
 	int64_t id = -1;
-	int rc;
+	int rc = sqlite3_step(g);
 
-	if (step(st, add, "insert") != 0)
-		return -1;
-	if (sqlite3_changes(st->db) == 1) {
-		sqlite3_clear_bindings(g);
-		return sqlite3_last_insert_rowid(st->db);
-	}
-	rc = sqlite3_step(g);
 	if (rc == SQLITE_ROW)
 		id = sqlite3_column_int64(g, 0);
 	sqlite3_reset(g);
@@ -272,9 +303,13 @@ store_target_id(struct store *st, const char *spec)
 	}
 	if (st->targets->e[k].spec != NULL && strcmp(st->targets->e[k].spec, spec) == 0)
 		return st->targets->e[k].id;
-	bind_static(st->stmt[SQL_TARGET_GET], 1, spec);
+	/* new rows cost one statement, known ones two */
 	bind_static(st->stmt[SQL_TARGET_ADD], 1, spec);
-	if ((id = add_or_get(st, SQL_TARGET_ADD, SQL_TARGET_GET)) < 0)
+	if ((id = add_new(st, SQL_TARGET_ADD)) == 0) {
+		bind_static(st->stmt[SQL_TARGET_GET], 1, spec);
+		id = get_id(st, SQL_TARGET_GET);
+	}
+	if (id < 0)
 		return -1;
 	free(st->targets->e[k].spec);
 	st->targets->e[k].spec = strdup(spec);
@@ -333,12 +368,15 @@ path_id(struct store *st, const struct kept_path *res)
 	if (st->paths->e[k].id > 0 && st->paths->e[k].port == res->port &&
 	    addr_equal(&st->paths->e[k].a, &res->dst))
 		return st->paths->e[k].id;
-	bind_addr(st->stmt[SQL_PATH_GET], 1, &res->dst);
-	sqlite3_bind_int(st->stmt[SQL_PATH_GET], 2, res->port);
 	bind_addr(st->stmt[SQL_PATH_ADD], 1, &res->dst);
 	sqlite3_bind_int(st->stmt[SQL_PATH_ADD], 2, res->port);
-	bind_text(st->stmt[SQL_PATH_ADD], 3, res->dst.family == ADDR_V4 ? "ipv4" : "ipv6");
-	if ((id = add_or_get(st, SQL_PATH_ADD, SQL_PATH_GET)) > 0) {
+	bind_static(st->stmt[SQL_PATH_ADD], 3, res->dst.family == ADDR_V4 ? "ipv4" : "ipv6");
+	if ((id = add_new(st, SQL_PATH_ADD)) == 0) {
+		bind_addr(st->stmt[SQL_PATH_GET], 1, &res->dst);
+		sqlite3_bind_int(st->stmt[SQL_PATH_GET], 2, res->port);
+		id = get_id(st, SQL_PATH_GET);
+	}
+	if (id > 0) {
 		st->paths->e[k].a = res->dst;
 		st->paths->e[k].port = res->port;
 		st->paths->e[k].id = id;
@@ -416,46 +454,101 @@ bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct kept
 	bind_opt(s, base + 25, v->hop.present && v->hop.silent != 0, v->hop.silent);
 }
 
-static int
-add_findings(struct store *st, int64_t pr, const struct kept_scale *v, int i)
+/* Finding k of scale i of result pr as parameters base+1 .. base+7 of s. */
+static void
+bind_finding(sqlite3_stmt *s, int base, int64_t pr, int i, int k, const struct side_finding *f)
 {
-	for (int k = 0; k < v->nfindings; k++) {
-		const struct side_finding *f = &v->findings[k];
-		sqlite3_stmt *s = st->stmt[SQL_FINDING_ADD];
+	sqlite3_bind_int64(s, base + 1, pr);
+	sqlite3_bind_int(s, base + 2, i);
+	sqlite3_bind_int(s, base + 3, k);
+	bind_static(s, base + 4, result_finding_name(f->kind));
+	bind_static(s, base + 5, f->detail[0] != '\0' ? f->detail : NULL);
+	bind_opt(s, base + 6, f->hop_index >= 0, f->hop_index);
+	if (f->hop_index >= 0)
+		bind_addr(s, base + 7, &f->hop_address);
+}
 
-		sqlite3_bind_int64(s, 1, pr);
-		sqlite3_bind_int(s, 2, i);
-		sqlite3_bind_int(s, 3, k);
-		bind_static(s, 4, result_finding_name(f->kind));
-		bind_static(s, 5, f->detail[0] != '\0' ? f->detail : NULL);
-		bind_opt(s, 6, f->hop_index >= 0, f->hop_index);
-		if (f->hop_index >= 0)
-			bind_addr(s, 7, &f->hop_address);
-		if (step_stmt(st, s, "insert side finding") != 0)
-			return -1;
+/* The side findings of the first n pending results, STORE_FINDING_ROWS a
+ * statement (after the scale rows they name). */
+static int
+add_findings(struct store *st, int n)
+{
+	sqlite3_stmt *s = NULL;
+	int left = 0, row = 0;
+
+	for (int r = 0; r < n; r++)
+		for (int i = 0; i < st->pending[r].res->nscales; i++)
+			left += st->pending[r].res->scales[i].nfindings;
+	for (int r = 0; r < n; r++) {
+		const struct kept_path *res = st->pending[r].res;
+
+		for (int i = 0; i < res->nscales; i++)
+			for (int k = 0; k < res->scales[i].nfindings; k++) {
+				if (s == NULL && (s = store_multi(st, 2, left < STORE_FINDING_ROWS ?
+				    left : STORE_FINDING_ROWS)) == NULL)
+					return -1;
+				bind_finding(s, row * STORE_FINDING_COLS, st->pending[r].pr, i, k,
+				    &res->scales[i].findings[k]);
+				left--;
+				if (++row < sqlite3_bind_parameter_count(s) / STORE_FINDING_COLS)
+					continue;
+				if (step_stmt(st, s, "insert side findings") != 0)
+					return -1;
+				s = NULL;
+				row = 0;
+			}
 	}
 	return 0;
 }
 
-/* Every scale's row in one statement, then their side findings. */
+/* The pending results' scale rows in one statement, then their side
+ * findings (which name them). */
+int
+store_scales_flush(struct store *st)
+{
+	int rows = st->pending_rows, n = st->npending, base = 0;
+	sqlite3_stmt *s;
+
+	if (n == 0)
+		return 0;
+	st->npending = 0;
+	st->pending_rows = 0;
+	if ((s = store_multi(st, 0, rows)) == NULL)
+		return -1;
+	for (int r = 0; r < n; r++) {
+		const struct scale_pending *p = &st->pending[r];
+
+		for (int i = 0; i < p->res->nscales; i++, base += STORE_SCALE_COLS)
+			bind_scale(s, base, p->pr, p->pid, p->res, i);
+	}
+	if (step_stmt(st, s, "insert scale results") != 0)
+		return -1;
+	st->stats.scales += (uint64_t)rows;
+	return add_findings(st, n);
+}
+
+void
+store_scales_drop(struct store *st)
+{
+	st->npending = 0;
+	st->pending_rows = 0;
+}
+
+/* A result's scale rows wait for those of the next results: a statement
+ * of up to STORE_SCALE_ROWS rows costs less than one a result (11 % of the
+ * writer's instructions).  Nothing can refuse them (their key is a new
+ * result's, their parents this transaction's rows, every NOT NULL column
+ * bound), so their failure is the store's, and the batch is retried. */
 static int
 add_scales(struct store *st, int64_t pr, int64_t pid, const struct kept_path *res)
 {
 	int n = res->nscales;
-	sqlite3_stmt *s;
 
 	if (n <= 0)
 		return 0;
-	if ((s = store_multi(st, 0, n)) == NULL)
-		return -1;
-	for (int i = 0; i < n; i++)
-		bind_scale(s, i * STORE_SCALE_COLS, pr, pid, res, i);
-	if (step_stmt(st, s, "insert scale results") != 0)
-		return -1;
-	st->stats.scales += (uint64_t)n;
-	for (int i = 0; i < n; i++)
-		if (add_findings(st, pr, &res->scales[i], i) != 0)
-			return -1;
+	/* keep_exec wrote the pending ones when these would not fit */
+	st->pending[st->npending++] = (struct scale_pending){ pr, pid, res };
+	st->pending_rows += n;
 	return 0;
 }
 
@@ -543,7 +636,9 @@ store_exec_path(struct store *st, struct keep *k)
 undo:
 	/* a result is stored whole or not at all: what went in of it goes
 	 * (the cascade takes its rows), the batch keeps the others; the
-	 * error said is the insert's */
+	 * error said is the insert's; its scale rows wait no more */
+	if (st->npending > 0 && st->pending[st->npending - 1].pr == pr)
+		st->pending_rows -= st->pending[--st->npending].res->nscales;
 	sqlite3_bind_int64(st->stmt[SQL_PATH_RESULT_DEL], 1, pr);
 	sqlite3_step(st->stmt[SQL_PATH_RESULT_DEL]);
 	sqlite3_reset(st->stmt[SQL_PATH_RESULT_DEL]);

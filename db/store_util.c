@@ -110,16 +110,3 @@ store_keep_wal(sqlite3 *db)
 	return sqlite3_exec(db, "PRAGMA journal_size_limit = 67108864", NULL, NULL, NULL) ==
 	    SQLITE_OK ? 0 : -1;
 }
-
-int64_t
-store_query_int(struct store *st, const char *sql)
-{
-	int rc;
-	int64_t v = store_db_int(st->db, sql, &rc);
-
-	if (rc != SQLITE_OK) {
-		store_fail(st, "query");
-		return -1;
-	}
-	return v;
-}

@@ -66,3 +66,20 @@ store_failing(const struct store *st)
 {
 	return st->failing;
 }
+
+int64_t
+store_query_int(struct store *st, const char *sql)
+{
+	int rc;
+	int64_t v;
+
+	/* it sees the open batch whole: its pending scale rows written */
+	if (st->in_batch && keep_pending_write(st) != 0)
+		return -1;
+	v = store_db_int(st->db, sql, &rc);
+	if (rc != SQLITE_OK) {
+		store_fail(st, "query");
+		return -1;
+	}
+	return v;
+}

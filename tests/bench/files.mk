@@ -4,7 +4,8 @@ BENCH_PROGS += span
 span_SRCS = tests/bench/span.c
 BENCH_PROGS += listener
 listener_SRCS = tests/bench/listener.c
-# the store's batched writer, for prober/design-notes.md ("The store"):
+# the store's batched writer, for prober/design-notes.md ("The store"); make
+# bench runs it through tests/bench/store-bench (five runs, medians, targets):
 #   make build/plain/bench/store_bench && build/plain/bench/store_bench FILE N [0|1]
 BENCH_PROGS += store_bench
 store_bench_SRCS = tests/bench/store_bench.c tests/unit/storegen.c $(DB_SRCS) $(PURE_SRCS)

@@ -2,8 +2,8 @@
  * store_bench.c -- the batched writer's throughput (prober/design-notes.md
  * "The store"): N synthetic results (3 scale rows each) through store_add
  * with the real schema and indexes, with or without evidence; prints
- * result rows per second, bytes per stored result and the longest commit
- * and insert (the event loop's worst stall).
+ * result rows per second, bytes per stored result, the longest commit
+ * and insert (the event loop's worst stall) and the process's peak RSS.
  *
  * usage: store_bench FILE N [evidence 0|1] [batch] [paths]
  *   paths: results cycle over this many paths, as a daemon's cycles do
@@ -55,6 +55,7 @@ main(int argc, char **argv)
 	int64_t run_id;
 	double t0, c0, gen = 0, gencpu = 0, t, c;
 	struct stat sb;
+	struct rusage ru;
 	char wal[4096];
 
 	if (argc < 3) {
@@ -120,5 +121,9 @@ main(int argc, char **argv)
 	    "evidence %llu packets, %llu bytes\n", (unsigned long long)ss.batches,
 	    ss.commit_ns_max / 1e6, ss.add_ns_max / 1e6, (unsigned long long)ss.evidence,
 	    (unsigned long long)ss.evidence_bytes);
+	/* the writer's memory: the whole process (generator, writer and its
+	 * checkpoint thread) at its peak */
+	getrusage(RUSAGE_SELF, &ru);
+	printf("peak RSS %ld KiB\n", ru.ru_maxrss);
 	return 0;
 }
