@@ -19,6 +19,9 @@ UNIT_TESTS += test_cookie
 UNIT_TESTS += test_ratelimit
 UNIT_TESTS += test_trace
 UNIT_TESTS += test_targets
+# a target list read as a stream (bounded lines, hostile bytes) and the
+# compact set of the pairs a streamed list sent
+UNIT_TESTS += test_target_stream
 test_targets_SRCS = \
 	prober/lib/targets_file.c
 UNIT_TESTS += test_blocklist
