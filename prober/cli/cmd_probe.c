@@ -97,9 +97,15 @@ probe_config(int argc, char **argv, const struct cli_getopt *go, struct conf *c)
 /* Every group's targets join the command line's, as written, each on the
  * port it was given (its group's ports applied already). */
 static int
-probe_conf_targets(const struct conf *c, struct targets *t)
+probe_conf_targets(const struct conf *c, struct targets *t, struct paths_files *files)
 {
-	for (size_t i = 0; i < c->ngroups; i++)
+	for (size_t i = 0; i < c->ngroups; i++) {
+		/* a group's long file is streamed after the rest, on its ports */
+		for (size_t k = 0; k < c->groups[i].nfiles; k++)
+			if (c->groups[i].files[k].streamed)
+				paths_files_add(files, c->groups[i].files[k].path, c->allow_large,
+				    c->groups[i].ports, c->groups[i].nports,
+				    &c->groups[i].files[k].scan);
 		for (size_t k = 0; k < c->groups[i].targets.n; k++) {
 			const struct target *tg = &c->groups[i].targets.v[k];
 			struct targets_opts o = { c->allow_large, tg->port };
@@ -107,6 +113,7 @@ probe_conf_targets(const struct conf *c, struct targets *t)
 			if (targets_parse_spec(t, tg->as_given, &o) != 0)
 				return -1;
 		}
+	}
 	return 0;
 }
 
@@ -130,16 +137,7 @@ probe_targets_file(const struct conf *c, struct targets *t, struct paths_files *
 	    (stat(path, &sb) == 0 && sb.st_size > (off_t)(64u << 20))) {
 		if (rc != 0)
 			return -1;
-		files->v = xreallocarray((void *)files->v, files->n + 1, sizeof(*files->v));
-		((const char **)files->v)[files->n++] = path;
-		files->allow_large = c->allow_large;
-		files->ports = c->ports;
-		files->nports = c->nports;
-		files->entries += sum.entries;
-		files->addresses += sum.addresses;
-		files->names += sum.names;
-		files->v4 |= sum.v4;
-		files->v6 |= sum.v6;
+		paths_files_add(files, path, c->allow_large, c->ports, c->nports, &sum);
 		return 0;
 	}
 	/* the whole file's errors, in the one pass of before */
@@ -211,7 +209,7 @@ probe_options(int argc, char **argv, struct conf *c, struct targets *t,
 	}
 	/* the daemon's groups are its own to probe: --via-daemon asks for
 	 * the command line's targets only */
-	if (!c->via_daemon && probe_conf_targets(c, t) != 0)
+	if (!c->via_daemon && probe_conf_targets(c, t, files) != 0)
 		return -1;
 	for (int i = optind; i < argc; i++)
 		if (conf_targets_spec(t, argv[i], c->allow_large, c->ports, c->nports) != 0)
@@ -491,7 +489,7 @@ cmd_probe(int argc, char **argv)
 	}
 	if (c.via_daemon && files.n > 0) {
 		log_warnx("--via-daemon: %s: more than %d targets: the daemon is asked "
-		    "for fewer at once", files.v[0], PATHS_CHUNK);
+		    "for fewer at once", files.v[0].path, PATHS_CHUNK);
 		status = EXIT_USAGE;
 		goto done;
 	}
@@ -560,7 +558,7 @@ cmd_probe(int argc, char **argv)
 	json_free(&out.j);
 	paths_free(&paths);
 done:
-	free((void *)files.v);
+	free(files.v);
 	targets_free(&targets);
 	blocklist_free(bl);
 	conf_free(&c);

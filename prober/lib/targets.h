@@ -32,6 +32,8 @@
 #define TARGETS_MAX_EXPANSION (1ULL << 32)	/* a /0 of IPv4, a /96 of IPv6 */
 #define TARGETS_NAME_MAX 253			/* RFC 1035, without the final dot */
 #define TARGETS_TEXT_MAX 300			/* longest target text */
+#define TARGETS_STREAM_MIN 16384		/* a file of more targets is
+						   streamed, not held (paths.h) */
 
 enum target_kind {
 	TARGET_ADDR,		/* one literal address (also ADDR/32, ADDR/128) */

@@ -388,6 +388,19 @@ paths_route(struct paths *p, const char *target, const char *host, const struct 
 	return 1;
 }
 
+void
+paths_files_add(struct paths_files *files, const char *path, bool allow_large,
+    const uint16_t *ports, int nports, const struct targets_scan *sum)
+{
+	files->v = xreallocarray(files->v, files->n + 1, sizeof(*files->v));
+	files->v[files->n++] = (struct paths_file){ path, allow_large, ports, nports };
+	files->entries += sum->entries;
+	files->addresses += sum->addresses;
+	files->names += sum->names;
+	files->v4 |= sum->v4;
+	files->v6 |= sum->v6;
+}
+
 /* A chunk of list on its space (blocked targets told), frozen in the
  * run's order, last in p's chunks. */
 static struct paths_chunk *
@@ -444,8 +457,9 @@ paths_load(struct paths *p)
 
 	targets_init(&c->t);
 	while (c->t.n < PATHS_CHUNK && p->file_i < f->n) {
-		if (p->file == NULL && (p->file = target_file_open(f->v[p->file_i],
-		    f->allow_large, f->ports, f->nports, &c->t)) == NULL)
+		if (p->file == NULL && (p->file = target_file_open(f->v[p->file_i].path,
+		    f->v[p->file_i].allow_large, f->v[p->file_i].ports, f->v[p->file_i].nports,
+		    &c->t)) == NULL)
 			break;
 		rc = tstream_fill(target_file_stream(p->file), &c->t, PATHS_CHUNK - c->t.n);
 		if (c->t.nerrors > 0)
@@ -458,7 +472,7 @@ paths_load(struct paths *p)
 	}
 	if (c->t.nerrors > 0) {
 		fputs(strbuf_str(&c->t.errors), stderr);
-		log_warnx("%s: changed while it was read: stopping", f->v[p->file_i]);
+		log_warnx("%s: changed while it was read: stopping", f->v[p->file_i].path);
 		targets_free(&c->t);
 		free(c);
 		return -1;

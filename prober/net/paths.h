@@ -67,7 +67,7 @@ struct path {
 
 #define PATHS_MAX_IFACES 16
 
-#define PATHS_CHUNK 16384
+#define PATHS_CHUNK TARGETS_STREAM_MIN
 #define PATHS_NAMES_AHEAD 4096
 
 /* One chunk of the list: its targets, its space and its paths in flight. */
@@ -87,16 +87,24 @@ struct paths_chunk {
 	struct paths_chunk *next;
 };
 
-/* The target files streamed after the caller's list. */
-struct paths_files {
-	const char *const *v;		/* paths, outliving the walk */
-	size_t n;
+/* The target files streamed after the caller's list, each with its
+ * ports (all of it outliving the walk). */
+struct paths_file {
+	const char *path;
 	bool allow_large;
 	const uint16_t *ports;
 	int nports;
+};
+struct paths_files {
+	struct paths_file *v;
+	size_t n;
 	uint64_t entries, addresses, names;	/* targets_scan_file's, summed */
 	bool v4, v6;
 };
+
+/* Adds path to files with its scan's figures (files->v grows: free it). */
+void paths_files_add(struct paths_files *files, const char *path, bool allow_large,
+    const uint16_t *ports, int nports, const struct targets_scan *sum);
 
 struct paths {
 	size_t n;			/* paths handed out so far (the first is
