@@ -22,12 +22,11 @@ addrset_init(struct addrset *s, const uint8_t key[SIPHASH_KEY_LEN])
 void
 addrset_free(struct addrset *s)
 {
-	for (size_t i = 0; s->b4 != NULL && i < ADDRSET_BUCKETS; i++)
-		free(s->b4[i].v);
-	for (size_t i = 0; s->b6 != NULL && i < ADDRSET_BUCKETS; i++)
-		free(s->b6[i].v);
-	free(s->b4);
-	free(s->b6);
+	for (int f = 0; f < 2; f++) {
+		for (size_t i = 0; s->b[f] != NULL && i < ADDRSET_BUCKETS; i++)
+			free(s->b[f][i].v);
+		free(s->b[f]);
+	}
 	memset(s, 0, sizeof(*s));
 }
 
@@ -58,98 +57,80 @@ addrset_v6(const struct addrset *s, const struct addr *a, uint16_t port)
 	return siphash24(s->key, buf, sizeof(buf));
 }
 
-/* The first index of v[0..n) not below x. */
-static size_t
-lower32(const uint32_t *v, size_t n, uint32_t x)
+/* Where (a, port) goes: its family (0 IPv4, 1 IPv6), bucket and the value
+ * kept (IPv4: the low 32 bits of the bijection; IPv6: the whole hash). */
+static void
+addrset_where(const struct addrset *s, const struct addr *a, uint16_t port, int *f,
+    size_t *bucket, uint64_t *x)
 {
-	size_t lo = 0, hi = n;
+	if (a->family == ADDR_V4) {
+		uint64_t y = addrset_v4(s, a, port);
+
+		*f = 0;
+		*bucket = (size_t)(y >> 32);
+		*x = (uint32_t)y;
+	} else {
+		*f = 1;
+		*x = addrset_v6(s, a, port);
+		*bucket = (size_t)(*x >> 48);
+	}
+}
+
+static uint64_t
+addrset_at(const struct addrset_b *b, int f, size_t i)
+{
+	return f == 0 ? ((const uint32_t *)b->v)[i] : ((const uint64_t *)b->v)[i];
+}
+
+/* The first index of the bucket not below x. */
+static size_t
+addrset_lower(const struct addrset_b *b, int f, uint64_t x)
+{
+	size_t lo = 0, hi = b->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (v[mid] < x)
+		if (addrset_at(b, f, mid) < x)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
-}
-
-static size_t
-lower64(const uint64_t *v, size_t n, uint64_t x)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Room for one more in a bucket of n of cap: the new capacity (half as
- * much again: the slack stays under a third of what is held). */
-static uint32_t
-addrset_grow(uint32_t cap)
-{
-	return cap < 4 ? 4 : cap + cap / 2;
 }
 
 bool
 addrset_add(struct addrset *s, const struct addr *a, uint16_t port)
 {
-	if (a->family == ADDR_V4) {
-		uint64_t x = addrset_v4(s, a, port);
-		struct addrset_b4 *b;
-		uint32_t lo = (uint32_t)x;
-		size_t i;
+	size_t w, bi, i;
+	struct addrset_b *b;
+	uint64_t x;
+	int f;
 
-		if (s->b4 == NULL) {
-			s->b4 = xcalloc(ADDRSET_BUCKETS, sizeof(*s->b4));
-			s->bytes += ADDRSET_BUCKETS * sizeof(*s->b4);
-		}
-		b = &s->b4[x >> 32];
-		i = lower32(b->v, b->n, lo);
-		if (i < b->n && b->v[i] == lo)
-			return false;
-		if (b->n == b->cap) {
-			uint32_t cap = addrset_grow(b->cap);
-
-			b->v = xreallocarray(b->v, cap, sizeof(*b->v));
-			s->bytes += (cap - b->cap) * sizeof(*b->v);
-			b->cap = cap;
-		}
-		memmove(b->v + i + 1, b->v + i, (b->n - i) * sizeof(*b->v));
-		b->v[i] = lo;
-		b->n++;
-	} else {
-		uint64_t x = addrset_v6(s, a, port);
-		struct addrset_b6 *b;
-		size_t i;
-
-		if (s->b6 == NULL) {
-			s->b6 = xcalloc(ADDRSET_BUCKETS, sizeof(*s->b6));
-			s->bytes += ADDRSET_BUCKETS * sizeof(*s->b6);
-		}
-		b = &s->b6[x >> 48];
-		i = lower64(b->v, b->n, x);
-		if (i < b->n && b->v[i] == x)
-			return false;
-		if (b->n == b->cap) {
-			uint32_t cap = addrset_grow(b->cap);
-
-			b->v = xreallocarray(b->v, cap, sizeof(*b->v));
-			s->bytes += (cap - b->cap) * sizeof(*b->v);
-			b->cap = cap;
-		}
-		memmove(b->v + i + 1, b->v + i, (b->n - i) * sizeof(*b->v));
-		b->v[i] = x;
-		b->n++;
+	addrset_where(s, a, port, &f, &bi, &x);
+	w = f == 0 ? sizeof(uint32_t) : sizeof(uint64_t);
+	if (s->b[f] == NULL) {
+		s->b[f] = xcalloc(ADDRSET_BUCKETS, sizeof(*s->b[f]));
+		s->bytes += ADDRSET_BUCKETS * sizeof(*s->b[f]);
 	}
+	b = &s->b[f][bi];
+	i = addrset_lower(b, f, x);
+	if (i < b->n && addrset_at(b, f, i) == x)
+		return false;
+	if (b->n == b->cap) {
+		/* half as much again: the slack stays under a third */
+		uint32_t cap = b->cap < 4 ? 4 : b->cap + b->cap / 2;
+
+		b->v = xreallocarray(b->v, cap, w);
+		s->bytes += (cap - b->cap) * w;
+		b->cap = cap;
+	}
+	memmove((char *)b->v + (i + 1) * w, (char *)b->v + i * w, (b->n - i) * w);
+	if (f == 0)
+		((uint32_t *)b->v)[i] = (uint32_t)x;
+	else
+		((uint64_t *)b->v)[i] = x;
+	b->n++;
 	s->n++;
 	return true;
 }
@@ -157,27 +138,15 @@ addrset_add(struct addrset *s, const struct addr *a, uint16_t port)
 bool
 addrset_has(const struct addrset *s, const struct addr *a, uint16_t port)
 {
-	if (a->family == ADDR_V4) {
-		uint64_t x;
-		const struct addrset_b4 *b;
-		size_t i;
+	const struct addrset_b *b;
+	size_t bi, i;
+	uint64_t x;
+	int f;
 
-		if (s->b4 == NULL)
-			return false;
-		x = addrset_v4(s, a, port);
-		b = &s->b4[x >> 32];
-		i = lower32(b->v, b->n, (uint32_t)x);
-		return i < b->n && b->v[i] == (uint32_t)x;
-	} else {
-		uint64_t x;
-		const struct addrset_b6 *b;
-		size_t i;
-
-		if (s->b6 == NULL)
-			return false;
-		x = addrset_v6(s, a, port);
-		b = &s->b6[x >> 48];
-		i = lower64(b->v, b->n, x);
-		return i < b->n && b->v[i] == x;
-	}
+	addrset_where(s, a, port, &f, &bi, &x);
+	if (s->b[f] == NULL)
+		return false;
+	b = &s->b[f][bi];
+	i = addrset_lower(b, f, x);
+	return i < b->n && addrset_at(b, f, i) == x;
 }

@@ -24,19 +24,15 @@
 
 #define ADDRSET_BUCKETS 65536
 
-struct addrset_b4 {
-	uint32_t *v;
-	uint32_t n, cap;
-};
-
-struct addrset_b6 {
-	uint64_t *v;
+/* A sorted bucket of 4-byte (IPv4) or 8-byte (IPv6) values. */
+struct addrset_b {
+	void *v;
 	uint32_t n, cap;
 };
 
 struct addrset {
-	struct addrset_b4 *b4;		/* NULL until an IPv4 pair comes */
-	struct addrset_b6 *b6;		/* NULL until an IPv6 pair comes */
+	struct addrset_b *b[2];		/* IPv4's, IPv6's: NULL until a pair of
+					   the family comes */
 	uint8_t key[SIPHASH_KEY_LEN];
 	uint64_t mix;			/* the IPv4 bijection's key */
 	size_t n;			/* pairs held */

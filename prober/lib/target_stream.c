@@ -14,14 +14,9 @@ void
 tstream_init(struct tstream *s, const char *fname, tstream_read_fn read, void *arg,
     bool allow_large, const uint16_t *ports, int nports)
 {
-	memset(s, 0, sizeof(*s));
-	s->fname = fname;
-	s->read = read;
-	s->arg = arg;
-	s->allow_large = allow_large;
-	s->ports = ports;
-	s->nports = nports;
-	s->buf = xcalloc(1, TSTREAM_BUF);
+	*s = (struct tstream){ .fname = fname, .read = read, .arg = arg,
+	    .allow_large = allow_large, .ports = ports, .nports = nports,
+	    .buf = xcalloc(1, TSTREAM_BUF) };
 }
 
 void

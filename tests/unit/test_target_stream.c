@@ -354,7 +354,7 @@ test_set_far_duplicates(void **state)
 		assert_false(addrset_add(&s, &a, ports[i & 3]));
 	}
 	assert_int_equal(s.n, n);
-	assert_true(s.bytes <= (size_t)n * 8 + ADDRSET_BUCKETS * sizeof(struct addrset_b4));
+	assert_true(s.bytes <= (size_t)n * 8 + ADDRSET_BUCKETS * sizeof(struct addrset_b));
 	addrset_free(&s);
 }
 
