@@ -31,7 +31,8 @@ LAB_CHECKS += tests/e2e/config-check
 LAB_CHECKS += tests/e2e/largeset-e2e
 # a target file past one chunk streamed: over 64 MiB read, each path once (duplicates
 # 19,000 lines apart), a name and a blocked line in a later chunk, RSS; a hostile one
-# (NUL, 10 MB line) refused whole, each error as file:line, before anything is sent
+# (NUL, 10 MB line) refused whole, each error as file:line, before anything is sent;
+# scaleprobed --once walks a group's long file as one unit, each path stored once
 LAB_CHECKS += tests/e2e/streamlist-e2e
 # the daemon: --once against the CLI's verdicts, cycles, states, SIGHUP, SIGTERM,
 # privileges from root and from ambient capabilities, notify, alerts, kill -9 and restart
