@@ -196,10 +196,13 @@ conf_group_stream(const struct conf *c, struct conf_group *g, struct conf_file *
 	struct stat sb;
 	int rc;
 
+	/* a FIFO or a pipe can be read only once: whole, as before */
+	if (stat(f->path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return false;
 	targets_init(&errs);
 	rc = targets_scan_file(f->path, c->allow_large, g->ports, g->nports, &f->scan, &errs);
 	if (f->scan.entries + f->scan.errors <= TARGETS_STREAM_MIN &&
-	    (stat(f->path, &sb) != 0 || sb.st_size <= (off_t)CONF_FILE_MAX)) {
+	    sb.st_size <= (off_t)CONF_FILE_MAX) {
 		targets_free(&errs);
 		return false;
 	}

@@ -132,17 +132,20 @@ probe_targets_file(const struct conf *c, struct targets *t, struct paths_files *
 	struct stat sb;
 	int rc;
 
-	rc = targets_scan_file(path, c->allow_large, c->ports, c->nports, &sum, t);
-	if (sum.entries + sum.errors > PATHS_CHUNK ||
-	    (stat(path, &sb) == 0 && sb.st_size > (off_t)(64u << 20))) {
-		if (rc != 0)
-			return -1;
-		paths_files_add(files, path, c->allow_large, c->ports, c->nports, &sum);
-		return 0;
+	/* a FIFO or a pipe can be read only once: whole, as before */
+	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		rc = targets_scan_file(path, c->allow_large, c->ports, c->nports, &sum, t);
+		if (sum.entries + sum.errors > PATHS_CHUNK || sb.st_size > (off_t)(64u << 20)) {
+			if (rc != 0)
+				return -1;
+			paths_files_add(files, path, c->allow_large, c->ports, c->nports, &sum);
+			return 0;
+		}
+		/* a short list: every error told again by the one pass of
+		 * before, not the scan's first 100 */
+		strbuf_free(&t->errors);
+		t->nerrors = 0;
 	}
-	/* the whole file's errors, in the one pass of before */
-	strbuf_free(&t->errors);
-	t->nerrors = 0;
 	if (conf_read_text(path, 64u << 20, false, &buf, &len, err, sizeof(err)) != 0) {
 		targets_add_error(t, "%s", err);
 		return -1;
