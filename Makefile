@@ -6,7 +6,8 @@
 #   make bench      scaleprobe beside zmap and masscan on an AnyIP lab, then the
 #                   full inference at growing sizes, the history's queries and
 #                   report's and export's peak RSS on 1,000,000 results, the store
-#                   writer's rows per second and memory (tests/bench)
+#                   writer's rows per second and memory, and the target lists of
+#                   4,096 to 1,048,576 lines (tests/bench)
 #   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each,
 #                   the kill -9 loop (CRASH_KILLS, 100) and a fault at every store write,
 #                   systemd-check with its watchdog step, then make check-san
@@ -268,6 +269,7 @@ bench-run: all $(addprefix $(BUILD)/plain/bench/,$(BENCH_PROGS))
 	@BUILD=$(BUILD) tests/bench/report-rss $(BUILD)/report_bench.sqlite
 	@BUILD=$(BUILD) tests/bench/infer-bench
 	@BUILD=$(BUILD) tests/bench/store-bench
+	@BUILD=$(BUILD) tests/bench/list-bench
 
 # --- coverage -------------------------------------------------------------
 

@@ -183,6 +183,40 @@ conf_load_payloads(struct conf *c, const char *fname, struct conf_errors *e)
 	return e->n > first ? -1 : 0;
 }
 
+/* A group's file of more than TARGETS_STREAM_MIN targets (or bigger than
+ * CONF_FILE_MAX): scanned for its errors and figures, left out of the
+ * group's targets and out of the check of targets given twice (a
+ * duplicate in it is probed once: the walk's set).  True when it is one
+ * (its errors added), false for a file read whole as before. */
+static bool
+conf_group_stream(const struct conf *c, struct conf_group *g, struct conf_file *f,
+    const char *fname, struct conf_errors *e)
+{
+	struct targets errs;
+	struct stat sb;
+	int rc;
+
+	/* a FIFO or a pipe can be read only once: whole, as before */
+	if (stat(f->path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return false;
+	targets_init(&errs);
+	rc = targets_scan_file(f->path, c->allow_large, g->ports, g->nports, &f->scan, &errs);
+	if (f->scan.entries + f->scan.errors <= TARGETS_STREAM_MIN &&
+	    sb.st_size <= (off_t)CONF_FILE_MAX) {
+		targets_free(&errs);
+		return false;
+	}
+	f->streamed = true;
+	if (rc != 0)
+		for (char *l = errs.errors.p, *nl; l != NULL && *l != '\0'; l = nl + 1) {
+			nl = strchr(l, '\n');
+			*nl = '\0';
+			conf_errors_add(e, fname, f->line, "file: %s", l);
+		}
+	targets_free(&errs);
+	return true;
+}
+
 int
 conf_load_files(struct conf *c, const char *fname, struct conf_errors *e)
 {
@@ -205,6 +239,8 @@ conf_load_files(struct conf *c, const char *fname, struct conf_errors *e)
 		for (size_t k = 0; k < g->nfiles; k++) {
 			size_t before = g->targets.n, nwritten = 0;
 
+			if (conf_group_stream(c, g, &g->files[k], fname, e))
+				continue;
 			if (conf_read_text(g->files[k].path, CONF_FILE_MAX, false, &buf, &len, err,
 			    sizeof(err)) != 0) {
 				conf_errors_add(e, fname, g->files[k].line, "file: %s", err);

@@ -158,6 +158,10 @@ struct conf_prefix {
 struct conf_file {
 	char *path;
 	unsigned line;
+	bool streamed;			/* more than TARGETS_STREAM_MIN targets:
+					   not in the group's targets, read as
+					   each cycle walks it */
+	struct targets_scan scan;	/* ... its figures */
 };
 
 struct conf_group {

@@ -97,9 +97,15 @@ probe_config(int argc, char **argv, const struct cli_getopt *go, struct conf *c)
 /* Every group's targets join the command line's, as written, each on the
  * port it was given (its group's ports applied already). */
 static int
-probe_conf_targets(const struct conf *c, struct targets *t)
+probe_conf_targets(const struct conf *c, struct targets *t, struct paths_files *files)
 {
-	for (size_t i = 0; i < c->ngroups; i++)
+	for (size_t i = 0; i < c->ngroups; i++) {
+		/* a group's long file is streamed after the rest, on its ports */
+		for (size_t k = 0; k < c->groups[i].nfiles; k++)
+			if (c->groups[i].files[k].streamed)
+				paths_files_add(files, c->groups[i].files[k].path, c->allow_large,
+				    c->groups[i].ports, c->groups[i].nports,
+				    &c->groups[i].files[k].scan);
 		for (size_t k = 0; k < c->groups[i].targets.n; k++) {
 			const struct target *tg = &c->groups[i].targets.v[k];
 			struct targets_opts o = { c->allow_large, tg->port };
@@ -107,18 +113,39 @@ probe_conf_targets(const struct conf *c, struct targets *t)
 			if (targets_parse_spec(t, tg->as_given, &o) != 0)
 				return -1;
 		}
+	}
 	return 0;
 }
 
-/* -f FILE, with the ports setting as it stands. */
+/* -f FILE, with the ports setting as it stands: read through once first
+ * (its errors all found before anything is sent, its targets counted);
+ * a list of at most PATHS_CHUNK targets is then read whole into t, as
+ * the command line's; a longer one is left to be streamed by the walk
+ * (paths.h), after t, with no limit on its size. */
 static int
-probe_targets_file(const struct conf *c, struct targets *t, const char *path)
+probe_targets_file(const struct conf *c, struct targets *t, struct paths_files *files,
+    const char *path)
 {
 	char err[600], *buf;
 	size_t len, n;
+	struct targets_scan sum;
+	struct stat sb;
 	int rc;
 
-	/* bigger than any sane target list, as targets_file.c's limit */
+	/* a FIFO or a pipe can be read only once: whole, as before */
+	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		rc = targets_scan_file(path, c->allow_large, c->ports, c->nports, &sum, t);
+		if (sum.entries + sum.errors > PATHS_CHUNK || sb.st_size > (off_t)(64u << 20)) {
+			if (rc != 0)
+				return -1;
+			paths_files_add(files, path, c->allow_large, c->ports, c->nports, &sum);
+			return 0;
+		}
+		/* a short list: every error told again by the one pass of
+		 * before, not the scan's first 100 */
+		strbuf_free(&t->errors);
+		t->nerrors = 0;
+	}
 	if (conf_read_text(path, 64u << 20, false, &buf, &len, err, sizeof(err)) != 0) {
 		targets_add_error(t, "%s", err);
 		return -1;
@@ -131,8 +158,8 @@ probe_targets_file(const struct conf *c, struct targets *t, const char *path)
 /* Reads the flags into c (over its configuration) and the targets into t;
  * returns 0, 1 for --help, -1 on a usage error (said in one line). */
 static int
-probe_options(int argc, char **argv, struct conf *c, struct targets *t, bool *db,
-    const char **probing)
+probe_options(int argc, char **argv, struct conf *c, struct targets *t,
+    struct paths_files *files, bool *db, const char **probing)
 {
 	struct cli_getopt go;
 	struct conf_errors e = { NULL, 0 };
@@ -155,7 +182,7 @@ probe_options(int argc, char **argv, struct conf *c, struct targets *t, bool *db
 		case SET_HELP:
 			return 1;
 		case SET_FILE:
-			if (probe_targets_file(c, t, optarg) != 0)
+			if (probe_targets_file(c, t, files, optarg) != 0)
 				return -1;
 			continue;
 		default:
@@ -185,7 +212,7 @@ probe_options(int argc, char **argv, struct conf *c, struct targets *t, bool *db
 	}
 	/* the daemon's groups are its own to probe: --via-daemon asks for
 	 * the command line's targets only */
-	if (!c->via_daemon && probe_conf_targets(c, t) != 0)
+	if (!c->via_daemon && probe_conf_targets(c, t, files) != 0)
 		return -1;
 	for (int i = optind; i < argc; i++)
 		if (conf_targets_spec(t, argv[i], c->allow_large, c->ports, c->nports) != 0)
@@ -340,11 +367,12 @@ probe_told(const struct paths *paths)
  * nothing to probe. */
 static int
 probe_paths_open(const struct conf *c, const struct targets *targets,
-    const struct blocklist *bl, struct paths *paths)
+    const struct paths_files *files, const struct blocklist *bl, struct paths *paths)
 {
 	struct paths_opts po;
 
 	memset(&po, 0, sizeof(po));
+	po.files = files;
 	po.bl = bl;
 	po.source4 = c->have_source4 ? &c->source4 : NULL;
 	po.source6 = c->have_source6 ? &c->source6 : NULL;
@@ -426,6 +454,7 @@ cmd_probe(int argc, char **argv)
 {
 	struct conf c;
 	struct targets targets;
+	struct paths_files files;
 	struct blocklist *bl = NULL;
 	struct probe_out out;
 	struct stat sb;
@@ -439,7 +468,8 @@ cmd_probe(int argc, char **argv)
 
 	conf_init(&c);
 	targets_init(&targets);
-	r = probe_options(argc, argv, &c, &targets, &db, &probing);
+	memset(&files, 0, sizeof(files));
+	r = probe_options(argc, argv, &c, &targets, &files, &db, &probing);
 	if (r != 0 || targets.nerrors > 0) {
 		fputs(strbuf_str(&targets.errors), stderr);
 		/* a misuse is one line that names it (--help has the rest) */
@@ -449,7 +479,7 @@ cmd_probe(int argc, char **argv)
 		goto done;
 	}
 	log_setverbose(log_getverbose() + (int)c.verbose);
-	if (targets.n == 0) {
+	if (targets.n == 0 && files.entries == 0) {
 		log_warnx("no targets (scaleprobe probe --help)");
 		status = EXIT_USAGE;
 		goto done;
@@ -457,6 +487,12 @@ cmd_probe(int argc, char **argv)
 	if (c.via_daemon && probing != NULL) {
 		log_warnx("--via-daemon: --%s is not taken: the daemon probes with its own "
 		    "settings (-c, -f, --json and -v only)", probing);
+		status = EXIT_USAGE;
+		goto done;
+	}
+	if (c.via_daemon && files.n > 0) {
+		log_warnx("--via-daemon: %s: more than %d targets: the daemon is asked "
+		    "for fewer at once", files.v[0].path, PATHS_CHUNK);
 		status = EXIT_USAGE;
 		goto done;
 	}
@@ -477,7 +513,7 @@ cmd_probe(int argc, char **argv)
 		snprintf(vantage, sizeof(vantage), "unknown");
 
 	bl = conf_blocklist(&c);
-	if (probe_paths_open(&c, &targets, bl, &paths) != 0) {
+	if (probe_paths_open(&c, &targets, &files, bl, &paths) != 0) {
 		status = EXIT_USAGE;
 		goto done;
 	}
@@ -516,9 +552,16 @@ cmd_probe(int argc, char **argv)
 		status = EXIT_USAGE;
 	if (log_getverbose() > 0)
 		probe_summary(&st, paths.n);
+	if (log_getverbose() > 0 && paths.streaming)
+		log_info("list streamed: %zu chunks of up to %d targets, at most %zu held at once; "
+		    "%llu addresses skipped as an earlier chunk's; the set of what went out: "
+		    "%zu pairs in %zu bytes, %zu prefixes", paths.chunks_loaded, PATHS_CHUNK,
+		    paths.chunks_live_max, (unsigned long long)paths.skipped_earlier,
+		    paths.sent.n, paths.sent.bytes, paths.nlarge);
 	json_free(&out.j);
 	paths_free(&paths);
 done:
+	free(files.v);
 	targets_free(&targets);
 	blocklist_free(bl);
 	conf_free(&c);

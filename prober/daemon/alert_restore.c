@@ -68,7 +68,7 @@ daemon_alerts_list(struct daemon *d, char *buf, size_t len)
 	if (len <= tail)
 		return 0;
 	buf[0] = '\0';
-	for (size_t b = 0; b < TRACKS_BUCKETS; b++)
+	for (size_t b = 0; b < d->tracks.nb; b++)
 		for (struct track *k = d->tracks.b[b]; k != NULL; k = k->next)
 			if (k->open.bad && !k->held) {
 				if (nv == cap) {

@@ -81,6 +81,16 @@ config_gen_new(struct conf *c, uint64_t now)
 			if (targets_parse_spec(&u->t, tg->as_given, &o) != 0)
 				log_warnx("%s: %s", g->name, strbuf_str(&u->t.errors));
 		}
+		/* a long file is one unit, streamed as each cycle walks it */
+		for (size_t k = 0; k < cg->nfiles; k++)
+			if (cg->files[k].streamed) {
+				struct unit *u = unit_of(g, config_gen, gi, cg->files[k].path);
+
+				if (u->files.n == 0)
+					paths_files_add(&u->files, cg->files[k].path,
+					    config_gen->c.allow_large, cg->ports, cg->nports,
+					    &cg->files[k].scan);
+			}
 		names = xcalloc(g->n + 1, sizeof(*names));
 		for (size_t i = 0; i < g->n; i++)
 			names[i] = g->u[i].spec;
@@ -113,6 +123,7 @@ config_gen_free(struct config_gen *config_gen)
 			if (config_gen->g[gi].u[i].busy)
 				paths_free(&config_gen->g[gi].u[i].paths);
 			free(config_gen->g[gi].u[i].spec);
+			free(config_gen->g[gi].u[i].files.v);
 			targets_free(&config_gen->g[gi].u[i].t);
 		}
 		free(config_gen->g[gi].u);
@@ -281,7 +292,7 @@ unit_begin(struct daemon *d, struct unit *u, uint64_t cycle)
 		unit_end(d, u, "failed", "the store refused the run");
 		return;
 	}
-	if (u->t.n == 0) {
+	if (u->t.n == 0 && u->files.n == 0) {
 		unit_end(d, u, "failed", "the target does not parse");
 		return;
 	}
@@ -291,6 +302,7 @@ unit_begin(struct daemon *d, struct unit *u, uint64_t cycle)
 	po.source6 = config_gen->c.have_source6 ? &config_gen->c.source6 : NULL;
 	po.ifname = config_gen->c.interface;
 	po.rt = d->rt;
+	po.files = &u->files;
 	if (paths_open(&u->paths, &u->t, &po) != 0) {
 		paths_free(&u->paths);
 		unit_end(d, u, "failed", "its paths cannot be walked");

@@ -38,6 +38,8 @@ struct unit {
 	size_t group, index;
 	char *spec;			/* as written (targets.spec) */
 	struct targets t;		/* one entry per port */
+	struct paths_files files;	/* a group's long file: the unit walks it
+					   streamed (its spec is the path) */
 	bool busy;			/* a batch of it is in the runner */
 	bool queued;			/* due again while busy: started after */
 	bool pending;			/* waits for room in the runner */

@@ -22,7 +22,9 @@
 #include "result.h"
 #include "siphash.h"
 
-#define TRACKS_BUCKETS 1024
+#define TRACKS_BUCKETS 1024		/* at first; doubled past 2 entries a
+					   bucket, so a group of a million paths
+					   keeps chains short */
 
 /* A path's alert memory (alert_state.h) per scale, found by address and port. */
 struct track {
@@ -45,7 +47,8 @@ struct track {
 
 /* Zeroed is empty but unkeyed: tracks_key() before the first get. */
 struct tracks {
-	struct track *b[TRACKS_BUCKETS];
+	struct track **b;		/* nb buckets, NULL until the first get */
+	size_t nb;
 	uint8_t key[SIPHASH_KEY_LEN];
 	bool keyed;
 	size_t n;			/* entries */

@@ -363,6 +363,15 @@ targets_parse_spec(struct targets *t, const char *spec, const struct targets_opt
 }
 
 int
+targets_parse_line(struct targets *t, const char *s, size_t len, const char *fname,
+    unsigned line, const struct targets_opts *o)
+{
+	struct targets_src src = { fname != NULL ? fname : "(buffer)", line };
+
+	return targets_line(t, s, len, true, &src, o);
+}
+
+int
 targets_parse_buf(struct targets *t, const char *buf, size_t len, const char *fname,
     const struct targets_opts *o)
 {

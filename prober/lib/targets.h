@@ -32,6 +32,8 @@
 #define TARGETS_MAX_EXPANSION (1ULL << 32)	/* a /0 of IPv4, a /96 of IPv6 */
 #define TARGETS_NAME_MAX 253			/* RFC 1035, without the final dot */
 #define TARGETS_TEXT_MAX 300			/* longest target text */
+#define TARGETS_STREAM_MIN 16384		/* a file of more targets is
+						   streamed, not held (paths.h) */
 
 enum target_kind {
 	TARGET_ADDR,		/* one literal address (also ADDR/32, ADDR/128) */
@@ -75,9 +77,42 @@ int targets_parse_spec(struct targets *t, const char *spec, const struct targets
 int targets_parse_buf(struct targets *t, const char *buf, size_t len, const char *fname,
     const struct targets_opts *o);
 
+/* One line of a target file (len bytes, any of them, no '\n'): its
+ * target, if any, added.  Returns 0 (also for a blank or comment line),
+ * or -1 with an error line "fname:line: ..." added. */
+int targets_parse_line(struct targets *t, const char *s, size_t len, const char *fname,
+    unsigned line, const struct targets_opts *o);
+
 /* Reads path and parses it (targets_file.c, the only I/O of targets).
  * Returns 0, or -1 with the errors added (an unreadable file is one). */
 int targets_read_file(struct targets *t, const char *path, const struct targets_opts *o);
+
+/* A target file streamed (targets_file.c): opened, its lines read by a
+ * tstream (target_stream.h) as the caller asks for them. */
+struct tstream;
+struct target_file;
+
+/* NULL with "path: why" in t's errors when it cannot be opened. */
+struct target_file *target_file_open(const char *path, bool allow_large, const uint16_t *ports,
+    int nports, struct targets *t);
+struct tstream *target_file_stream(struct target_file *tf);
+void target_file_close(struct target_file *tf);
+
+/* What a pass over a whole list found, without keeping it. */
+struct targets_scan {
+	uint64_t entries;		/* targets (one per port) */
+	uint64_t addresses;		/* their addresses, a name counted once */
+	uint64_t names;
+	bool v4, v6;
+	size_t errors;			/* error lines (the first few kept) */
+};
+
+/* Reads path through once: its entries counted and its errors (at most
+ * TARGETS_SCAN_ERRORS of them, then one line counting the rest) added to
+ * t's.  Returns 0, or -1 when it has an error or cannot be read. */
+#define TARGETS_SCAN_ERRORS 100
+int targets_scan_file(const char *path, bool allow_large, const uint16_t *ports, int nports,
+    struct targets_scan *sum, struct targets *t);
 
 /* Adds one line to t->errors (a '\n' is appended), for errors found
  * around the parse (an unreadable file, a name that does not resolve). */

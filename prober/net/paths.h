@@ -8,6 +8,19 @@
  * address and interface of each path found from its route when it is
  * handed out.  Memory is per target, never per address: a /8 costs what
  * a single address does.
+ *
+ * Target files of more than PATHS_CHUNK entries are streamed: the list
+ * the caller parsed is the first chunk, then each file is read again,
+ * PATHS_CHUNK entries at a time, as the walk needs them (the caller's
+ * scan already found every error, so nothing is sent for a list with
+ * one).  Each chunk is walked in the keyed order on its own, chunks in
+ * the order of the files; an address an earlier chunk handed out is
+ * skipped (an addrset.h of what went out, 4 bytes an IPv4 pair; prefixes
+ * of more than TARGETS_LARGE addresses are kept as prefixes).  A chunk
+ * is freed once walked and its last path done (paths_done), so at most a
+ * few are held, whatever the file's length.  Names of a chunk are asked
+ * when it is loaded; the next chunk waits while more than
+ * PATHS_NAMES_AHEAD names are still being resolved.
  */
 #ifndef SCALEPROBE_PATHS_H
 #define SCALEPROBE_PATHS_H
@@ -17,6 +30,7 @@
 #include <stdint.h>
 
 #include "addr.h"
+#include "addrset.h"
 #include "route.h"
 #include "targets.h"
 #include "target_space.h"
@@ -26,8 +40,10 @@ struct event_base;
 struct resolver;
 
 /* A name's address waiting to be handed out. */
+struct paths_chunk;
 struct paths_found {
 	const struct target *tg;
+	struct paths_chunk *ch;
 	struct addr a;
 };
 
@@ -51,6 +67,45 @@ struct path {
 
 #define PATHS_MAX_IFACES 16
 
+#define PATHS_CHUNK TARGETS_STREAM_MIN
+#define PATHS_NAMES_AHEAD 4096
+
+/* One chunk of the list: its targets, its space and its paths in flight. */
+struct paths_chunk {
+	struct targets t;		/* streamed entries (owned), or none */
+	const struct targets *list;	/* the entries: &t, or the caller's */
+	char *arena;			/* the owned entries' texts, in one block,
+					   so a path's target names its chunk */
+	size_t arena_len;
+	struct target_space space;
+	uint64_t *unrouted_per;		/* per record of space */
+	const struct target **names;
+	size_t nnames;
+	size_t refs;			/* paths handed out not yet done, names'
+					   addresses waiting, names asked */
+	bool walked;
+	struct paths_chunk *next;
+};
+
+/* The target files streamed after the caller's list, each with its
+ * ports (all of it outliving the walk). */
+struct paths_file {
+	const char *path;
+	bool allow_large;
+	const uint16_t *ports;
+	int nports;
+};
+struct paths_files {
+	struct paths_file *v;
+	size_t n;
+	uint64_t entries, addresses, names;	/* targets_scan_file's, summed */
+	bool v4, v6;
+};
+
+/* Adds path to files with its scan's figures (files->v grows: free it). */
+void paths_files_add(struct paths_files *files, const char *path, bool allow_large,
+    const uint16_t *ports, int nports, const struct targets_scan *sum);
+
 struct paths {
 	size_t n;			/* paths handed out so far (the first is
 					   found by paths_open) */
@@ -64,7 +119,25 @@ struct paths {
 	size_t unrouted;		/* addresses with no route */
 
 	/* the walk (paths.c) */
-	struct target_space space;
+	struct paths_chunk *chunks;	/* live ones, the oldest first; the last
+					   is walked */
+	struct paths_chunk *cur;
+	const struct blocklist *bl_space;
+	bool streaming;			/* files follow the first chunk */
+	struct paths_files files;
+	size_t file_i;			/* the file being read */
+	struct target_file *file;	/* open, or NULL */
+	struct addrset sent;		/* streaming: pairs of chunks walked */
+	struct paths_large {
+		struct addr net;
+		unsigned plen;
+		uint16_t port;
+	} *large;			/* ... and their big prefixes */
+	size_t nlarge;
+	uint64_t skipped_earlier;	/* addresses an earlier chunk had */
+	size_t chunks_loaded, chunks_live_max;
+	bool names_wait;		/* the last PATHS_LATER waits for names */
+	struct event_base *base;
 	struct route *rt;
 	bool own_rt;			/* rt opened by paths_open: closed by
 					   paths_free */
@@ -72,13 +145,11 @@ struct paths {
 	const char *ifname;
 	struct path first;		/* found by paths_open, not yet handed out */
 	bool have_first;
-	uint64_t *unrouted_per;		/* per record of space */
 
 	uint8_t key[SIPHASH_KEY_LEN];	/* the order's */
 
 	/* names (paths_resolve) */
-	const struct target **names;
-	size_t nnames;
+	size_t nnames;			/* names in the list (every chunk's) */
 	const struct blocklist *bl;
 	struct resolver *res;
 	struct paths_found *found;	/* ring of names' addresses */
@@ -96,6 +167,7 @@ struct paths_opts {
 	const char *ifname;			/* --interface, or NULL */
 	const uint8_t *key;			/* the order's key (16 bytes); NULL:
 						   a random one */
+	const struct paths_files *files;	/* streamed after t; NULL: none */
 	struct route *rt;			/* the route lookups' netlink socket,
 						   shared by every walk of a daemon
 						   (one descriptor, not one per
@@ -126,6 +198,10 @@ int paths_resolve(struct paths *p, struct event_base *base, void (*ready)(void *
  * paths_free). */
 #define PATHS_LATER 2
 int paths_next(struct paths *p, struct path *out);
+
+/* The path whose target text is target is done (its result handed on,
+ * or dropped as another batch's): its chunk may be freed. */
+void paths_done(struct paths *p, const char *target);
 
 void paths_free(struct paths *p);
 

@@ -170,8 +170,10 @@ run_next_path(void *arg, struct engine_path *out)
 				if (b->first || held->first) {
 					run_wait_path(r, b, &p);
 					later = true;
-				} else
+				} else {
 					r->duplicates++;
+					paths_done(b->p, p.target);
+				}
 				continue;
 			}
 			return run_hand_out(r, b, &p, cap, out);
@@ -326,6 +328,8 @@ run_done(void *arg, struct path_result *res)
 		r->failed = true;
 		event_active(r->ended, EV_TIMEOUT, 0);
 	}
+	/* its target's text is no longer needed: a streamed chunk may go */
+	paths_done(b->p, res->target);
 	if (--b->inflight == 0 && b->walked && b->nwaiting == 0)
 		event_active(r->ended, EV_TIMEOUT, 0);
 	/* a path a first batch waits for may be free now: ask again (from

@@ -31,6 +31,11 @@ LAB_CHECKS += tests/e2e/db-e2e
 LAB_CHECKS += tests/e2e/config-check
 # large target sets: a /16 and the lab's /15 interrupted, first SYN, RSS, order
 LAB_CHECKS += tests/e2e/largeset-e2e
+# a target file past one chunk streamed: over 64 MiB read, each path once (duplicates
+# 19,000 lines apart), a name and a blocked line in a later chunk, RSS; a hostile one
+# (NUL, 10 MB line) refused whole, each error as file:line, before anything is sent;
+# scaleprobed --once walks a group's long file as one unit, each path stored once
+LAB_CHECKS += tests/e2e/streamlist-e2e
 # the daemon: --once against the CLI's verdicts, cycles, states, SIGHUP, SIGTERM,
 # privileges from root and from ambient capabilities, notify, alerts, kill -9 and restart
 LAB_CHECKS += tests/e2e/daemon-e2e

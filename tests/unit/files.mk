@@ -20,6 +20,9 @@ UNIT_TESTS += test_portplan
 UNIT_TESTS += test_ratelimit
 UNIT_TESTS += test_trace
 UNIT_TESTS += test_targets
+# a target list read as a stream (bounded lines, hostile bytes) and the
+# compact set of the pairs a streamed list sent
+UNIT_TESTS += test_target_stream
 test_targets_SRCS = \
 	prober/lib/targets_file.c
 UNIT_TESTS += test_blocklist
@@ -131,7 +134,7 @@ test_store_alert_SRCS = $(DB_SRCS) tests/unit/storegen.c
 test_store_alert_LIBS = $(shell pkg-config --libs sqlite3 libpq 2>/dev/null)
 # the settings table and scaleprobe.conf's parser, printer and opt-out lists
 UNIT_TESTS += test_conf
-test_conf_SRCS = config/conf_file.c
+test_conf_SRCS = config/conf_file.c prober/lib/targets_file.c
 # the resolver's queue (prober/net/resolve.c) on a hosts file of its own
 UNIT_TESTS += test_resolve
 test_resolve_SRCS = prober/net/resolve.c

@@ -2,13 +2,16 @@
  * test_tracks.c -- the paths' alert memory (tracks.h): paths no longer
  * probed are freed once idle, a path still probed or with a problem in
  * sight keeps its entry (and an alert says the state it left), forgetting
- * changes no event of alert_state.h's table, and the key decides the buckets.
+ * changes no event of alert_state.h's table, the key decides the buckets,
+ * and the buckets grow with the paths (a group of a million paths must
+ * not walk chains of a thousand).
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -89,7 +92,7 @@ test_unprobed_paths_go(void **state)
 	assert_int_equal(ts.n, 1000);
 	assert_int_equal(tracks_expire(&ts, 112, 100), 1000);	/* 102 old */
 	assert_int_equal(ts.n, 0);
-	for (size_t b = 0; b < TRACKS_BUCKETS; b++)
+	for (size_t b = 0; b < ts.nb; b++)
 		assert_null(ts.b[b]);
 }
 
@@ -202,7 +205,7 @@ test_forgetting_keeps_the_events(void **state)
 static size_t
 bucket_of(const struct tracks *ts, const struct track *t)
 {
-	for (size_t b = 0; b < TRACKS_BUCKETS; b++)
+	for (size_t b = 0; b < ts->nb; b++)
 		for (const struct track *x = ts->b[b]; x != NULL; x = x->next)
 			if (x == t)
 				return b;
@@ -238,6 +241,48 @@ test_the_key_decides_the_buckets(void **state)
 	assert_int_equal(t1.n, 0);
 }
 
+/* 200,000 paths: the buckets double past two entries each, every path
+ * found again as the same entry, the longest chain short. */
+static void
+test_buckets_grow(void **state)
+{
+	struct tracks ts;
+	struct track **first = calloc(200000, sizeof(*first));
+	size_t longest = 0;
+	uint8_t key[SIPHASH_KEY_LEN] = { 9 };
+
+	(void)state;
+	assert_non_null(first);
+	memset(&ts, 0, sizeof(ts));
+	tracks_key(&ts, key);
+	for (uint32_t i = 0; i < 200000; i++) {
+		struct addr a = { ADDR_V4, { 198, (uint8_t)(18 + (i >> 16)), (uint8_t)(i >> 8),
+		    (uint8_t)i } };
+
+		first[i] = tracks_get(&ts, &a, 80, 1);
+	}
+	assert_int_equal(ts.n, 200000);
+	assert_true(ts.nb >= 200000 / 2);
+	for (uint32_t i = 0; i < 200000; i++) {
+		struct addr a = { ADDR_V4, { 198, (uint8_t)(18 + (i >> 16)), (uint8_t)(i >> 8),
+		    (uint8_t)i } };
+
+		assert_ptr_equal(tracks_get(&ts, &a, 80, 2), first[i]);
+	}
+	assert_int_equal(ts.n, 200000);
+	for (size_t b = 0; b < ts.nb; b++) {
+		size_t n = 0;
+
+		for (const struct track *x = ts.b[b]; x != NULL; x = x->next)
+			n++;
+		if (n > longest)
+			longest = n;
+	}
+	assert_true(longest <= 16);
+	tracks_free(&ts);
+	free(first);
+}
+
 int
 main(void)
 {
@@ -247,6 +292,7 @@ main(void)
 		cmocka_unit_test(test_broken_path_kept_until_clean),
 		cmocka_unit_test(test_forgetting_keeps_the_events),
 		cmocka_unit_test(test_the_key_decides_the_buckets),
+		cmocka_unit_test(test_buckets_grow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
