@@ -224,7 +224,7 @@ test_junk_ignored(void **state)
 	assert_int_equal(r.total_bytes, 0);
 	/* and the real thing still works */
 	data(&d, 0, 64, MS);
-	assert_int_equal(window_next_wake(d.w), d.now + 50 * MS);
+	assert_int_equal(window_next_wake(d.w), d.now + WINDOW_QUIET_FLOOR);
 	window_free(d.w);
 }
 
@@ -726,6 +726,61 @@ test_start_refuses(void **state)
 	assert_null(window_start(&c, ISN, T0));
 }
 
+/* A machine is small (at 512 paths of three tests each, every byte of it
+ * is 1,536 bytes of the engine's), and a request it holds as one queue
+ * entry still leaves as whole segments in order, PSH on the last only:
+ * 3,000 bytes at MSS 600 with timestamps, 588 bytes a segment. */
+static void
+test_machine_size_and_pieces(void **state)
+{
+	static uint8_t long_req[3000];
+	struct window_config c;
+	struct window_seg g;
+	struct drv d;
+	uint32_t at = 0;
+
+	(void)state;
+	assert_true(window_bytes() <= 1536);
+	for (size_t i = 0; i < sizeof(long_req); i++)
+		long_req[i] = (uint8_t)(i * 7);
+	window_config_defaults(&c, 7);
+	c.request = long_req;
+	c.request_len = sizeof(long_req);
+	memset(&d, 0, sizeof(d));
+	d.now = T0;
+	d.w = window_start(&c, ISN, d.now);
+	assert_non_null(d.w);
+	drain(&d);
+	memset(&g, 0, sizeof(g));
+	g.seq = IRS;
+	g.ack = ISN + 1;
+	g.flags = F_SYN | F_ACK;
+	g.window = 65535;
+	g.mss = 600;
+	g.ts = true;
+	g.wscale = 7;
+	d.now += MS;
+	window_input(d.w, &g, d.now);
+	drain(&d);
+	assert_int_equal(d.nact, 1 + 6);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_ACK);
+	for (int i = 1; i < d.nact; i++) {
+		const struct window_act *a = &d.act[i];
+
+		assert_int_equal(a->kind, WINDOW_ACT_DATA);
+		assert_int_equal(a->seq, ISN + 1 + at);
+		assert_int_equal(a->ack, IRS + 1);
+		assert_int_equal(a->payload_len, i < 6 ? 588 : 3000 - 5 * 588);
+		assert_memory_equal(a->payload, long_req + at, a->payload_len);
+		assert_int_equal(a->flags, i < 6 ? F_ACK : F_ACK | F_PSH);
+		assert_true(a->ts);
+		at += (uint32_t)a->payload_len;
+	}
+	assert_int_equal(at, sizeof(long_req));
+	assert_false(window_pending(d.w));
+	window_free(d.w);
+}
+
 int
 main(void)
 {
@@ -748,6 +803,7 @@ main(void)
 		cmocka_unit_test(test_ts_echo),
 		cmocka_unit_test(test_start_refuses),
 		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_machine_size_and_pieces),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
