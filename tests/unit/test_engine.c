@@ -854,11 +854,11 @@ test_window_queue(void **state)
 static void
 test_window_timer_drains(void **state)
 {
+	uint64_t now = 1 * SEC;
+	int hs, drains;
 	struct fake *f = fake_new(1, 0);
 	struct engine *e;
 	uint8_t pkt[128];
-	uint64_t now = 1 * SEC;
-	int hs, drains;
 
 	(void)state;
 	f->window_test = true;
