@@ -71,7 +71,11 @@
  *   our ACK + W<<14 + 1 MiB, or with an ack outside what we sent is
  *   ignored; lengths are clipped to max_bytes, so flights never exceed it.
  *   Rounds, bytes and time are capped; after the end, stragglers with data
- *   or a FIN draw at most two more RSTs, copies of the SYN-ACK none.
+ *   or a FIN draw at most two more RSTs, copies of the SYN-ACK none, and
+ *   none within max(2 RTT, the quiet floor) of our last segment leaving:
+ *   those were on their way before our RST reached the server (the
+ *   plateau's third round ends at its first byte, the rest of its flight
+ *   follows).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -333,6 +337,10 @@ window_input(struct window *w, const struct window_seg *s, uint64_t now)
 		 * connection carried data or had our RST, so a SYN-ACK now is a
 		 * copy (anyone may replay it), and a flow draws one RST, ever */
 		w->ignored++;
+		/* nor while what the server sent before our RST reached it can
+		 * still arrive: our RST is lost only if data comes after that */
+		if (w->now < add_sat(w->left_at, max64(2 * w->rtt, w->cfg.min_quiet_ns)))
+			break;
 		if (w->established && !w->rst_in && !(s->flags & (WIRE_TH_RST | WIRE_TH_SYN)) &&
 		    (s->payload_len > 0 || (s->flags & WIRE_TH_FIN)) &&
 		    w->rst_left > 0) {

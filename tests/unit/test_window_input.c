@@ -769,6 +769,39 @@ test_machine_size_and_pieces(void **state)
 	window_free(d.w);
 }
 
+/* Stragglers after our RST: the ones that can have been on their way
+ * before it reached the server (within max(2 RTT, the 10 ms floor) of its
+ * leaving; RTT 2 ms here) draw no RST, later ones (our RST was lost) at
+ * most two. */
+static void
+test_straggler_calm(void **state)
+{
+	static const struct {
+		uint64_t after;		/* since our RST left */
+		int rsts;		/* RSTs it draws */
+	} t[] = {
+		{ 1 * MS, 0 }, { 5 * MS, 0 }, { WINDOW_QUIET_FLOOR - 1, 0 },
+		{ WINDOW_QUIET_FLOOR, 1 }, { 200 * MS, 1 }, { 400 * MS, 0 },
+	};
+	struct drv d;
+	uint64_t rst_at;
+
+	(void)state;
+	established(&d, 7);
+	data(&d, 0, 1000, MS);
+	timer(&d, window_next_wake(d.w));		/* round 0 ends */
+	timer(&d, window_next_wake(d.w));		/* nothing more: over */
+	assert_true(window_done(d.w));
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_RST);
+	rst_at = d.now;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		d.now = rst_at + t[i].after;
+		data(&d, 1000 + 100 * (uint32_t)i, 100, 0);
+		assert_int_equal(d.nact, t[i].rsts);
+	}
+	window_free(d.w);
+}
+
 int
 main(void)
 {
@@ -792,6 +825,7 @@ main(void)
 		cmocka_unit_test(test_start_refuses),
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_machine_size_and_pieces),
+		cmocka_unit_test(test_straggler_calm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
