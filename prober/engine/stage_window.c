@@ -370,6 +370,20 @@ win_run(struct engine *e, uint64_t now)
 {
 	struct path_slot *s, *next;
 
+	/* A timer due may end a round on the silence it saw: read what the
+	 * capture ring holds first.  A loop that was busy or off the CPU
+	 * longer than a quiet time has the flight's last segments waiting
+	 * there, and judging before reading them would cut the flight
+	 * short (the quiet time follows the path's RTT, not our latency). */
+	if (e->ops.drain != NULL)
+		for (s = win_engine(e)->running.head; s != NULL; s = s->next) {
+			const struct win_slot *ws = win_slot(e, s);
+
+			if (ws->deadline != 0 && ws->deadline <= now) {
+				e->ops.drain(e->ops.arg);
+				break;
+			}
+		}
 	for (s = win_engine(e)->running.head; s != NULL; s = next) {
 		struct win_slot *ws = win_slot(e, s);
 

@@ -15,11 +15,30 @@
  *   Whatever limited the sender, F <= its send window, so every flight
  *   proves W<<k >= F (window_judge.c takes it from there).
  *
- * A round ends when no new data came for max(3 RTT, 50 ms) (RTT: our SYN
- *   to its SYN-ACK), at once when a segment resends only data this round
- *   already brought (the sender waited for an ACK and gave up: the flight
- *   stopped), at a FIN or RST, or after round_max whatever trickles in
- *   (such a round is cut: a bound, never evidence of a plateau).  A round
+ * A round ends when no new data came for the quiet time, max(3 RTT,
+ *   10 ms) (RTT: our SYN to its SYN-ACK, as our loop saw them), at once
+ *   when a segment resends only data this round already brought (the
+ *   sender waited for an ACK and gave up: the flight stopped), at a FIN
+ *   or RST, or after round_max whatever trickles in (such a round is cut:
+ *   a bound, never evidence of a plateau).  The quiet time need only
+ *   outlast the gaps inside one flight, and Linux sends a flight the
+ *   moment our ACK opens the window, from the softirq that took the ACK,
+ *   paced at most at srtt / (2 cwnd) a segment (its pacing rate is twice
+ *   cwnd / srtt in slow start; its srtt includes our quiet time, so the
+ *   gaps stay a tenth of it or less at IW10).  Its delayed-ACK and loss
+ *   timers come only after the flight: the tail-loss probe at 2 srtt +
+ *   2 jiffies (+ 200 ms, TCP_DELACK_MAX, with one segment out, to let a
+ *   delayed ACK come), the RTO at 200 ms or more, a delayed ACK of the
+ *   request at 40 ms or more (TCP_DELACK_MIN, and the answer carries it
+ *   anyway): what they bring is the flight's end, not its middle.
+ *   Measured (the capture's kernel timestamps, 65,536 bench paths on a
+ *   2-core VM at load 6 to 13): a first flight's segments at most
+ *   0.85 ms apart, later ones paced up to 17 ms apart under the old 50 ms
+ *   quiet time (srtt ~70 ms).  The 10 ms floor is twelve times the
+ *   unpaced gap and covers a scheduler slice of a loaded host delaying
+ *   the server's softirq; the RTT term covers slow paths.  Our own
+ *   latency (a loop off the CPU) does not count: the engine reads the
+ *   capture before any timer may end a round (stage_window.c).  A round
  *   with no new data ends after end_wait (1 s, at least 4 RTT), not after
  *   the quiet time: a sender whose window is smaller than its smallest
  *   segment (Linux: 36 bytes with timestamps) sends only from its persist
@@ -52,7 +71,11 @@
  *   our ACK + W<<14 + 1 MiB, or with an ack outside what we sent is
  *   ignored; lengths are clipped to max_bytes, so flights never exceed it.
  *   Rounds, bytes and time are capped; after the end, stragglers with data
- *   or a FIN draw at most two more RSTs, copies of the SYN-ACK none.
+ *   or a FIN draw at most two more RSTs, copies of the SYN-ACK none, and
+ *   none within max(2 RTT, the quiet floor) of our last segment leaving:
+ *   those were on their way before our RST reached the server (the
+ *   plateau's third round ends at its first byte, the rest of its flight
+ *   follows).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +90,7 @@ window_config_defaults(struct window_config *c, int scale)
 	c->scale_sent = scale;
 	c->mss_ours = 1460;
 	c->ts = true;
-	c->min_quiet_ns = MS(50);
+	c->min_quiet_ns = WINDOW_QUIET_FLOOR;
 	c->end_wait_ns = MS(1000);
 	c->first_data_ns = MS(3000);
 	c->round_max_ns = MS(3000);
@@ -109,7 +132,7 @@ window_start(const struct window_config *cfg, uint32_t isn, uint64_t now)
 	wj_init(&w->fl, w->w);
 	w->rst_left = WINDOW_STRAGGLER_RSTS;
 	w->syns = 1;
-	window_push(w, WINDOW_ACT_SYN, isn, WIRE_TH_SYN, NULL, 0);
+	window_push(w, WINDOW_ACT_SYN, isn, WIRE_TH_SYN, 0);
 	return w;
 }
 
@@ -258,7 +281,7 @@ window_on_open(struct window *w, const struct window_seg *s)
 		if ((s->flags & WIRE_TH_ACK) && s->seq == w->irs && s->ack == w->isn + 1 &&
 		    w->highest == 0 && w->dup_synacks < WINDOW_DUP_SYNACKS) {
 			w->dup_synacks++;
-			window_push(w, WINDOW_ACT_ACK, w->isn + 1, WIRE_TH_ACK, NULL, 0);
+			window_push(w, WINDOW_ACT_ACK, w->isn + 1, WIRE_TH_ACK, 0);
 			window_push_request(w);
 		} else {
 			w->ignored++;
@@ -289,6 +312,8 @@ window_on_open(struct window *w, const struct window_seg *s)
 		window_round_end(w, WINDOW_END_NONE);
 	else if (w->highest >= w->cfg.max_bytes)
 		window_round_end(w, WINDOW_END_MAX_BYTES);
+	else if (w->highest > w->acked && wj_confirms(&w->fl))
+		window_round_end(w, WINDOW_END_NONE);	/* the plateau's proof */
 }
 
 void
@@ -312,6 +337,10 @@ window_input(struct window *w, const struct window_seg *s, uint64_t now)
 		 * connection carried data or had our RST, so a SYN-ACK now is a
 		 * copy (anyone may replay it), and a flow draws one RST, ever */
 		w->ignored++;
+		/* nor while what the server sent before our RST reached it can
+		 * still arrive: our RST is lost only if data comes after that */
+		if (w->now < add_sat(w->left_at, max64(2 * w->rtt, w->cfg.min_quiet_ns)))
+			break;
 		if (w->established && !w->rst_in && !(s->flags & (WIRE_TH_RST | WIRE_TH_SYN)) &&
 		    (s->payload_len > 0 || (s->flags & WIRE_TH_FIN)) &&
 		    w->rst_left > 0) {
@@ -359,7 +388,7 @@ window_on_timer(struct window *w, uint64_t now)
 			} else {
 				w->syns++;
 				w->syn_at = now;
-				window_push(w, WINDOW_ACT_SYN, w->isn, WIRE_TH_SYN, NULL, 0);
+				window_push(w, WINDOW_ACT_SYN, w->isn, WIRE_TH_SYN, 0);
 			}
 		}
 		return;

@@ -61,6 +61,7 @@ struct window_config {
 	size_t request_len;		/* 0..WINDOW_REQUEST_MAX */
 	uint64_t min_quiet_ns;		/* a flight has stopped after no new
 					   data for max(3 RTT, this) */
+#define WINDOW_QUIET_FLOOR 10000000ull	/* the default: 10 ms (window.c) */
 	uint64_t end_wait_ns;		/* a round with no new data this long
 					   (at least 4 RTT): the answer ended */
 	uint64_t first_data_ns;		/* wait for the answer's first byte */
@@ -77,7 +78,7 @@ struct window_config {
 					   the first one's 4-tuple and ISN) */
 };
 
-/* Defaults for scale s: 50 ms quiet, 1 s end wait, 3 s for the first byte,
+/* Defaults for scale s: quiet max(3 RTT, 10 ms), 1 s end wait, 3 s for the first byte,
  * 3 s per round, 1 s per SYN with 2 retries, 2 request resends, 20 s in
  * all, 8 rounds, 1 MiB; MSS 1460 with timestamps; no request. */
 void window_config_defaults(struct window_config *c, int scale);

@@ -1,7 +1,8 @@
 /*
  * window_act.c -- the window test's actions (window.h): the SYNs, ACKs,
  * request segments and RSTs a test wants sent, queued until the engine
- * has a token of --rate for each, and their TCP options.
+ * has a token of --rate for each (28 bytes an entry, the request one
+ * entry), and their TCP options.
  */
 #include <string.h>
 
@@ -15,9 +16,9 @@ window_tsval(uint64_t now)
 
 void
 window_push(struct window *w, enum window_act_kind kind, uint32_t seq, uint8_t flags,
-    const uint8_t *payload, size_t len)
+    uint16_t len)
 {
-	struct window_act *a;
+	struct window_qact *a;
 
 	/* The engine sends an action when --rate grants it a token, so actions
 	 * may wait here.  An ACK or SYN still waiting is superseded by the
@@ -32,12 +33,12 @@ window_push(struct window *w, enum window_act_kind kind, uint32_t seq, uint8_t f
 		return;		/* bounded by the pushes of one round: cannot happen */
 	a = &w->q[(w->qhead + w->qlen++) % WINDOW_QLEN];
 	memset(a, 0, sizeof(*a));
-	a->kind = kind;
+	a->kind = (uint8_t)kind;
 	a->second = w->second && w->cfg.isn_second != 0;
 	a->seq = seq;
 	a->flags = flags;
-	a->payload = payload;
-	a->payload_len = len;
+	a->len = len;
+	a->seg = (uint16_t)(w->seg_out > 0 ? w->seg_out : len);
 	a->tsval = window_tsval(w->now);
 	if (kind == WINDOW_ACT_SYN)
 		return;
@@ -54,7 +55,7 @@ window_push_ack(struct window *w)
 {
 	uint32_t sent = w->req_sends > 0 ? (uint32_t)w->cfg.request_len : 0;
 
-	window_push(w, WINDOW_ACT_ACK, w->isn + 1 + sent, WIRE_TH_ACK, NULL, 0);
+	window_push(w, WINDOW_ACT_ACK, w->isn + 1 + sent, WIRE_TH_ACK, 0);
 }
 
 /* Our last ACK again (the server resent from before it: it was lost).
@@ -66,7 +67,7 @@ window_push_ack(struct window *w)
 void
 window_push_reack(struct window *w)
 {
-	struct window_act *a;
+	struct window_qact *a;
 
 	window_push_ack(w);
 	if (w->qlen == 0)
@@ -76,7 +77,8 @@ window_push_reack(struct window *w)
 		a->ack = w->irs + 1 + (uint32_t)w->acked;
 }
 
-/* The request, cut at seg_out, the last piece pushed. */
+/* The request: one entry, cut at seg_out as it leaves, PSH on the last
+ * piece. */
 void
 window_push_request(struct window *w)
 {
@@ -86,13 +88,8 @@ window_push_request(struct window *w)
 	for (int i = 0; i < w->qlen; i++)
 		if (w->q[(w->qhead + i) % WINDOW_QLEN].kind == WINDOW_ACT_DATA)
 			return;
-
-	for (size_t off = 0; off < len; off += w->seg_out) {
-		size_t n = min64(w->seg_out, len - off);
-
-		window_push(w, WINDOW_ACT_DATA, w->isn + 1 + (uint32_t)off,
-		    WIRE_TH_ACK | (off + n == len ? WIRE_TH_PSH : 0), w->cfg.request + off, n);
-	}
+	if (len > 0)
+		window_push(w, WINDOW_ACT_DATA, w->isn + 1, WIRE_TH_ACK, (uint16_t)len);
 	w->req_at = w->now;
 	w->req_sends++;
 }
@@ -106,9 +103,9 @@ window_push_rst(struct window *w)
 {
 	uint32_t all = w->req_sends > 0 ? (uint32_t)w->cfg.request_len : 0;
 
-	window_push(w, WINDOW_ACT_RST, w->isn + 1 + all, WIRE_TH_RST, NULL, 0);
+	window_push(w, WINDOW_ACT_RST, w->isn + 1 + all, WIRE_TH_RST, 0);
 	if (w->peer_ack < all)
-		window_push(w, WINDOW_ACT_RST, w->isn + 1 + w->peer_ack, WIRE_TH_RST, NULL, 0);
+		window_push(w, WINDOW_ACT_RST, w->isn + 1 + w->peer_ack, WIRE_TH_RST, 0);
 }
 
 bool
@@ -126,9 +123,22 @@ window_next_kind(const struct window *w)
 bool
 window_next_action(struct window *w, uint64_t now, struct window_act *a)
 {
+	struct window_qact *q;
+	size_t n;
+
 	if (w->qlen == 0)
 		return false;
-	*a = w->q[w->qhead];
+	q = &w->q[w->qhead];
+	memset(a, 0, sizeof(*a));
+	a->kind = (enum window_act_kind)q->kind;
+	a->seq = q->seq;
+	a->ack = q->ack;
+	a->flags = q->flags;
+	a->window = q->window;
+	a->ts = q->ts;
+	a->tsval = q->tsval;
+	a->tsecr = q->tsecr;
+	a->second = q->second;
 	/* Timers run from when a segment left, not from when it was asked
 	 * for: under --rate it may wait for a token, and the server cannot
 	 * answer what it has not received. */
@@ -138,6 +148,18 @@ window_next_action(struct window *w, uint64_t now, struct window_act *a)
 		w->syn_at = now;
 	else if (a->kind == WINDOW_ACT_DATA)
 		w->req_at = now;
+	if (a->kind == WINDOW_ACT_DATA) {
+		/* the next piece of the request; the entry stays for the rest */
+		n = min64(q->seg > 0 ? q->seg : q->len, (size_t)(q->len - q->off));
+		a->seq = q->seq + q->off;
+		a->payload = w->cfg.request + q->off;
+		a->payload_len = n;
+		q->off = (uint16_t)(q->off + n);
+		if (q->off == q->len)
+			a->flags |= WIRE_TH_PSH;
+		else
+			return true;
+	}
 	w->qhead = (w->qhead + 1) % WINDOW_QLEN;
 	w->qlen--;
 	return true;

@@ -28,7 +28,10 @@
 #define WINDOW_PAYLOAD_MAX 1428		/* 1500 - IPv6 40 - TCP 20 - TS 12 */
 #define WINDOW_REQUEST_SEGS 16		/* a request goes in at most this many */
 #define WINDOW_RTT_MAX MS(3000)		/* beyond this an RTT is no RTT */
-#define WINDOW_QLEN 32			/* actions not yet taken */
+#define WINDOW_QUIET_RTTS 3		/* a round's quiet time, in RTTs */
+#define WINDOW_QLEN 16			/* actions not yet taken: a connection
+					   queues at most SYN, ACK, the request
+					   (one entry), a re-ACK and six RSTs */
 #define WINDOW_DUP_SYNACKS 3
 #define WINDOW_STRAGGLER_RSTS 2
 #define WINDOW_DUPACKS 4		/* per round */
@@ -36,6 +39,19 @@
 #define WINDOW_TTL_INIT(t) ((t) <= 64 ? 64 : (t) <= 128 ? 128 : 255)
 
 enum wstate { ST_SYN, ST_OPEN, ST_PAUSE, ST_DONE };
+
+/* An action as queued (window_act.c): what struct window_act says, in 28
+ * bytes rather than 48.  The payload is an offset into the request; a
+ * request is one entry, cut into segments of seg_out as they leave. */
+struct window_qact {
+	uint32_t seq, ack, tsval, tsecr;
+	uint16_t off, len, seg;		/* of the request: [off, len) left,
+					   cut in pieces of seg */
+	uint16_t window;
+	uint8_t kind;			/* enum window_act_kind */
+	uint8_t flags;
+	bool ts, second;
+};
 
 struct window {
 	struct window_config cfg;	/* cfg.request: the caller's, shared by
@@ -92,7 +108,7 @@ struct window {
 	uint16_t proxy_window;
 	uint8_t proxy_ttl, proxy_data_ttl;
 
-	struct window_act q[WINDOW_QLEN];
+	struct window_qact q[WINDOW_QLEN];
 	int qhead, qlen;
 };
 
@@ -124,7 +140,7 @@ wnd(const struct window *w, int k)
 
 /* window_act.c: actions queued, in the order the engine sends them */
 void window_push(struct window *w, enum window_act_kind kind, uint32_t seq, uint8_t flags,
-    const uint8_t *payload, size_t len);
+    uint16_t len);
 void window_push_ack(struct window *w);
 void window_push_reack(struct window *w);
 void window_push_request(struct window *w);

@@ -41,7 +41,13 @@
  *   segment of 64<<5).  A congestion window that was the limit grows
  *   between rounds instead (slow start doubles it, congestion avoidance
  *   adds a segment: two flights a segment apart never fit one interval
- *   narrower than a segment).  A single round below the initial window is
+ *   narrower than a segment).  The third round need only begin: its
+ *   first new byte is the proof, and the test ends there rather than
+ *   wait out its flight, a third of the test's time (the one thing that
+ *   wait could add: a congestion window that sat within a segment of
+ *   W<<k for two rounds and then grew past it, the blind spot below,
+ *   caught only if it grew within that round).  A single
+ *   round below the initial window is
  *   not taken as proof: initial windows of 1..4 segments exist (RFC 3390,
  *   older stacks), and 2 x 1,448 bytes is consistent with W<<6 at s = 7.
  *   Also exact: a flight above W<<13 allows only k = 14 (no shift beyond
@@ -117,6 +123,26 @@ wj_consistent(const struct wj_flights *f, const struct wj_round *r)
 	return -1;
 }
 
+/* The k of a plateau formed by the last two rounds recorded, no flight
+ * of the test above W<<k; -1 none. */
+static int
+wj_plateau(const struct wj_flights *f)
+{
+	int k1, k2;
+
+	if (f->n < 2 || f->overrun)
+		return -1;
+	k1 = wj_consistent(f, &f->r[f->n - 2]);
+	k2 = wj_consistent(f, &f->r[f->n - 1]);
+	return k1 >= 0 && k1 == k2 && wj_min_shift(f, f->fmax) <= k1 ? k1 : -1;
+}
+
+bool
+wj_confirms(const struct wj_flights *f)
+{
+	return f->big_round < 0 && wj_plateau(f) >= 0;
+}
+
 bool
 wj_round(struct wj_flights *f, uint32_t flight, uint32_t m, bool eligible)
 {
@@ -137,11 +163,13 @@ wj_round(struct wj_flights *f, uint32_t flight, uint32_t m, bool eligible)
 	if (f->big_round >= 0 && f->big_round < f->n - 1)
 		return true;	/* a round after it stayed within W<<14 */
 	if (f->n >= 3 && flight > 0) {
-		int k1 = wj_consistent(f, &f->r[f->n - 3]);
-		int k2 = wj_consistent(f, &f->r[f->n - 2]);
+		int k;
 
-		if (k1 >= 0 && k1 == k2 && wj_min_shift(f, f->fmax) <= k1) {
-			f->exact = k1;
+		f->n--;		/* the two rounds before this one */
+		k = wj_plateau(f);
+		f->n++;
+		if (k >= 0) {
+			f->exact = k;
 			f->exact_flight = f->r[f->n - 2].flight;
 			return true;
 		}

@@ -37,6 +37,10 @@ void wj_init(struct wj_flights *f, uint16_t w);
  * stop: a plateau, or a round after one above W<<13 stayed in bounds. */
 bool wj_round(struct wj_flights *f, uint32_t flight, uint32_t m, bool eligible);
 
+/* Whether the rounds so far make the shift known as soon as the next
+ * round brings new data (a plateau in the last two). */
+bool wj_confirms(const struct wj_flights *f);
+
 /* The smallest k with W<<k >= bytes; 15 when none. */
 int wj_min_shift(const struct wj_flights *f, uint64_t bytes);
 

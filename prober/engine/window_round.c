@@ -98,7 +98,7 @@ window_restart(struct window *w)
 	wj_init(&w->fl, w->w);
 	w->end = WINDOW_END_NONE;
 	w->rst_left = WINDOW_STRAGGLER_RSTS;
-	window_push(w, WINDOW_ACT_SYN, w->isn, WIRE_TH_SYN, NULL, 0);
+	window_push(w, WINDOW_ACT_SYN, w->isn, WIRE_TH_SYN, 0);
 }
 
 /* --- rounds ----------------------------------------------------------------- */
@@ -147,10 +147,12 @@ window_round_end(struct window *w, enum window_end forced)
 
 /* --- time ------------------------------------------------------------------- */
 
+/* A flight has stopped after no new data for WINDOW_QUIET_RTTS RTTs, at
+ * least min_quiet_ns (window.c says why that floor). */
 static uint64_t
 window_quiet(const struct window *w)
 {
-	return max64(3 * w->rtt, w->cfg.min_quiet_ns);
+	return max64(WINDOW_QUIET_RTTS * w->rtt, w->cfg.min_quiet_ns);
 }
 
 uint64_t

@@ -847,6 +847,43 @@ test_window_queue(void **state)
 	free(f);
 }
 
+/* A window test's timer that is due may end a round on the silence it
+ * saw: the capture is read first (a loop that was off the CPU longer than
+ * the quiet time has the flight's last segments in the ring), and only
+ * then, not on every run. */
+static void
+test_window_timer_drains(void **state)
+{
+	uint64_t now = 1 * SEC;
+	int hs, drains;
+	struct fake *f = fake_new(1, 0);
+	struct engine *e;
+	uint8_t pkt[128];
+
+	(void)state;
+	f->window_test = true;
+	e = engine_for(f, 100000, 0, 16);
+	engine_run(e, now);
+	hs = f->nsyn;
+	assert_int_equal(hs, 4);
+	for (int i = 0; i < hs; i++) {
+		size_t len = answer(f, i, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1, pkt, sizeof(pkt));
+
+		engine_input(e, now + 10, pkt, len);
+	}
+	engine_run(e, now + 20);
+	assert_int_equal(f->nsyn, hs + 3);	/* a window test's SYN per scale */
+	drains = f->drains;
+	engine_run(e, now + 20 + SEC / 2);	/* its SYN-ACKs not yet late */
+	assert_int_equal(f->drains, drains);
+	assert_int_equal(f->nsyn, hs + 3);
+	engine_run(e, now + 20 + SEC);		/* now they are: read, then retry */
+	assert_int_equal(f->drains, drains + 1);
+	assert_int_equal(f->nsyn, hs + 6);
+	engine_free(e);
+	free(f);
+}
+
 /* Paths that wait for a stage hold their slots: while the window stage
  * has as many waiting as it runs, no new path starts its handshake, so
  * the paths in flight follow the stages' room, not the list's length
@@ -1719,6 +1756,7 @@ main(void)
 		cmocka_unit_test(test_trace_ladder),
 		cmocka_unit_test(test_late_reply_after_handshake),
 		cmocka_unit_test(test_window_queue),
+		cmocka_unit_test(test_window_timer_drains),
 		cmocka_unit_test(test_waiting_bounded),
 		cmocka_unit_test(test_every_packet_charged),
 		cmocka_unit_test(test_waiting_does_not_spin),

@@ -382,8 +382,9 @@ test_ignores_window(void **state)
 	assert_true(o.res.inconclusive);
 }
 
-/* One byte every 10 ms, forever: rounds are cut at round_max, the test at
- * max_ns; the bound it gives holds (300 bytes a round need 64<<3). */
+/* One byte every 5 ms (half the quiet time's floor), forever: rounds are
+ * cut at round_max, the test at max_ns; the bound it gives holds (600
+ * bytes a round need 64<<4). */
 static void
 test_dribble(void **state)
 {
@@ -395,12 +396,12 @@ test_dribble(void **state)
 	base_config(&wc, 7);
 	base_sim(&c, 7, 7);
 	c.resp = LONG_ANSWER;
-	c.dribble_ns = 10 * MS;
+	c.dribble_ns = WINDOW_QUIET_FLOOR / 2;
 	assert_true(sim_run(&c, &wc, &o));
 	check_invariants(&wc, &o);
 	assert_int_equal(o.res.end, WINDOW_END_TIMEOUT);
 	assert_true(o.end_ns <= 1000 * MS + wc.max_ns);
-	check_expect(&o, X_MIN, 3);
+	check_expect(&o, X_MIN, 4);
 }
 
 /* No SYN-ACK: the SYN is sent 1 + syn_retries times, then inconclusive,
@@ -635,6 +636,50 @@ test_window_never_opens(void **state)
 	    wc.end_wait_ns);
 }
 
+/* How long a test takes on paths from a LAN to a slow WAN: the quiet time
+ * follows the RTT (3 RTT, at least 10 ms, not 50), and the round that only
+ * has to show new data after a plateau ends at its first byte.  s = s'' =
+ * 7 (W = 64, plateau at 8,192 bytes), one-way delay d, RTT 2d, quiet Q =
+ * max(6d, 10 ms): handshake 2d, rounds 0 and 1 each 2d + Q, round 2 2d:
+ * done at 8d + 2Q.  (Waiting out round 2 and a 50 ms floor: 8d + 3
+ * max(6d, 50 ms), 150 ms on a LAN.) */
+static void
+test_time_follows_rtt(void **state)
+{
+	static const struct {
+		uint64_t owd_ns;
+		uint64_t done_ns;	/* 8d + 2Q */
+	} t[] = {
+		{ 50000, 20400000 },	/* LAN: the floor rules */
+		{ 1000000, 28000000 },
+		{ 5000000, 100000000 },	/* 3 RTT = 30 ms */
+		{ 40000000, 800000000 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct window_config wc;
+		struct sim_cfg c;
+		struct sim_out o;
+		uint64_t took;
+
+		base_config(&wc, 7);
+		base_sim(&c, 7, 7);
+		c.resp = LONG_ANSWER;
+		c.owd_ns = t[i].owd_ns;
+		assert_true(sim_run(&c, &wc, &o));
+		check_invariants(&wc, &o);
+		check_expect(&o, X_EXACT, 7);
+		took = o.end_ns - o.start_ns;
+		print_message("# one-way %llu us: done after %llu us (expected %llu)\n",
+		    (unsigned long long)(t[i].owd_ns / 1000), (unsigned long long)(took / 1000),
+		    (unsigned long long)(t[i].done_ns / 1000));
+		/* within a millisecond and a tenth: the model's own steps */
+		assert_true(took <= t[i].done_ns + t[i].done_ns / 10 + MS);
+		assert_true(took + t[i].done_ns / 10 + MS >= t[i].done_ns);
+	}
+}
+
 int
 main(void)
 {
@@ -656,6 +701,7 @@ main(void)
 		cmocka_unit_test(test_every_shift_exact),
 		cmocka_unit_test(test_syn_proxy),
 		cmocka_unit_test(test_window_never_opens),
+		cmocka_unit_test(test_time_follows_rtt),
 	};
 	const size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
 	static const char *aname[] = { "long", "short", "empty" };

@@ -44,18 +44,24 @@ drain(struct drv *d)
 }
 
 static void
-start(struct drv *d, int s)
+start_with(struct drv *d, int s, const uint8_t *request, size_t len)
 {
 	struct window_config c;
 
 	window_config_defaults(&c, s);
-	c.request = req;
-	c.request_len = REQ_LEN;
+	c.request = request;
+	c.request_len = len;
 	memset(d, 0, sizeof(*d));
 	d->now = T0;
 	d->w = window_start(&c, ISN, d->now);
 	assert_non_null(d->w);
 	drain(d);
+}
+
+static void
+start(struct drv *d, int s)
+{
+	start_with(d, s, req, REQ_LEN);
 }
 
 static void
@@ -224,7 +230,7 @@ test_junk_ignored(void **state)
 	assert_int_equal(r.total_bytes, 0);
 	/* and the real thing still works */
 	data(&d, 0, 64, MS);
-	assert_int_equal(window_next_wake(d.w), d.now + 50 * MS);
+	assert_int_equal(window_next_wake(d.w), d.now + WINDOW_QUIET_FLOOR);
 	window_free(d.w);
 }
 
@@ -726,6 +732,76 @@ test_start_refuses(void **state)
 	assert_null(window_start(&c, ISN, T0));
 }
 
+/* A machine is small (at 512 paths of three tests each, every byte of it
+ * is 1,536 bytes of the engine's), and a request it holds as one queue
+ * entry still leaves as whole segments in order, PSH on the last only:
+ * 3,000 bytes at MSS 1460 with timestamps: 1,428 bytes a segment (room
+ * for IPv6). */
+static void
+test_machine_size_and_pieces(void **state)
+{
+	static uint8_t long_req[3000];
+	struct drv d;
+	uint32_t at = 0;
+
+	(void)state;
+	assert_true(window_bytes() <= 1536);
+	for (size_t i = 0; i < sizeof(long_req); i++)
+		long_req[i] = (uint8_t)(i * 7);
+	start_with(&d, 7, long_req, sizeof(long_req));
+	input(&d, IRS, ISN + 1, F_SYN | F_ACK, 0, MS);
+	assert_int_equal(d.nact, 1 + 3);
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_ACK);
+	for (int i = 1; i < d.nact; i++) {
+		const struct window_act *a = &d.act[i];
+
+		assert_int_equal(a->kind, WINDOW_ACT_DATA);
+		assert_int_equal(a->seq, ISN + 1 + at);
+		assert_int_equal(a->ack, IRS + 1);
+		assert_int_equal(a->payload_len, i < 3 ? 1428 : 3000 - 2 * 1428);
+		assert_memory_equal(a->payload, long_req + at, a->payload_len);
+		assert_int_equal(a->flags, i < 3 ? F_ACK : F_ACK | F_PSH);
+		assert_true(a->ts);
+		at += (uint32_t)a->payload_len;
+	}
+	assert_int_equal(at, sizeof(long_req));
+	assert_false(window_pending(d.w));
+	window_free(d.w);
+}
+
+/* Stragglers after our RST: the ones that can have been on their way
+ * before it reached the server (within max(2 RTT, the 10 ms floor) of its
+ * leaving; RTT 2 ms here) draw no RST, later ones (our RST was lost) at
+ * most two. */
+static void
+test_straggler_calm(void **state)
+{
+	static const struct {
+		uint64_t after;		/* since our RST left */
+		int rsts;		/* RSTs it draws */
+	} t[] = {
+		{ 1 * MS, 0 }, { 5 * MS, 0 }, { WINDOW_QUIET_FLOOR - 1, 0 },
+		{ WINDOW_QUIET_FLOOR, 1 }, { 200 * MS, 1 }, { 400 * MS, 0 },
+	};
+	struct drv d;
+	uint64_t rst_at;
+
+	(void)state;
+	established(&d, 7);
+	data(&d, 0, 1000, MS);
+	timer(&d, window_next_wake(d.w));		/* round 0 ends */
+	timer(&d, window_next_wake(d.w));		/* nothing more: over */
+	assert_true(window_done(d.w));
+	assert_int_equal(d.act[0].kind, WINDOW_ACT_RST);
+	rst_at = d.now;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		d.now = rst_at + t[i].after;
+		data(&d, 1000 + 100 * (uint32_t)i, 100, 0);
+		assert_int_equal(d.nact, t[i].rsts);
+	}
+	window_free(d.w);
+}
+
 int
 main(void)
 {
@@ -748,6 +824,8 @@ main(void)
 		cmocka_unit_test(test_ts_echo),
 		cmocka_unit_test(test_start_refuses),
 		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_machine_size_and_pieces),
+		cmocka_unit_test(test_straggler_calm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

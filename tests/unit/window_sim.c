@@ -546,6 +546,7 @@ sim_run(const struct sim_cfg *c, const struct window_config *wc, struct sim_out 
 	s->ssthresh = UINT32_MAX;
 	s->rto = SIM_RTO;
 	s->now = 1000 * SIM_MS;		/* not zero: a clock is not */
+	out->start_ns = s->now;
 	s->irs = c->irs;
 	out->connections = 1;
 	s->w = window_start(wc, c->isn, s->now);

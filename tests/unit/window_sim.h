@@ -68,7 +68,7 @@ struct sim_out {
 	uint32_t rsts;			/* RSTs we sent */
 	uint32_t synacks_sent, syns_seen;
 	uint64_t sent_bytes;		/* answer bytes the server sent */
-	uint64_t end_ns;		/* when the machine finished */
+	uint64_t start_ns, end_ns;	/* when the machine started, finished */
 	bool bad_ts;			/* a segment of ours without timestamps */
 	bool bad_seq;			/* one of our segments out of order */
 	int connections;		/* SYNs after a RST open new ones */
