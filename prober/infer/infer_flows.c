@@ -40,6 +40,8 @@ infer_flows_add(struct flows_acc *acc, const struct path_result *res, uint16_t s
 		fa->verdict[i] = v->verdict;
 		if (verdict_is_problem(v->verdict))
 			acc->affected[i]++;
+		else if (verdict_rank(v->verdict) == 2)
+			acc->clean[i]++;
 		if (acc->n == 1 || verdict_rank(v->verdict) > verdict_rank(acc->worst[i].verdict))
 			acc->worst[i] = *v;
 	}
@@ -56,7 +58,7 @@ infer_flows_merge(struct path_result *res, const struct flows_acc *acc)
 
 		*v = acc->worst[i];
 		res->flows_affected[i] = k;
-		if (k > 0 && k < acc->n) {
+		if (k > 0 && acc->clean[i] > 0) {
 			char why[sizeof(v->reason)];
 
 			snprintf(why, sizeof(why), "%s on %d of %d flows (source ports): "

@@ -16,6 +16,7 @@ struct flows_acc {
 	struct flow_answer answers[RESULT_MAX_FLOWS];
 	struct scale_verdict worst[RESULT_MAX_SCALES];	/* the worst so far */
 	int affected[RESULT_MAX_SCALES];
+	int clean[RESULT_MAX_SCALES];	/* flows that answered without a problem */
 };
 
 /* Adds the judged result of one flow (res->flow's; sport its first port). */
@@ -25,7 +26,8 @@ void infer_flows_add(struct flows_acc *acc, const struct path_result *res,
 /* Makes res (the last flow's judged result, already added) the path's:
  * each scale's verdict the worst any flow saw -- a problem over an answer,
  * an answer over a flow that could not conclude -- with flows_affected and,
- * where some flows only saw the problem, a reason that says so; the
+ * where some flows saw the problem and others answered without it, a
+ * reason that says so; the
  * answers of every flow in flow_answers (pointing into acc). */
 void infer_flows_merge(struct path_result *res, const struct flows_acc *acc);
 
