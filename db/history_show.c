@@ -128,6 +128,8 @@ history_read_row(sqlite3_stmt *s, struct history_row *row)
 		row->on_demand = uid >= 0 && uid <= UINT32_MAX;
 		row->on_demand_uid = row->on_demand ? (uint32_t)uid : 0;
 	}
+	row->flows = history_col_int(s, 21, 2, RESULT_MAX_FLOWS);
+	row->flows_affected = row->flows > 0 ? history_col_int(s, 22, 0, row->flows) : -1;
 }
 
 static int
