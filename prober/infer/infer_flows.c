@@ -38,6 +38,8 @@ infer_flows_add(struct flows_acc *acc, const struct path_result *res, uint16_t s
 		fa->sa_wscale[i] = res->scales[i].sa.present ? res->scales[i].sa.wscale : -1;
 		fa->applied[i] = w->ran && !w->inconclusive ? w->scale_effective : -1;
 		fa->verdict[i] = v->verdict;
+		fa->hop_index[i] = v->hop.present ? v->hop.index : -1;
+		fa->hop_address[i] = v->hop.address;
 		if (verdict_is_problem(v->verdict))
 			acc->affected[i]++;
 		else if (verdict_rank(v->verdict) == 2)

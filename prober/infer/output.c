@@ -227,6 +227,14 @@ json_flows(struct json *j, const struct path_result *res)
 				json_kstring(j, "verdict", v);
 			else
 				json_knull(j, "verdict");
+			/* the hop of this flow's branch, where its trace located one */
+			if (fa->hop_index[i] >= 0) {
+				json_kint(j, "hop_index", fa->hop_index[i]);
+				json_addr(j, "hop_address", &fa->hop_address[i]);
+			} else {
+				json_knull(j, "hop_index");
+				json_knull(j, "hop_address");
+			}
 			json_object_end(j);
 		}
 		json_array_end(j);

@@ -175,7 +175,8 @@ struct scale_verdict {
 
 /* One flow of a path probed over several (--flows): what each scale's
  * SYN from its port drew, the shift the window test saw applied, and the
- * flow's own verdict. */
+ * flow's own verdict and hop (its trace ran on its own ports: the hop of
+ * its branch). */
 #define RESULT_MAX_FLOWS 64
 struct flow_answer {
 	uint16_t sport;			/* the flow's first port (its control SYN's) */
@@ -183,6 +184,8 @@ struct flow_answer {
 	int sa_wscale[RESULT_MAX_SCALES];	/* the SYN-ACK's shift, -1 none */
 	int applied[RESULT_MAX_SCALES];	/* window test's shift, -1 none measured */
 	enum verdict verdict[RESULT_MAX_SCALES];
+	int hop_index[RESULT_MAX_SCALES];	/* its verdict's hop, -1 none */
+	struct addr hop_address[RESULT_MAX_SCALES];
 };
 
 /* Everything about one (address, port) path.  target points into the

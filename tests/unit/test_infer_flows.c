@@ -31,6 +31,10 @@ flow(struct path_result *r, char v)
 	r->verdicts[0].verdict = v == 'o' ? VERDICT_OK : v == 'r' ? VERDICT_REWRITTEN :
 	    v == 's' ? VERDICT_STRIPPED : VERDICT_INCONCLUSIVE;
 	snprintf(r->verdicts[0].reason, sizeof(r->verdicts[0].reason), "flow said %c", v);
+	if (v == 'r') {
+		r->verdicts[0].hop.present = true;
+		r->verdicts[0].hop.index = 3;
+	}
 }
 
 static void
@@ -83,6 +87,8 @@ test_table(void **state)
 			assert_int_equal(r->flow_answers[f].applied[0],
 			    t[i].flows[f] == 'r' ? 0 : 7);
 			assert_int_equal(r->flow_answers[f].sa_wscale[0], 10);
+			assert_int_equal(r->flow_answers[f].hop_index[0],
+			    t[i].flows[f] == 'r' ? 3 : -1);
 		}
 		free(r);
 		free(acc);
