@@ -340,7 +340,9 @@ text_segment(FILE *f, const struct path_result *res, int i)
 	    addr_format(&v->hop.address, addr, sizeof(addr)));
 	fprintf(f, ", last clean hop %d (%s)\n", v->hop.last_clean_index,
 	    addr_format(&v->hop.last_clean_address, addr, sizeof(addr)));
-	if (t == NULL || !t->ran)
+	/* of several flows, the trace at hand is the last one's, which may
+	 * have taken another branch than the flow the hop is of */
+	if (t == NULL || !t->ran || res->flows > 1)
 		return;
 	from = v->hop.last_clean_index > 0 ? v->hop.last_clean_index : 1;
 	to = v->hop.index < t->nttl ? v->hop.index : t->nttl;
