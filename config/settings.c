@@ -112,6 +112,15 @@ const struct setting settings[SET_COUNT] = {
 	  .shaping = true, .where = SETW_TOP | SETW_CLI, .off = OFF(probe.syn_ttl),
 	  .lo = 1, .hi = 255, .noun = "a TTL", .def = "64", .arg = "TTL",
 	  .help = "TTL (hop limit) of the measurement SYNs, @R (default @D)" },
+	/* the guard's range of ports is sized by it, once, before the
+	 * privileges go (prober/design-notes.md "Flows per path") */
+	{ .id = SET_FLOWS, .key = "flows", .flag = "flows", .type = SETT_UINT,
+	  .restart = true, .where = SETW_TOP | SETW_CLI,
+	  .off = OFF(probe.flows), .lo = 1, .hi = 64, .noun = "a count of flows",
+	  .def = "1", .arg = "N",
+	  .help = "probe each scale over N flows (source ports), @R\n"
+	  "(default @D): a box on one branch of a load-balanced\n"
+	  "path shows as flows_affected k of N" },
 	/* the store and its lock are opened once, the lock as root */
 	{ .id = SET_DATABASE, .key = "database", .flag = "db", .type = SETT_PATH,
 	  .where = SETW_TOP | SETW_CLI, .restart = true, .off = OFF(database),

@@ -40,6 +40,9 @@ struct history_row {
 	bool on_demand;			/* the run was asked for on the daemon's
 					   control socket, by on_demand_uid */
 	uint32_t on_demand_uid;
+	int flows, flows_affected;	/* probed over several flows (store v6):
+					   how many, and on how many the verdict
+					   was a problem; -1 both for one flow */
 	/* export's groups only (0 in show's rows): the group's first time and
 	 * how many results it holds; the other fields are its latest row's */
 	int64_t first_ns;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "history_row.h"
+#include "result.h"
 #include "silent_hops.h"
 
 static int
@@ -51,4 +52,7 @@ history_row_read(const struct history_cells *c, const void *src, struct history_
 	row->hop_silent = silent_hops_from_i64(c->num(src, 19, INT64_MIN, INT64_MAX, 0));
 	row->on_demand = uid >= 0;
 	row->on_demand_uid = row->on_demand ? (uint32_t)uid : 0;
+	/* NULL for a path probed on one flow: -1 both */
+	row->flows = num(c, src, 21, 2, RESULT_MAX_FLOWS);
+	row->flows_affected = row->flows > 0 ? num(c, src, 22, 0, row->flows) : -1;
 }

@@ -93,7 +93,7 @@ struct store {
  * the schema from version i to i + 1. */
 extern const char *const store_migrations[STORE_SCHEMA_VERSION];
 
-#define STORE_SCALE_COLS	25
+#define STORE_SCALE_COLS	27
 #define STORE_HOP_COLS		6
 #define STORE_FINDING_COLS	7
 
@@ -161,6 +161,7 @@ struct kept_scale {
 	bool w_ran, w_inconclusive;
 	int scale_effective, scale_effective_min;
 	int64_t flight_bytes;
+	int flows, flows_affected;	/* flows 0 or 1: one flow (NULL) */
 	int nfindings;
 	struct side_finding *findings;	/* [nfindings] */
 };

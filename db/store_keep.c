@@ -62,6 +62,8 @@ keep_scale(struct kept_scale *ks, const struct path_result *res, int i, size_t *
 	ks->scale_effective = w->scale_effective;
 	ks->scale_effective_min = w->scale_effective_min;
 	ks->flight_bytes = w->flight_bytes;
+	ks->flows = res->flows;
+	ks->flows_affected = res->flows_affected[i];
 	if (verdict_name(v->verdict) != NULL && (ks->reason = dup_or_null(v->reason, bytes)) == NULL)
 		return -1;
 	if (nf > 0) {

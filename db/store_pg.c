@@ -339,7 +339,7 @@ schema_version(struct pg_store *st)
 		    "binary's (%d)", v, PG_SCHEMA_VERSION);
 		return refuse(st, n);
 	}
-	if (v < PG_SCHEMA_VERSION)
+	if (v < PG_FIRST_VERSION)
 		return refuse(st, "a schema version this engine never wrote");
 	return v;
 }
@@ -376,6 +376,19 @@ setup_writer(struct pg_store *st)
 		pgp_int(&p, PG_SCHEMA_VERSION);
 		if (pg_cmd(st, "INSERT INTO scaleprobe_schema (application_id, version)"
 		    " VALUES ($1, $2)", &p, "create the schema") != 0)
+			goto fail;
+	}
+	for (; v > 0 && v < PG_SCHEMA_VERSION; v++) {
+		if ((r = PQexec(st->c, pg_migrations[v - PG_FIRST_VERSION])) == NULL ||
+		    PQresultStatus(r) != PGRES_COMMAND_OK) {
+			pg_failres(st, r, "migrate the schema");
+			goto fail;
+		}
+		PQclear(r);
+		pgp_init(&p);
+		pgp_int(&p, v + 1);
+		if (pg_cmd(st, "UPDATE scaleprobe_schema SET version = $1", &p,
+		    "migrate the schema") != 0)
 			goto fail;
 	}
 	return pg_cmd(st, "COMMIT", NULL, "commit the schema");
@@ -422,6 +435,14 @@ pg_open(const char *where, enum store_mode mode, const struct store_opts *o, cha
 
 		if (v == 0)
 			refuse(st, "no scaleprobe store here (no scaleprobe_schema)");
+		else if (v > 0 && v < PG_SCHEMA_VERSION) {
+			char n[128];
+
+			snprintf(n, sizeof(n), "schema version %" PRId64 " is older than this "
+			    "binary's (%d): a writer (scaleprobed) upgrades it", v,
+			    PG_SCHEMA_VERSION);
+			v = refuse(st, n);
+		}
 		if (v <= 0 || pg_cmd(st, "SET default_transaction_read_only = on", NULL,
 		    "set up") != 0)
 			goto fail;

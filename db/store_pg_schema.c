@@ -2,11 +2,13 @@
  * store_pg_schema.c -- the PostgreSQL store's schema: the tables of
  * store_schema.c's migrations, as they stand at STORE_SCHEMA_VERSION, with
  * PostgreSQL's types (BIGINT ids by identity, BIGINT times, BYTEA for the
- * packed evidence).  A PostgreSQL store begins at version 5, the first
- * this engine writes, in one step; the version is the row of
- * scaleprobe_schema (SQLite's user_version).  A later schema is a
- * migration of each engine: SQLite's in store_schema.c, this engine's a
- * new entry after this one, never an edit of a released one.
+ * packed evidence).  A new PostgreSQL store is made at the current version
+ * in one step (pg_schema_full); one made at an earlier version since 5, the
+ * first this engine wrote, is brought up by pg_migrations in the writer's
+ * transaction.  The version is the row of scaleprobe_schema (SQLite's
+ * user_version).  A later schema is a migration of each engine: SQLite's in
+ * store_schema.c, this engine's in pg_migrations and pg_schema_full, never
+ * an edit of a released migration.
  * Flags stay integers 0/1, as SQLite has them, so both engines' rows read
  * the same.
  */
@@ -81,6 +83,8 @@ const char pg_schema_full[] =
 	"  last_clean_index INTEGER,"
 	"  last_clean_address TEXT,"
 	"  hop_silent BIGINT,"
+	"  flows INTEGER,"
+	"  flows_affected INTEGER,"
 	"  PRIMARY KEY (path_result_id, idx));"
 	"CREATE INDEX scale_results_problems ON scale_results (time_ns) WHERE problem <> 0;"
 	"CREATE TABLE side_findings ("
@@ -138,3 +142,10 @@ const char pg_schema_full[] =
 	"  raised_ns BIGINT NOT NULL,"
 	"  changed_ns BIGINT NOT NULL,"
 	"  UNIQUE (vantage, kind, address, port));";
+
+/* From version PG_FIRST_VERSION + k to the next: entry k. */
+const char *const pg_migrations[PG_SCHEMA_VERSION - PG_FIRST_VERSION] = {
+	/* 6: a path probed over several flows (store_schema.c's v6) */
+	"ALTER TABLE scale_results ADD COLUMN flows INTEGER;"
+	"ALTER TABLE scale_results ADD COLUMN flows_affected INTEGER;",
+};

@@ -147,12 +147,15 @@ add_scale(struct pg_store *st, int64_t pr, int64_t pid, const struct path_result
 	else
 		pgp_null(&p);
 	pgp_opt(&p, v->hop.present && v->hop.silent != 0, (int64_t)v->hop.silent);
+	pgp_opt(&p, res->flows > 1, res->flows);
+	pgp_opt(&p, res->flows > 1, res->flows_affected[i]);
 	if (pg_cmd(st, "INSERT INTO scale_results (path_result_id, idx, path_id, time_ns,"
 	    " problem, scale_sent, reply, icmp_type, icmp_code, sa_present, sa_wscale, sa_mss,"
 	    " sa_sack, sa_ts, scale_quoted, scale_effective, scale_effective_min, flight_bytes,"
 	    " verdict, reason, hop_index, hop_address, last_clean_index, last_clean_address,"
-	    " hop_silent) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,"
-	    " $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)", &p,
+	    " hop_silent, flows, flows_affected) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,"
+	    " $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25,"
+	    " $26, $27)", &p,
 	    "insert scale result") != 0)
 		return -1;
 	st->stats.scales++;

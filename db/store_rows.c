@@ -87,7 +87,8 @@ store_multi(struct store *st, int kind, int n)
 	static const char scale_cols[] = "path_result_id, idx, path_id, time_ns, problem, "
 	    "scale_sent, reply, icmp_type, icmp_code, sa_present, sa_wscale, sa_mss, sa_sack, "
 	    "sa_ts, scale_quoted, scale_effective, scale_effective_min, flight_bytes, verdict, "
-	    "reason, hop_index, hop_address, last_clean_index, last_clean_address, hop_silent";
+	    "reason, hop_index, hop_address, last_clean_index, last_clean_address, hop_silent, "
+	    "flows, flows_affected";
 	static const char hop_cols[] = "path_result_id, ttl, address, quote, rfc4884, rtt_us";
 	static const char finding_cols[] = "path_result_id, scale_idx, idx, kind, detail, "
 	    "hop_index, hop_address";
@@ -452,6 +453,8 @@ bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct kept
 	if (v->hop.present)
 		bind_addr(s, base + 24, &v->hop.last_clean_address);
 	bind_opt(s, base + 25, v->hop.present && v->hop.silent != 0, v->hop.silent);
+	bind_opt(s, base + 26, o->flows > 1, o->flows);
+	bind_opt(s, base + 27, o->flows > 1, o->flows_affected);
 }
 
 /* Finding k of scale i of result pr as parameters base+1 .. base+7 of s. */

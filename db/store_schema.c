@@ -187,10 +187,18 @@ static const char schema_v4[] =
 static const char schema_v5[] =
 	"ALTER TABLE runs ADD COLUMN on_demand_uid INTEGER;";
 
+/* v6: a path probed over several flows (--flows N, N > 1): per scale the
+ * flows probed and on how many the verdict was a problem (the verdict is
+ * the worst any flow saw); NULL for one flow, as every row before it. */
+static const char schema_v6[] =
+	"ALTER TABLE scale_results ADD COLUMN flows INTEGER;"
+	"ALTER TABLE scale_results ADD COLUMN flows_affected INTEGER;";
+
 const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v1,
 	schema_v2,
 	schema_v3,
 	schema_v4,
 	schema_v5,
+	schema_v6,
 };

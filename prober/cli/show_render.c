@@ -83,6 +83,9 @@ text_series(FILE *f, const struct show_series *s)
 		    "on demand)\n", v, t1, (unsigned)s->od_uid, s->od_results,
 		    s->od_results == 1 ? "" : "s");
 	}
+	if (r->flows > 1 && r->flows_affected >= 0)
+		fprintf(f, "      flows: a problem on %d of %d (the latest result)\n",
+		    r->flows_affected, r->flows);
 	if (show_is_problem(r->verdict))
 		text_hop(f, r);
 	for (size_t i = 0; i < s->nfi; i++) {
@@ -193,6 +196,11 @@ json_series(struct json *j, const struct show_series *s)
 	json_kint_or_null(j, "syn_ack_wscale", r->sa_wscale);
 	json_kint_or_null(j, "scale_quoted", r->scale_quoted);
 	json_kint_or_null(j, "scale_effective", r->scale_effective);
+	/* as probe --json prints them: only for a path of several flows */
+	if (r->flows > 1 && r->flows_affected >= 0) {
+		json_kint(j, "flows", r->flows);
+		json_kint(j, "flows_affected", r->flows_affected);
+	}
 	json_key(j, "hop");
 	if (r->hop_index < 0)
 		json_null(j);

@@ -30,6 +30,7 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 	};
 	struct engine *e;
 	size_t want;
+	char err[160];
 
 	if (cfg->nvariants < 1 || cfg->nvariants > SEND_MAX_VARIANTS ||
 	    cfg->rate < 1 || cfg->max_inflight < 1)
@@ -37,6 +38,14 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 	e = xcalloc(1, sizeof(*e));
 	e->cfg = *cfg;
 	e->ops = *ops;
+	if (e->cfg.flows < 1)
+		e->cfg.flows = 1;
+	if (portplan_init(&e->plan, cfg->port_lo, e->cfg.flows, ENGINE_PLAN_VARIANTS,
+	    err, sizeof(err)) != 0) {
+		log_warnx("engine: %s", err);
+		free(e);
+		return NULL;
+	}
 	/* --rate is a ceiling over every second, not an average: a bucket of
 	 * depth b refilled at rate - b grants at most b + (rate - b) packets
 	 * in any second, however the run idles and resumes */
@@ -55,6 +64,9 @@ engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
 	e->buckets = xcalloc(e->nbuckets, sizeof(*e->buckets));
 	/* the RST records of about max-inflight finished paths */
 	rst_memo_init(&e->rst_memo, cfg->max_inflight * (size_t)cfg->nvariants);
+	/* a path's flows are admitted together: room for one at least */
+	if (e->cfg.max_inflight < (size_t)e->cfg.flows)
+		e->cfg.max_inflight = (size_t)e->cfg.flows;
 	for (int i = 0; i < STAGE_COUNT; i++)
 		e->stages[i].ops = order[i];
 	e->stages[STAGE_HANDSHAKE].limit = cfg->max_inflight;
@@ -97,6 +109,19 @@ stage_sending(const struct engine *e, enum stage_id id)
 	return o->sending != NULL && o->sending(e);
 }
 
+/* One flow of the group handed over (or dropped, drop: the engine is
+ * freed): the group goes with its last, and when dropped what the caller
+ * kept of the flows handed over (malloc'd, path_result.group_user). */
+static void
+group_leave(struct flow_group *g, bool drop)
+{
+	if (g == NULL || --g->left > 0)
+		return;
+	if (drop)
+		free(g->user);
+	free(g);
+}
+
 static void
 path_slot_free(struct engine *e, struct path_slot *s)
 {
@@ -117,6 +142,7 @@ engine_free(struct engine *e)
 		struct path_slot *s = e->buckets[i], *next;
 		for (; s != NULL; s = next) {
 			next = s->hnext;
+			group_leave(s->group, true);
 			path_slot_free(e, s);
 		}
 	}
@@ -152,16 +178,27 @@ engine_counters(const struct engine *e, struct engine_counters *out)
 	out->mem_now = e->mem;
 }
 
+/* Any flow of (dst, port) in flight: they end one by one. */
+static const struct path_slot *
+engine_any_flow(const struct engine *e, const struct addr *dst, uint16_t port)
+{
+	const struct path_slot *s = NULL;
+
+	for (int f = 0; f < e->plan.flows && s == NULL; f++)
+		s = engine_path_find(e, dst, port, f);
+	return s;
+}
+
 bool
 engine_has_path(const struct engine *e, const struct addr *dst, uint16_t port)
 {
-	return engine_path_find(e, dst, port) != NULL;
+	return engine_any_flow(e, dst, port) != NULL;
 }
 
 const void *
 engine_path_tag(const struct engine *e, const struct addr *dst, uint16_t port)
 {
-	const struct path_slot *s = engine_path_find(e, dst, port);
+	const struct path_slot *s = engine_any_flow(e, dst, port);
 
 	return s != NULL ? s->path.tag : NULL;
 }
@@ -267,13 +304,19 @@ path_finish(struct engine *e, struct path_slot *s)
 			e->stages[i].ops->result(e, s, r);
 	evidence_syns(e, s);
 	r->evidence = s->ev;
+	r->flow = s->path.flow;
+	r->flows = e->plan.flows;
+	r->group_user = s->group != NULL ? &s->group->user : NULL;
+	r->group_last = s->group == NULL || s->group->left == 1;
 
 	path_slot_list_remove(s);
 	engine_path_unlink(e, s);
 	e->inflight--;
-	e->n.paths_done++;
+	if (r->group_last)
+		e->n.paths_done++;
 	engine_out_retire(e, s);
 	e->ops.done(e->ops.arg, r);
+	group_leave(s->group, false);
 	path_slot_free(e, s);
 }
 
@@ -365,33 +408,18 @@ stages_full(const struct engine *e)
 	return false;
 }
 
-/* Takes the next path from the caller into a new slot of the handshake. */
-static bool
-path_admit(struct engine *e, uint64_t now)
+/* Flow f of path p into a new slot of the handshake. */
+static void
+flow_admit(struct engine *e, const struct engine_path *p, int f,
+    struct flow_group *g, uint64_t now)
 {
 	struct stage *hs = &e->stages[STAGE_HANDSHAKE];
-	struct engine_path p;
 	struct path_slot *s;
-	int rc;
 
-	if (e->no_more_paths || e->paths_later || e->inflight >= e->cfg.max_inflight ||
-	    stages_full(e))
-		return false;
-	if ((rc = e->ops.next_path(e->ops.arg, &p)) != 1) {
-		if (rc == ENGINE_PATH_LATER)
-			e->paths_later = true;
-		else
-			e->no_more_paths = true;
-		return false;
-	}
-	if (engine_path_find(e, &p.dst, p.port) != NULL) {
-		/* the same 4-tuples are in flight: the caller de-duplicates,
-		 * so this is a second name for one address; skip it */
-		log_debug("engine: duplicate path %s skipped", p.target);
-		return true;
-	}
 	s = xcalloc(1, path_slot_bytes(e));
-	s->path = p;
+	s->path = *p;
+	s->path.flow = f;
+	s->group = g;
 	s->drops_at_start = e->ops.capture_drops ? e->ops.capture_drops(e->ops.arg) : 0;
 	s->fails_at_start = e->ops.send_failures ? e->ops.send_failures(e->ops.arg) : 0;
 	for (int i = 0; i < e->cfg.nvariants; i++) {
@@ -404,11 +432,44 @@ path_admit(struct engine *e, uint64_t now)
 	if (e->inflight > e->n.inflight_peak)
 		e->n.inflight_peak = e->inflight;
 	engine_mem(e, (int64_t)path_slot_bytes(e));
-	e->n.paths_started++;
 	s->stage = STAGE_HANDSHAKE;
 	s->running = true;
 	hs->running++;
 	hs->ops->start(e, s, now);
+}
+
+/* Takes the next path from the caller: a slot of the handshake per flow,
+ * each flow its own source ports (the port plan). */
+static bool
+path_admit(struct engine *e, uint64_t now)
+{
+	struct engine_path p;
+	struct flow_group *g = NULL;
+	int rc;
+
+	if (e->no_more_paths || e->paths_later ||
+	    e->inflight + (size_t)e->plan.flows > e->cfg.max_inflight || stages_full(e))
+		return false;
+	if ((rc = e->ops.next_path(e->ops.arg, &p)) != 1) {
+		if (rc == ENGINE_PATH_LATER)
+			e->paths_later = true;
+		else
+			e->no_more_paths = true;
+		return false;
+	}
+	if (engine_any_flow(e, &p.dst, p.port) != NULL) {
+		/* the same 4-tuples are in flight: the caller de-duplicates,
+		 * so this is a second name for one address; skip it */
+		log_debug("engine: duplicate path %s skipped", p.target);
+		return true;
+	}
+	e->n.paths_started++;
+	if (e->plan.flows > 1) {
+		g = xcalloc(1, sizeof(*g));
+		g->left = e->plan.flows;
+	}
+	for (int f = 0; f < e->plan.flows; f++)
+		flow_admit(e, &p, f, g, now);
 	return true;
 }
 
@@ -492,7 +553,8 @@ next_wake(struct engine *e, uint64_t now)
 				next = t;
 		}
 	}
-	if (!e->no_more_paths && !e->paths_later && e->inflight < e->cfg.max_inflight &&
+	if (!e->no_more_paths && !e->paths_later &&
+	    e->inflight + (size_t)e->plan.flows <= e->cfg.max_inflight &&
 	    !stage_sending(e, STAGE_HANDSHAKE) && !stage_backlog(e) && !stages_full(e))
 		one = true;
 	if (one) {

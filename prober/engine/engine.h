@@ -49,8 +49,13 @@
 #define ENGINE_PATH_LATER 2
 
 /* The offset of the window test's second connections' source ports
- * (stage_window.c); both sets lie in the guard's block of 64. */
+ * (stage_window.c) with one flow; with F flows the port plan
+ * (portplan.h) puts them F x ENGINE_PLAN_VARIANTS on. */
 #define ENGINE_SECOND_PORTS SEND_MAX_VARIANTS
+/* The variant slots of each flow in the port plan: every variant a
+ * reload may bring, so one flow is the layout before flows, port for
+ * port, and the guard's range never changes with the scales. */
+#define ENGINE_PLAN_VARIANTS SEND_MAX_VARIANTS
 
 struct engine_config {
 	int nvariants;			/* 1 + number of scales */
@@ -59,10 +64,16 @@ struct engine_config {
 	uint32_t burst;			/* token bucket depth; 0: derived from rate */
 	uint64_t timeout_ns;		/* wait for a reply after each attempt */
 	int retries;			/* extra attempts for a silent variant */
-	uint16_t port_lo;		/* first source port of the guard's block:
-					   variant v sends from port_lo + v, a
-					   window test's second connection from
-					   port_lo + ENGINE_SECOND_PORTS + v */
+	uint16_t port_lo;		/* first source port of the guard's range:
+					   flow f's variant v sends from the port
+					   plan's port (portplan.h), with one
+					   flow port_lo + v, a window test's
+					   second connection port_lo +
+					   ENGINE_SECOND_PORTS + v */
+	int flows;			/* flows per path, 1..PORTPLAN_MAX_FLOWS
+					   (0: 1); the guard's range holds
+					   portplan_blocks(flows,
+					   ENGINE_PLAN_VARIANTS) blocks */
 	uint8_t key[16];		/* SipHash key of this run */
 	size_t max_inflight;		/* paths at once */
 	uint8_t ttl;			/* TTL / hop limit of handshake SYNs */
@@ -92,6 +103,8 @@ struct engine_path {
 	int capture;			/* index of the capture its replies come
 					   through (ops->capture_failure) */
 	const void *tag;		/* the caller's, handed back in the result */
+	int flow;			/* set by the engine: which of the path's
+					   flows (0..flows - 1) the slot probes */
 };
 
 struct engine_ops {

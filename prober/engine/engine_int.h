@@ -29,6 +29,7 @@
 
 #include "cookie.h"
 #include "engine.h"
+#include "portplan.h"
 #include "evidence.h"
 #include "ratelimit.h"
 #include "reply.h"
@@ -56,11 +57,19 @@ struct vstate {
 	uint64_t rst_paid;	/* its flows that had their RST (rst_owed.h) */
 };
 
-/* One path from admission to its result. */
+/* The flows of one path: each its own slot through the stages; the
+ * result of each is handed over as it ends, the last one's says so. */
+struct flow_group {
+	int left;			/* flows not yet handed over */
+	void *user;			/* the caller's (path_result.group_user) */
+};
+
+/* One path's flow from admission to its result. */
 struct path_slot {
 	struct engine_path path;
 	struct path_slot *prev, *next;	/* on one path_slot_list at most */
 	struct path_slot_list *on;		/* which list, NULL for none */
+	struct flow_group *group;	/* its path's flows; NULL with one flow */
 	struct path_slot *hnext;		/* hash chain */
 	enum stage_id stage;		/* where the path is */
 	enum stage_id left;		/* while moving: the stage it left */
@@ -79,7 +88,8 @@ struct path_slot {
 /* What a reply is, once matched to a path (engine_match.c). */
 struct match {
 	struct path_slot *s;			/* NULL: no path of this run in flight */
-	int v;				/* variant: source port - port_lo */
+	int v;				/* variant, from the port (portplan.h) */
+	int flow;			/* flow, from the port */
 	int tag;			/* the ISN's tag (cookie.h), -1 for none */
 	enum reply_kind kind;		/* SYN-ACK, RST, ICMP unreachable; NONE
 					   for a time-exceeded */
@@ -157,6 +167,7 @@ struct rst_owed {
 struct engine {
 	struct engine_config cfg;
 	struct engine_ops ops;
+	struct portplan plan;		/* source port <-> (flow, variant, conn) */
 	struct ratelimit rl;
 	uint64_t burst;			/* the bucket's depth, in packets */
 	uint64_t reserved;		/* tokens set aside (engine_out_reserve) */
@@ -208,14 +219,17 @@ extern const struct stage_ops stage_trace_ops;
 void path_slot_list_remove(struct path_slot *s);
 void path_slot_list_append(struct path_slot_list *l, struct path_slot *s);
 struct path_slot *engine_path_find(const struct engine *e, const struct addr *dst,
-    uint16_t port);
+    uint16_t port, int flow);
 void engine_path_insert(struct engine *e, struct path_slot *s);
 void engine_path_unlink(struct engine *e, struct path_slot *s);
 /* What the paths in flight hold grew (or shrank) by delta bytes. */
 void engine_mem(struct engine *e, int64_t delta);
 /* The path's stage is over with it: the run loop moves it on. */
 void engine_stage_over(struct engine *e, struct path_slot *s);
-uint16_t engine_variant_sport(const struct engine *e, int v);
+/* The source port of flow's variant v: its first connection's, and the
+ * window test's second connection's. */
+uint16_t engine_variant_sport(const struct engine *e, int flow, int v);
+uint16_t engine_second_sport(const struct engine *e, int flow, int v);
 /* The SYN of variant v carrying the ISN tag (0: the handshake probe; a
  * trace's TTL; COOKIE_TAG_WINDOW). */
 void engine_make_syn(const struct engine *e, const struct path_slot *s, int v, int tag,
@@ -242,8 +256,9 @@ int engine_out_segment_reserved(struct engine *e, const struct send_segment *seg
  * sent by engine_out_rsts before anything else. */
 enum rst_decision engine_out_owe_rst(struct engine *e, const struct match *m,
     const struct reply *r);
-/* Whether port (of ours, variant v's) is the window test's second port. */
-bool engine_out_second_port(const struct engine *e, int v, uint16_t port);
+/* Whether port (of ours, flow's variant v's) is the window test's second
+ * port. */
+bool engine_out_second_port(const struct engine *e, int flow, int v, uint16_t port);
 /* Hands the RST records of a finished path to the memo. */
 void engine_out_retire(struct engine *e, const struct path_slot *s);
 void engine_out_rsts(struct engine *e, uint64_t now);

@@ -13,18 +13,18 @@
 
 #include "engine_int.h"
 
-/* The variant a port of ours belongs to: port_lo + v, or a window test's
- * second connection at port_lo + ENGINE_SECOND_PORTS + v. */
+/* The variant a port of ours belongs to, and its flow (the port plan:
+ * either connection), or -1. */
 static int
-our_variant(const struct engine *e, uint16_t port)
+our_variant(const struct engine *e, uint16_t port, int *flow)
 {
-	int off = port - e->cfg.port_lo;
+	enum portplan_conn conn;
+	int v;
 
-	if (off >= ENGINE_SECOND_PORTS)
-		off -= ENGINE_SECOND_PORTS;
-	if (port < e->cfg.port_lo || off >= e->cfg.nvariants)
+	*flow = 0;
+	if (!portplan_decode(&e->plan, port, flow, &v, &conn) || v >= e->cfg.nvariants)
 		return -1;
-	return off;
+	return v;
 }
 
 /* A packet refused: the reason is the packet's first defect, else the
@@ -62,9 +62,9 @@ tag_stage(int tag)
 /* The path in flight from ours to theirs:port, or NULL. */
 static struct path_slot *
 path_slot_for(const struct engine *e, const struct addr *theirs, uint16_t port,
-    const struct addr *ours)
+    int flow, const struct addr *ours)
 {
-	struct path_slot *s = engine_path_find(e, theirs, port);
+	struct path_slot *s = engine_path_find(e, theirs, port, flow);
 
 	return s != NULL && addr_equal(&s->path.src, ours) ? s : NULL;
 }
@@ -113,17 +113,18 @@ static void
 input_tcp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t len,
     uint64_t now)
 {
-	struct match m = { .v = our_variant(e, r->dport), .tag = -1, .pkt = pkt, .len = len };
+	struct match m = { .tag = -1, .pkt = pkt, .len = len };
 	bool synack = (r->flags & (WIRE_TH_SYN | WIRE_TH_ACK)) ==
 	    (WIRE_TH_SYN | WIRE_TH_ACK);
 	bool valid;
 
+	m.v = our_variant(e, r->dport, &m.flow);
 	if (m.v < 0) {
 		e->n.ignored++;
 		return;
 	}
 	/* the reply travels the other way: our probe was (dst -> src) */
-	m.s = path_slot_for(e, &r->src, r->sport, &r->dst);
+	m.s = path_slot_for(e, &r->src, r->sport, m.flow, &r->dst);
 	if (synack) {
 		valid = cookie_check_synack(&e->key, &r->dst, &r->src, r->dport,
 		    r->sport, r->ack, &m.tag);
@@ -143,7 +144,7 @@ input_tcp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t le
 		 * owed to this flow any more, however late its SYN-ACK */
 		if (synack) {
 			uint64_t bit = rst_flow_bit(COOKIE_TAG_WINDOW,
-			    engine_out_second_port(e, m.v, r->dport));
+			    engine_out_second_port(e, m.flow, m.v, r->dport));
 
 			/* a copy: the machine re-ACKs a few (our ACK may have
 			 * been lost), then ignores them */
@@ -187,23 +188,27 @@ input_tcp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t le
 	deliver(e, &m, r, now);
 }
 
-/* The variant and tag of a quoted SYN whose source a NAT rewrote: the path
- * is found by what a NAT keeps (destination and port), then each of its
- * variants' ISNs is tried against the quoted sequence number. */
+/* The flow, variant and tag of a quoted SYN whose source a NAT rewrote:
+ * the path is found by what a NAT keeps (destination and port), then each
+ * of its flows' variants' ISNs is tried against the quoted sequence
+ * number. */
 static struct path_slot *
-match_translated(struct engine *e, const struct reply *r, int *v, int *tag)
+match_translated(struct engine *e, const struct reply *r, int *flow, int *v, int *tag)
 {
-	struct path_slot *s = engine_path_find(e, &r->q_dst, r->q_dport);
+	for (int f = 0; f < e->plan.flows; f++) {
+		struct path_slot *s = engine_path_find(e, &r->q_dst, r->q_dport, f);
 
-	if (s == NULL)
-		return NULL;
-	for (int i = 0; i < e->cfg.nvariants; i++)
-		if (cookie_check_quote(&e->key, &s->path.src, &s->path.dst,
-		    engine_variant_sport(e, i), s->path.port, r->q_seq, tag) &&
-		    tag_valid(e, *tag)) {
-			*v = i;
-			return s;
-		}
+		if (s == NULL)
+			continue;
+		for (int i = 0; i < e->cfg.nvariants; i++)
+			if (cookie_check_quote(&e->key, &s->path.src, &s->path.dst,
+			    engine_variant_sport(e, f, i), s->path.port, r->q_seq, tag) &&
+			    tag_valid(e, *tag)) {
+				*flow = f;
+				*v = i;
+				return s;
+			}
+	}
 	return NULL;
 }
 
@@ -211,13 +216,13 @@ static void
 input_icmp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t len,
     uint64_t now)
 {
-	struct match m = { .v = our_variant(e, r->q_sport), .tag = -1, .icmp = true,
-	    .pkt = pkt, .len = len };
+	struct match m = { .tag = -1, .icmp = true, .pkt = pkt, .len = len };
 
+	m.v = our_variant(e, r->q_sport, &m.flow);
 	if (m.v >= 0 && cookie_check_quote(&e->key, &r->q_src, &r->q_dst, r->q_sport,
 	    r->q_dport, r->q_seq, &m.tag) && tag_valid(e, m.tag)) {
-		m.s = path_slot_for(e, &r->q_dst, r->q_dport, &r->q_src);
-	} else if ((m.s = match_translated(e, r, &m.v, &m.tag)) == NULL) {
+		m.s = path_slot_for(e, &r->q_dst, r->q_dport, m.flow, &r->q_src);
+	} else if ((m.s = match_translated(e, r, &m.flow, &m.v, &m.tag)) == NULL) {
 		if (m.v >= 0)
 			reject(e, r, REPLY_REJECT_QUOTE);
 		else

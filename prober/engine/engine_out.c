@@ -104,9 +104,9 @@ engine_out_segment(struct engine *e, const struct send_segment *seg, uint64_t no
 }
 
 bool
-engine_out_second_port(const struct engine *e, int v, uint16_t port)
+engine_out_second_port(const struct engine *e, int flow, int v, uint16_t port)
 {
-	return port != engine_variant_sport(e, v);
+	return port != engine_variant_sport(e, flow, v);
 }
 
 /* Queues the RST answering SYN-ACK r. */
@@ -140,7 +140,7 @@ enum rst_decision
 engine_out_owe_rst(struct engine *e, const struct match *m, const struct reply *r)
 {
 	struct rst_flow f = { .ours = true, .tag = m->tag,
-	    .second = engine_out_second_port(e, m->v, r->dport) };
+	    .second = engine_out_second_port(e, m->flow, m->v, r->dport) };
 	enum rst_decision d;
 	uint64_t key = 0;
 
@@ -149,7 +149,8 @@ engine_out_owe_rst(struct engine *e, const struct match *m, const struct reply *
 		f.paid = m->s->v[m->v].rst_paid;
 	} else {
 		/* the reply travels the other way: the path was (dst -> src) */
-		key = rst_memo_key(&e->key, &r->dst, &r->src, r->sport, m->v);
+		key = rst_memo_key(&e->key, &r->dst, &r->src, r->sport,
+		    m->flow * ENGINE_PLAN_VARIANTS + m->v);
 		f.recorded = rst_memo_get(&e->rst_memo, key, &f.paid);
 	}
 	if ((d = rst_decide(&f)) != RST_SEND)
@@ -168,7 +169,8 @@ engine_out_retire(struct engine *e, const struct path_slot *s)
 {
 	for (int v = 0; v < e->cfg.nvariants; v++)
 		rst_memo_put(&e->rst_memo, rst_memo_key(&e->key, &s->path.src,
-		    &s->path.dst, s->path.port, v), s->v[v].rst_paid);
+		    &s->path.dst, s->path.port, s->path.flow * ENGINE_PLAN_VARIANTS + v),
+		    s->v[v].rst_paid);
 }
 
 void

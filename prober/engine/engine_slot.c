@@ -65,12 +65,14 @@ path_hash(const struct engine *e, const struct addr *dst, uint16_t port)
 }
 
 struct path_slot *
-engine_path_find(const struct engine *e, const struct addr *dst, uint16_t port)
+engine_path_find(const struct engine *e, const struct addr *dst, uint16_t port,
+    int flow)
 {
 	struct path_slot *s = e->buckets[path_hash(e, dst, port)];
 
 	for (; s != NULL; s = s->hnext)
-		if (s->path.port == port && addr_equal(&s->path.dst, dst))
+		if (s->path.port == port && s->path.flow == flow &&
+		    addr_equal(&s->path.dst, dst))
 			return s;
 	return NULL;
 }
@@ -128,9 +130,15 @@ engine_stage_over(struct engine *e, struct path_slot *s)
 /* --- the SYNs --------------------------------------------------------- */
 
 uint16_t
-engine_variant_sport(const struct engine *e, int v)
+engine_variant_sport(const struct engine *e, int flow, int v)
 {
-	return (uint16_t)(e->cfg.port_lo + v);
+	return portplan_port(&e->plan, flow, v, PORTPLAN_FIRST);
+}
+
+uint16_t
+engine_second_sport(const struct engine *e, int flow, int v)
+{
+	return portplan_port(&e->plan, flow, v, PORTPLAN_SECOND);
 }
 
 /* The IPv6 flow label of a 4-tuple: constant whatever the tag, so ECMP
@@ -147,7 +155,7 @@ void
 engine_make_syn(const struct engine *e, const struct path_slot *s, int v, int tag,
     uint32_t tsval, struct send_syn *syn)
 {
-	uint16_t sport = engine_variant_sport(e, v);
+	uint16_t sport = engine_variant_sport(e, s->path.flow, v);
 
 	memset(syn, 0, sizeof(*syn));
 	syn->variant = v;

@@ -114,7 +114,7 @@ send_actions(struct engine *e, struct path_slot *s, int v, uint64_t now)
 		window_next_action(w, now, &a);
 		engine_make_syn(e, s, v, COOKIE_TAG_WINDOW, a.tsval, &syn);
 		if (a.second) {
-			syn.sport += ENGINE_SECOND_PORTS;
+			syn.sport = engine_second_sport(e, s->path.flow, v);
 			syn.flow_label = engine_flow_label(e, &s->path.src, &s->path.dst,
 			    syn.sport, s->path.port);
 		}
@@ -324,10 +324,10 @@ win_start(struct engine *e, struct path_slot *s, uint64_t now)
 		 * own: a SYN proxy or stateful firewall still holds the first
 		 * one's 4-tuple (closed) and would not let a new one through */
 		wc.isn_second = cookie_isn(&e->key, &s->path.src, &s->path.dst,
-		    (uint16_t)(engine_variant_sport(e, v) + ENGINE_SECOND_PORTS),
+		    engine_second_sport(e, s->path.flow, v),
 		    s->path.port, COOKIE_TAG_WINDOW);
 		ws->win[v] = window_start(&wc, cookie_isn(&e->key, &s->path.src,
-		    &s->path.dst, engine_variant_sport(e, v), s->path.port,
+		    &s->path.dst, engine_variant_sport(e, s->path.flow, v), s->path.port,
 		    COOKIE_TAG_WINDOW), now);
 		if (ws->win[v] != NULL) {
 			win_engine(e)->conns++;
@@ -358,7 +358,7 @@ win_input(struct engine *e, struct path_slot *s, const struct match *m,
 	seg.tsval = r->tsval;
 	seg.wscale = r->opts.wscale;
 	seg.ttl = r->ttl;
-	seg.second = r->dport != engine_variant_sport(e, m->v);
+	seg.second = r->dport != engine_variant_sport(e, m->flow, m->v);
 	window_input(w, &seg, now);
 	/* what it asks for leaves at the next run, which input asks for */
 	ws->deadline = 0;

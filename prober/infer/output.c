@@ -151,7 +151,7 @@ json_hops(struct json *j, const struct path_result *res)
 
 static void
 json_scale(struct json *j, const struct variant_obs *o, const struct scale_verdict *v,
-    const struct window_obs *w)
+    const struct window_obs *w, int flows, int affected)
 {
 	json_object_begin(j);
 	json_kint(j, "scale_sent", o->scale);
@@ -184,9 +184,63 @@ json_scale(struct json *j, const struct variant_obs *o, const struct scale_verdi
 	else
 		json_knull(j, "flight_bytes");
 	json_verdict(j, v);
+	/* probed over several flows (--flows): on how many it was a problem */
+	if (flows > 1)
+		json_kint(j, "flows_affected", affected);
 	json_hop(j, &v->hop);
 	json_findings(j, v);
 	json_object_end(j);
+}
+
+/* Each flow's answers (--flows N, N > 1): its port, and per scale the
+ * handshake, the shift the window test saw applied and its own verdict. */
+static void
+json_flows(struct json *j, const struct path_result *res)
+{
+	if (res->flows <= 1 || res->flow_answers == NULL)
+		return;
+	json_kint(j, "flows", res->flows);
+	json_key(j, "flow_answers");
+	json_array_begin(j);
+	for (int f = 0; f < res->flows; f++) {
+		const struct flow_answer *fa = &res->flow_answers[f];
+
+		json_object_begin(j);
+		json_kint(j, "sport", fa->sport);
+		json_key(j, "scales");
+		json_array_begin(j);
+		for (int i = 0; i < res->nscales; i++) {
+			const char *v = verdict_name(fa->verdict[i]);
+
+			json_object_begin(j);
+			json_kint(j, "scale_sent", res->scales[i].scale);
+			json_kstring(j, "reply", reply_kind_name(fa->reply[i]));
+			if (fa->sa_wscale[i] >= 0)
+				json_kint(j, "wscale", fa->sa_wscale[i]);
+			else
+				json_knull(j, "wscale");
+			if (fa->applied[i] >= 0)
+				json_kint(j, "scale_effective", fa->applied[i]);
+			else
+				json_knull(j, "scale_effective");
+			if (v != NULL)
+				json_kstring(j, "verdict", v);
+			else
+				json_knull(j, "verdict");
+			/* the hop of this flow's branch, where its trace located one */
+			if (fa->hop_index[i] >= 0) {
+				json_kint(j, "hop_index", fa->hop_index[i]);
+				json_addr(j, "hop_address", &fa->hop_address[i]);
+			} else {
+				json_knull(j, "hop_index");
+				json_knull(j, "hop_address");
+			}
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
 }
 
 void
@@ -215,8 +269,10 @@ output_json(struct json *j, const struct path_result *res, const char *vantage)
 	json_key(j, "scales");
 	json_array_begin(j);
 	for (int i = 0; i < res->nscales; i++)
-		json_scale(j, &res->scales[i], &res->verdicts[i], &res->window[i]);
+		json_scale(j, &res->scales[i], &res->verdicts[i], &res->window[i],
+		    res->flows, res->flows_affected[i]);
 	json_array_end(j);
+	json_flows(j, res);
 
 	json_hops(j, res);
 	json_kuint(j, "capture_drops", res->capture_drops);
@@ -284,7 +340,9 @@ text_segment(FILE *f, const struct path_result *res, int i)
 	    addr_format(&v->hop.address, addr, sizeof(addr)));
 	fprintf(f, ", last clean hop %d (%s)\n", v->hop.last_clean_index,
 	    addr_format(&v->hop.last_clean_address, addr, sizeof(addr)));
-	if (t == NULL || !t->ran)
+	/* of several flows, the trace at hand is the last one's, which may
+	 * have taken another branch than the flow the hop is of */
+	if (t == NULL || !t->ran || res->flows > 1)
 		return;
 	from = v->hop.last_clean_index > 0 ? v->hop.last_clean_index : 1;
 	to = v->hop.index < t->nttl ? v->hop.index : t->nttl;
@@ -363,8 +421,11 @@ output_text(FILE *f, const struct path_result *res)
 			snprintf(applied, sizeof(applied), "%d", w->scale_effective);
 		else if (w->ran && !w->inconclusive && w->scale_effective_min >= 0)
 			snprintf(applied, sizeof(applied), ">=%d", w->scale_effective_min);
-		fprintf(f, "  %-7d %-12s %s  %-7s %-7s %s\n", o->scale, reply, opts,
+		fprintf(f, "  %-7d %-12s %s  %-7s %-7s %s", o->scale, reply, opts,
 		    quoted, applied, v ? v : "-");
+		if (res->flows > 1)
+			fprintf(f, " (%d of %d flows)", res->flows_affected[i], res->flows);
+		fputc('\n', f);
 	}
 	/* each distinct reason once, under the table: scales usually agree */
 	for (int i = 0; i < res->nscales; i++) {

@@ -49,6 +49,8 @@ struct probe_settings {
 	uint32_t syn_ttl;		/* TTL / hop limit of the handshake's SYNs
 					   (and their RSTs, the window test's
 					   segments) */
+	uint32_t flows;			/* source ports per variant, each its own
+					   branch of a load-balanced path */
 	enum probe_trace trace;
 	bool window_test;
 	struct probe_payload *payloads;	/* sorted by port */

@@ -173,6 +173,21 @@ struct scale_verdict {
 	struct side_finding findings[RESULT_MAX_FINDINGS];
 };
 
+/* One flow of a path probed over several (--flows): what each scale's
+ * SYN from its port drew, the shift the window test saw applied, and the
+ * flow's own verdict and hop (its trace ran on its own ports: the hop of
+ * its branch). */
+#define RESULT_MAX_FLOWS 64
+struct flow_answer {
+	uint16_t sport;			/* the flow's first port (its control SYN's) */
+	enum reply_kind reply[RESULT_MAX_SCALES];
+	int sa_wscale[RESULT_MAX_SCALES];	/* the SYN-ACK's shift, -1 none */
+	int applied[RESULT_MAX_SCALES];	/* window test's shift, -1 none measured */
+	enum verdict verdict[RESULT_MAX_SCALES];
+	int hop_index[RESULT_MAX_SCALES];	/* its verdict's hop, -1 none */
+	struct addr hop_address[RESULT_MAX_SCALES];
+};
+
 /* Everything about one (address, port) path.  target points into the
  * caller's target list and outlives the result. */
 struct path_result {
@@ -197,6 +212,19 @@ struct path_result {
 	/* The packets that prove it (evidence.h), or NULL; valid during the
 	 * done callback. */
 	const struct path_evidence *evidence;
+
+	/* Flows (prober/design-notes.md "Flows per path").  The engine hands
+	 * each flow's result over with flow and flows set, group_user the
+	 * path's pointer for the caller (NULL before its first flow) and
+	 * group_last on the last flow's.  The judged result of the path
+	 * (infer_flows) is the last flow's, its verdicts the worst each
+	 * scale saw on any flow, with these: */
+	int flow, flows;		/* flows 0 or 1: one flow, none of this */
+	void **group_user;
+	bool group_last;
+	int flows_affected[RESULT_MAX_SCALES];	/* flows whose verdict was a
+					   problem (verdict_is_problem) */
+	const struct flow_answer *flow_answers;	/* flows entries, during done */
 };
 
 const char *reply_kind_name(enum reply_kind k);

@@ -47,6 +47,7 @@ struct guard {
 	struct nft_ctx	*nft;
 	char		 name[GUARD_NAMELEN];	/* scaleprobe-PID-RANDOM */
 	uint16_t	 port_lo;
+	unsigned	 nblocks;		/* consecutive blocks from port_lo */
 	bool		 owned;			/* the kernel took the owner flag */
 };
 
@@ -258,6 +259,7 @@ guard_create(struct guard *g, unsigned blk, char *err, size_t errlen)
 {
 	char cmd[640];
 	unsigned lo = blk * GUARD_BLOCK_PORTS;
+	unsigned hi = lo + g->nblocks * GUARD_BLOCK_PORTS - 1;
 
 	for (int owned = 1; owned >= 0; owned--) {
 		snprintf(cmd, sizeof(cmd),
@@ -267,7 +269,7 @@ guard_create(struct guard *g, unsigned blk, char *err, size_t errlen)
 		    "add rule inet %s prerouting fib daddr type local "
 		    "tcp dport %u-%u drop\n",
 		    g->name, owned ? "{ flags owner; }" : "", g->name, g->name,
-		    lo, lo + GUARD_BLOCK_PORTS - 1);
+		    lo, hi);
 		if (guard_run(g->nft, cmd, owned ? NULL : err, errlen) == 0) {
 			g->owned = owned;
 			return 0;
@@ -295,23 +297,34 @@ guard_delete(struct guard *g)
 	(void)guard_run(g->nft, cmd, NULL, 0);
 }
 
-/* The first block at or after start (wrapping within [first, last]) that
- * is free, or -1. */
-static int
-guard_pick(const uint8_t *taken, unsigned first, unsigned last, unsigned start)
+/* Whether blocks [blk, blk + nblocks) are all free. */
+static bool
+guard_free_run(const uint8_t *taken, unsigned blk, unsigned nblocks)
 {
-	unsigned n = last - first + 1, i, blk;
+	for (unsigned i = 0; i < nblocks; i++)
+		if (taken[blk + i])
+			return false;
+	return true;
+}
+
+/* The first block at or after start (wrapping within [first, last - nblocks
+ * + 1]) that begins nblocks free ones, or -1. */
+static int
+guard_pick(const uint8_t *taken, unsigned first, unsigned last, unsigned start,
+    unsigned nblocks)
+{
+	unsigned n = last - first + 2 - nblocks, i, blk;
 
 	for (i = 0; i < n; i++) {
 		blk = first + (start - first + i) % n;
-		if (!taken[blk])
+		if (guard_free_run(taken, blk, nblocks))
 			return (int)blk;
 	}
 	return -1;
 }
 
 struct guard *
-guard_open(char *err, size_t errlen)
+guard_open(unsigned nblocks, char *err, size_t errlen)
 {
 	uint8_t taken[GUARD_NBLOCKS], base[GUARD_NBLOCKS];
 	unsigned lo, hi, first, last, start, attempt;
@@ -322,9 +335,9 @@ guard_open(char *err, size_t errlen)
 		return NULL;
 	first = (hi + GUARD_BLOCK_PORTS) / GUARD_BLOCK_PORTS;	/* above hi */
 	last = GUARD_NBLOCKS - 1;
-	if (first > last) {
+	if (nblocks < 1 || first > last || last - first + 1 < nblocks) {
 		snprintf(err, errlen, "no room above ip_local_port_range (%u-%u) "
-		    "for %d probe ports", lo, hi, GUARD_BLOCK_PORTS);
+		    "for %u probe ports", lo, hi, nblocks * GUARD_BLOCK_PORTS);
 		return NULL;
 	}
 	if ((g = calloc(1, sizeof(*g))) == NULL) {
@@ -346,6 +359,7 @@ guard_open(char *err, size_t errlen)
 	}
 	nft_ctx_buffer_output(g->nft);
 	nft_ctx_buffer_error(g->nft);
+	g->nblocks = nblocks;
 
 	memset(base, 0, sizeof(base));
 	guard_mark_sockets("/proc/net/tcp", base);
@@ -355,17 +369,19 @@ guard_open(char *err, size_t errlen)
 		memcpy(taken, base, sizeof(taken));
 		if (guard_scan(g, taken, attempt == 0, err, errlen) == -1)
 			goto fail;
-		if ((blk = guard_pick(taken, first, last, start)) == -1) {
-			snprintf(err, errlen, "no free block of %d probe ports above "
-			    "ip_local_port_range (%u-%u): every one is held by a live "
-			    "scaleprobe or a local socket", GUARD_BLOCK_PORTS, lo, hi);
+		if ((blk = guard_pick(taken, first, last, start, nblocks)) == -1) {
+			snprintf(err, errlen, "no free range of %u probe ports above "
+			    "ip_local_port_range (%u-%u): the blocks are held by live "
+			    "scaleprobes or local sockets", nblocks * GUARD_BLOCK_PORTS,
+			    lo, hi);
 			goto fail;
 		}
 		if (guard_create(g, (unsigned)blk, err, errlen) == -1)
 			goto fail;
 		/* read back: did another process claim the block meanwhile? */
 		memset(taken, 0, sizeof(taken));
-		if (guard_scan(g, taken, 0, NULL, 0) == 0 && !taken[blk]) {
+		if (guard_scan(g, taken, 0, NULL, 0) == 0 &&
+		    guard_free_run(taken, (unsigned)blk, nblocks)) {
 			g->port_lo = (uint16_t)(blk * GUARD_BLOCK_PORTS);
 			return g;
 		}
@@ -377,7 +393,8 @@ guard_open(char *err, size_t errlen)
 		}
 		/* spread the retries of racing processes apart */
 		base[blk] = 1;
-		start = first + (unsigned)(getpid() + attempt * 7919) % (last - first + 1);
+		start = first + (unsigned)(getpid() + attempt * 7919) %
+		    (last - first + 2 - nblocks);
 	}
 	snprintf(err, errlen, "could not claim a block of probe ports after %d tries",
 	    GUARD_ATTEMPTS);
@@ -391,6 +408,12 @@ uint16_t
 guard_port_lo(const struct guard *g)
 {
 	return g->port_lo;
+}
+
+unsigned
+guard_ports(const struct guard *g)
+{
+	return g->nblocks * GUARD_BLOCK_PORTS;
 }
 
 void

@@ -18,16 +18,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GUARD_BLOCK_PORTS 64	/* source ports per process */
+#define GUARD_BLOCK_PORTS 64	/* the unit of the range a process claims */
 
 struct guard;
 
-/* Removes orphaned tables, picks a free block, creates the table.
- * Returns NULL with a one-line reason in err. */
-struct guard *guard_open(char *err, size_t errlen);
+/* Removes orphaned tables, picks nblocks consecutive free blocks (1 for
+ * one flow per path; the port plan's portplan_blocks for more), creates
+ * the table.  Returns NULL with a one-line reason in err. */
+struct guard *guard_open(unsigned nblocks, char *err, size_t errlen);
 
-/* The block owned: [port_lo, port_lo + GUARD_BLOCK_PORTS). */
+/* The range owned: [port_lo, port_lo + guard_ports(g)). */
 uint16_t guard_port_lo(const struct guard *g);
+unsigned guard_ports(const struct guard *g);
 
 /* The table's name (scaleprobe-PID-RANDOM). */
 const char *guard_name(const struct guard *g);

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "portplan.h"
 #include "runner_int.h"
 
 #define PROBE_TRACE_MAX_TTL	30
@@ -263,19 +264,28 @@ run_ended(evutil_socket_t fd, short what, void *arg)
 
 /* --- set-up -------------------------------------------------------------- */
 
-/* TCP to our port block, and the ICMP errors that could quote our SYNs. */
-/* the window test's second connections send from the same guarded block */
+/* TCP to our port range, and the ICMP errors that could quote our SYNs. */
+/* one flow's ports, both connections, fill the guard's first block */
 _Static_assert(ENGINE_SECOND_PORTS + SEND_MAX_VARIANTS <= GUARD_BLOCK_PORTS,
     "the second connections' ports lie outside the guard's block");
+_Static_assert(PORTPLAN_BLOCK == GUARD_BLOCK_PORTS, "the plan's block is the guard's");
 
 static void
-run_filter(char *buf, size_t len, uint16_t lo, int nvariants)
+run_filter(char *buf, size_t len, uint16_t lo, unsigned nports)
 {
 	snprintf(buf, len,
 	    "(tcp and dst portrange %u-%u) or "
 	    "(icmp and (icmp[0] == 3 or icmp[0] == 11)) or "
 	    "(icmp6 and (ip6[40] == 1 or ip6[40] == 3))",
-	    lo, lo + ENGINE_SECOND_PORTS + nvariants - 1);
+	    lo, lo + nports - 1);
+}
+
+/* The flows of a path: the guard's range is sized by them once (a change
+ * takes a restart, config/settings.c). */
+static int
+run_flows(const struct probe_settings *ps)
+{
+	return ps->flows >= 1 && ps->flows <= PORTPLAN_MAX_FLOWS ? (int)ps->flows : 1;
 }
 
 size_t
@@ -326,6 +336,7 @@ run_engine_new(struct runner *r)
 	ec.timeout_ns = run_timeout_ns(ps);
 	ec.retries = (int)ps->retries;
 	ec.port_lo = guard_port_lo(r->guard);
+	ec.flows = r->flows;
 	ec.max_inflight = runner_max_inflight(ps);
 	ec.ttl = (uint8_t)ps->syn_ttl;
 	ec.trace = ps->trace;
@@ -358,7 +369,9 @@ run_open(struct runner *r)
 		log_warnx("cannot set up the event loop");
 		return -1;
 	}
-	if ((r->guard = guard_open(err, sizeof(err))) == NULL) {
+	r->flows = run_flows(&r->ps);
+	if ((r->guard = guard_open(portplan_blocks(r->flows, ENGINE_PLAN_VARIANTS), err,
+	    sizeof(err))) == NULL) {
 		log_warnx("%s", err);
 		return -1;
 	}
@@ -372,7 +385,8 @@ run_open(struct runner *r)
 		return -1;
 	}
 	/* every variant a reload may bring: the captures keep their filter */
-	run_filter(r->filter, sizeof(r->filter), guard_port_lo(r->guard), SEND_MAX_VARIANTS);
+	run_filter(r->filter, sizeof(r->filter), guard_port_lo(r->guard),
+	    guard_ports(r->guard));
 	if (getrandom(r->key, sizeof(r->key), 0) != (ssize_t)sizeof(r->key)) {
 		log_warn("getrandom");
 		return -1;

@@ -48,6 +48,8 @@ struct runner {
 	struct event *more;		/* paths_next paused: ask again */
 	struct event *ended;		/* batches to tell done */
 	struct guard *guard;
+	int flows;			/* per path, fixed at open (the guard's
+					   range is sized by it) */
 	struct sender *sender;
 	struct capture *cap[PATHS_MAX_IFACES];
 	char ifnames[PATHS_MAX_IFACES][ROUTE_IFNAMSIZ];

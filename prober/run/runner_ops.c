@@ -13,6 +13,8 @@
 #include <time.h>
 
 #include "infer.h"
+#include "infer_flows.h"
+#include "portplan.h"
 #include "log.h"
 #include "request.h"
 #include "runner_int.h"
@@ -315,15 +317,23 @@ run_capture_failure(void *arg, int i)
 	return r->cap_why[i];
 }
 
-/* A path's end: judged here, so that every caller stores and prints the
- * same verdicts. */
-static void
-run_done(void *arg, struct path_result *res)
+/* The first source port of res's flow: the port plan's (portplan.h). */
+static uint16_t
+run_flow_sport(const struct runner *r, const struct path_result *res)
 {
-	struct runner *r = arg;
-	struct batch *b = (struct batch *)(uintptr_t)res->tag;
+	struct portplan pp;
+	char err[160];
 
-	infer_path(res);
+	if (portplan_init(&pp, guard_port_lo(r->guard), r->flows, ENGINE_PLAN_VARIANTS,
+	    err, sizeof(err)) != 0)
+		return 0;
+	return portplan_port(&pp, res->flow, 0, PORTPLAN_FIRST);
+}
+
+/* A judged path to the caller. */
+static void
+run_hand_on(struct runner *r, struct batch *b, struct path_result *res)
+{
 	if (!r->failed && r->cfg->on_result(r->cfg->arg, b->tag, res) != 0) {
 		r->failed = true;
 		event_active(r->ended, EV_TIMEOUT, 0);
@@ -336,6 +346,34 @@ run_done(void *arg, struct path_result *res)
 	 * the loop: the engine is handing this result over) */
 	if (r->waiting > 0)
 		event_active(r->more, EV_TIMEOUT, 0);
+}
+
+/* A path's end: judged here, so that every caller stores and prints the
+ * same verdicts. */
+static void
+run_done(void *arg, struct path_result *res)
+{
+	struct runner *r = arg;
+	struct batch *b = (struct batch *)(uintptr_t)res->tag;
+
+	infer_path(res);
+	if (res->flows > 1 && res->group_user != NULL) {
+		/* each flow judged as it ends; the path's result is the last
+		 * one's, with the verdicts of all of them */
+		struct flows_acc *acc = *res->group_user;
+
+		if (acc == NULL)
+			*res->group_user = acc = xcalloc(1, sizeof(*acc));
+		infer_flows_add(acc, res, run_flow_sport(r, res));
+		if (!res->group_last)
+			return;
+		infer_flows_merge(res, acc);
+		*res->group_user = NULL;
+		run_hand_on(r, b, res);
+		free(acc);
+		return;
+	}
+	run_hand_on(r, b, res);
 }
 
 void

@@ -114,3 +114,7 @@ LAB_CHECKS += tests/e2e/demand-e2e
 # scrapes a live daemon's /metrics in a namespace of the test's own, and every panel's
 # query returns data through Prometheus's HTTP API
 LAB_CHECKS += tests/e2e/dashboard-e2e
+# --flows 8 on the multipath lab (fresh hash seed): the half-rewritten path flagged
+# with flows_affected 1..7 of 8 and a reason naming the source port, each flow's
+# answers kept; the clean path ok on every flow; the default adds no field, 4 SYNs
+LAB_CHECKS += tests/e2e/flows-e2e

@@ -462,7 +462,7 @@ main(int argc, char **argv)
 	printf("pid=%ld\n", (long)getpid());
 
 	/* --- guard ---------------------------------------------------------- */
-	struct guard *g = guard_open(err, sizeof(err));
+	struct guard *g = guard_open(1, err, sizeof(err));
 	claim(&sm, g != NULL, "guard_open%s%s", g ? "" : ": ", g ? "" : err);
 	if (g == NULL)
 		goto out;

@@ -172,7 +172,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.rate = 1 + take(&f, 2) % 5000;
 	c.timeout_ns = 1 * SEC;
 	c.retries = (int)(take(&f, 1) % 3);
-	c.port_lo = 61000;
+	c.port_lo = 60992;
 	memcpy(c.key, key, 16);
 	c.max_inflight = 1 + take(&f, 1) % NPATHS;
 	c.ttl = 64;

@@ -17,6 +17,8 @@ UNIT_TESTS += test_permute
 UNIT_TESTS += test_target_space
 UNIT_TESTS += test_cookie
 UNIT_TESTS += test_portplan
+# a path's flows to one verdict per scale, its share and its reason
+UNIT_TESTS += test_infer_flows
 UNIT_TESTS += test_ratelimit
 UNIT_TESTS += test_trace
 UNIT_TESTS += test_targets

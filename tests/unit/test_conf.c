@@ -469,6 +469,7 @@ test_changed(void **state)
 		{ SET_RATE, "rate 5\n", "rate 6\n" },				/* UINT */
 		{ SET_MAX_INFLIGHT, "", "max-inflight 8\n" },			/* UINT, unset */
 		{ SET_SYN_TTL, "syn-ttl 64\n", "syn-ttl 63\n" },
+		{ SET_FLOWS, "", "flows 8\n" },
 		{ SET_TIMEOUT, "timeout 1.5\n", "timeout 1.25\n" },		/* SECONDS */
 		{ SET_ALERT_TIMEOUT, "alert-timeout 30s\n", "alert-timeout 31s\n" },
 		{ SET_INTERVAL, "interval 1h\n", "interval 61m\n" },		/* DURATION */

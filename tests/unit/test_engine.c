@@ -240,7 +240,7 @@ engine_traced(struct fake *f, uint32_t rate, int retries, size_t inflight,
 	c.rate = rate;
 	c.timeout_ns = 1 * SEC;
 	c.retries = retries;
-	c.port_lo = 61000;
+	c.port_lo = 60992;
 	memcpy(c.key, key, 16);
 	c.max_inflight = inflight;
 	c.ttl = 64;
@@ -344,7 +344,7 @@ test_all_answered(void **state)
 	assert_int_equal(f->nsyn, 4);
 	for (int i = 0; i < 4; i++) {
 		assert_int_equal(f->syn[i].variant, i);
-		assert_int_equal(f->syn[i].sport, 61000 + i);
+		assert_int_equal(f->syn[i].sport, 60992 + i);
 		assert_int_equal(f->syn[i].dport, 80);
 		assert_int_equal(f->syn[i].ttl, 64);
 	}
@@ -1339,9 +1339,9 @@ test_window_second_port(void **state)
 			 * only for scale 0 (variant 1) */
 			if (window && f->syn[seen].variant != 1)
 				continue;
-			if (window && f->syn[seen].sport == 61001)
+			if (window && f->syn[seen].sport == 60993)
 				first = seen;
-			if (window && f->syn[seen].sport == 61001 + ENGINE_SECOND_PORTS)
+			if (window && f->syn[seen].sport == 60993 + ENGINE_SECOND_PORTS)
 				second = seen;
 			size_t len = answer(f, seen, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1,
 			    pkt, sizeof(pkt));
@@ -1351,7 +1351,7 @@ test_window_second_port(void **state)
 		 * than W = 8192 allows at shift 0), then a FIN */
 		if (first >= 0 && !data_sent)
 			for (int i = 0; i < f->nseg; i++)
-				if (f->seg[i].sport == 61001 && f->seg[i].payload_len > 0) {
+				if (f->seg[i].sport == 60993 && f->seg[i].payload_len > 0) {
 					size_t len = window_data(f, first, irs, 0, 20000,
 					    WIRE_TH_ACK, pkt, sizeof(pkt));
 
@@ -1363,7 +1363,7 @@ test_window_second_port(void **state)
 					break;
 				}
 		for (int i = 0; second >= 0 && i < f->nseg; i++)
-			if (f->seg[i].sport == 61001 + ENGINE_SECOND_PORTS &&
+			if (f->seg[i].sport == 60993 + ENGINE_SECOND_PORTS &&
 			    f->seg[i].ack == irs + 1 && f->seg[i].window == 1)
 				acked2 = true;
 	}

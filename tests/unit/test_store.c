@@ -219,6 +219,43 @@ copy_file(const char *from, const char *to)
 	return rc;
 }
 
+/* A result of several flows keeps, per scale, the flows and how many the
+ * verdict was a problem on; one flow's rows leave both NULL (v6). */
+static void
+test_flows_columns(void **state)
+{
+	struct store_run run = { .start = { FIXTURE_TIME, 0 }, .vantage = "lab",
+	    .settings = "scales=0,7,14 rate=100", .program = "test_store" };
+	static const int flows[] = { 1, 8 };	/* results 0 and 1 */
+	char file[128];
+	struct store *st;
+	int64_t run_id;
+
+	(void)state;
+	path_in(file, sizeof(file), "flows.sqlite");
+	st = open_ok(file, STORE_WRITE, NULL);
+	assert_int_equal(store_run_begin(st, &run, &run_id), 0);
+	for (unsigned r = 0; r < 2; r++) {
+		struct storegen g;
+
+		storegen_make(&g, r, FIXTURE_TIME, false);
+		g.res.flows = flows[r];
+		for (int i = 0; i < g.res.nscales && flows[r] > 1; i++)
+			g.res.flows_affected[i] = i;
+		if (store_add(st, run_id, &g.res) != 0)
+			fail_msg("store_add %u: %s", r, store_error(st));
+		storegen_free(&g);
+	}
+	assert_int_equal(store_flush(st, true), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results s JOIN "
+	    "paths p ON p.id = s.path_id WHERE p.address = '198.19.0.1' AND flows = 8 AND "
+	    "flows_affected = idx"), 3);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results s JOIN "
+	    "paths p ON p.id = s.path_id WHERE p.address = '198.19.0.0' AND flows IS NULL "
+	    "AND flows_affected IS NULL"), 3);
+	assert_int_equal(store_close(st, NULL, 0), 0);
+}
+
 static void
 test_fixtures(void **state)
 {
@@ -1231,6 +1268,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_read),
 		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_flows_columns),
 		cmocka_unit_test(test_silent_column),
 		cmocka_unit_test(test_refuse),
 		cmocka_unit_test(test_concurrent),
