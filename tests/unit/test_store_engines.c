@@ -513,6 +513,36 @@ test_newer_refused(void **state)
 	assert_null(store_open(db, STORE_READ, NULL, err, sizeof(err)));
 }
 
+/* a PostgreSQL store of the first version this engine wrote (5: no flows
+ * columns) is refused by a reader, which names the writer that upgrades
+ * it, and brought to the current version by a writer's open */
+static void
+test_pg_migrates(void **state)
+{
+	char err[STORE_ERRLEN];
+	struct store *st;
+
+	(void)state;
+	if (!store_is_uri(db))
+		skip();
+	st = fill();
+	assert_int_equal(store_exec(st, "ALTER TABLE scale_results DROP COLUMN flows,"
+	    " DROP COLUMN flows_affected; UPDATE scaleprobe_schema SET version = 5"), 0);
+	assert_int_equal(store_close(st, err, sizeof(err)), 0);
+	assert_null(store_open(db, STORE_READ, NULL, err, sizeof(err)));
+	assert_non_null(strstr(err, "older"));
+	assert_null(strchr(err, '\n'));
+	assert_non_null(st = store_open(db, STORE_WRITE, NULL, err, sizeof(err)));
+	assert_int_equal(store_query_int(st, "SELECT version FROM scaleprobe_schema"),
+	    STORE_SCHEMA_VERSION);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results"
+	    " WHERE flows IS NULL AND flows_affected IS NULL"),
+	    store_query_int(st, "SELECT count(*) FROM scale_results"));
+	assert_int_equal(store_close(st, err, sizeof(err)), 0);
+	assert_non_null(st = store_open(db, STORE_READ, NULL, err, sizeof(err)));
+	assert_int_equal(store_close(st, err, sizeof(err)), 0);
+}
+
 /* messages name a URI without its password */
 static void
 test_where_safe(void **state)
@@ -548,6 +578,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_where_safe),
 		cmocka_unit_test(test_newer_refused),
+		cmocka_unit_test(test_pg_migrates),
 		cmocka_unit_test(test_write_counts),
 		cmocka_unit_test(test_show),
 		cmocka_unit_test(test_export_findings_evidence),
