@@ -26,7 +26,7 @@
 #define STORE_APPLICATION_ID	0x53435052
 /* The schema this binary writes (db/store_schema.c has one migration per
  * version; a fixture per version lives in tests/db/fixtures/). */
-#define STORE_SCHEMA_VERSION	5
+#define STORE_SCHEMA_VERSION	6
 
 #define STORE_ERRLEN		512
 

@@ -138,3 +138,38 @@ const char pg_schema_full[] =
 	"  raised_ns BIGINT NOT NULL,"
 	"  changed_ns BIGINT NOT NULL,"
 	"  UNIQUE (vantage, kind, address, port));";
+
+/* v6, after pg_schema_full (version 5): the results vantages upload
+ * (upload.c), one row per path result keyed by (vantage, the vantage's run
+ * id, the vantage's path result id), so a batch sent twice is stored once
+ * (ON CONFLICT DO NOTHING); received_ns is the server's clock at the
+ * insert, for the upload's delay.  And the runs' clock (store_schema.c's
+ * v6). */
+static const char pg_schema_v6[] =
+	"CREATE TABLE vantage_results ("
+	"  vantage TEXT NOT NULL,"
+	"  run_id BIGINT NOT NULL,"
+	"  seq BIGINT NOT NULL,"
+	"  run_started_ns BIGINT NOT NULL,"
+	"  grp TEXT,"
+	"  cycle BIGINT,"
+	"  clock TEXT,"
+	"  time_ns BIGINT NOT NULL,"
+	"  target TEXT NOT NULL,"
+	"  address TEXT NOT NULL,"
+	"  port INTEGER NOT NULL CHECK (port BETWEEN 0 AND 65535),"
+	"  family TEXT NOT NULL,"
+	"  control_reply TEXT NOT NULL,"
+	"  scales TEXT NOT NULL,"		/* "0:ok,7:rewritten,14:ok" */
+	"  problems INTEGER NOT NULL,"
+	"  received_ns BIGINT NOT NULL"
+	"    DEFAULT (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint,"
+	"  PRIMARY KEY (vantage, run_id, seq));"
+	"CREATE INDEX vantage_results_time ON vantage_results (time_ns);"
+	"ALTER TABLE runs ADD COLUMN clock TEXT;";
+
+/* the migrations after pg_schema_full, from version 5 on: [i] takes a
+ * store from PG_SCHEMA_BASE + i to the next */
+const char *const pg_migrations[PG_SCHEMA_VERSION - PG_SCHEMA_BASE] = {
+	pg_schema_v6,
+};

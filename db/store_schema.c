@@ -187,10 +187,25 @@ static const char schema_v4[] =
 static const char schema_v5[] =
 	"ALTER TABLE runs ADD COLUMN on_demand_uid INTEGER;";
 
+/* v6: the upload of results to a shared PostgreSQL store (upload.c,
+ * scaleprobed's "upload"): upload_cursor is the last path result, by id,
+ * the shared store has taken, and when; no row while nothing was ever
+ * uploaded.  Retention (store_prune.c) removes no result past it.  And a
+ * run's clock: whether the vantage's clock was synchronised when it
+ * measured ('synchronised', 'unsynchronised', 'unknown'); NULL for runs
+ * stored before. */
+static const char schema_v6[] =
+	"CREATE TABLE upload_cursor ("
+	"  id INTEGER PRIMARY KEY CHECK (id = 1),"
+	"  last_id INTEGER NOT NULL,"
+	"  last_ok_ns INTEGER);"
+	"ALTER TABLE runs ADD COLUMN clock TEXT;";
+
 const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v1,
 	schema_v2,
 	schema_v3,
 	schema_v4,
 	schema_v5,
+	schema_v6,
 };
