@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clocksync.h"
 #include "result.h"
 
 /* "SCPR": what PRAGMA application_id holds in every scaleprobe store. */
@@ -68,6 +69,8 @@ struct store_run {
 	bool on_demand;		/* the daemon's, asked by uid on its control
 				   socket (runs.on_demand_uid) */
 	uint32_t uid;
+	enum clock_sync clock;	/* the vantage's clock when it began
+				   (runs.clock); NONE: not recorded */
 };
 
 struct store_stats {

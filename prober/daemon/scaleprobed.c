@@ -20,6 +20,7 @@
 
 #include "alertcmd.h"
 #include "control.h"
+#include "clockwatch.h"
 #include "daemon.h"
 #include "demand.h"
 #include "log.h"
@@ -487,6 +488,7 @@ start_up(struct daemon *d, const struct daemon_opts *o)
 	}
 	if (daemon_upload_start(d) != 0)
 		return 2;
+	clockwatch_start();
 	daemon_alerts_load(d);
 	return 0;
 }
@@ -564,6 +566,7 @@ shut_down(struct daemon *d, int rc)
 	}
 	demand_free(d);		/* after the runner: its batches were theirs */
 	daemon_retention_stop(d);
+	clockwatch_stop();
 	if (d->st != NULL) {
 		if (store_flush(d->st, true) != 0) {
 			log_warnx("%s", store_error(d->st));
