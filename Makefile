@@ -350,6 +350,7 @@ install: $(addprefix $(BUILD)/plain/,$(PROGRAMS))
 	  install -m 0644 $(m) $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m));)
 	install -d $(DESTDIR)$(PREFIX)/share/scaleprobe
 	install -m 0644 prober/cli/export.schema.json $(DESTDIR)$(PREFIX)/share/scaleprobe/export.schema.json
+	install -m 0644 db/roles.sql $(DESTDIR)$(PREFIX)/share/scaleprobe/roles.sql
 
 # --- Debian package -----------------------------------------------------------
 

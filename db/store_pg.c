@@ -352,6 +352,7 @@ setup_writer(struct pg_store *st)
 	struct pg_params p;
 	PGresult *r;
 	int64_t v;
+	bool created = false;
 
 	if (pg_cmd(st, "BEGIN", NULL, "begin") != 0)
 		return -1;
@@ -379,7 +380,9 @@ setup_writer(struct pg_store *st)
 		if (pg_cmd(st, "INSERT INTO scaleprobe_schema (application_id, version)"
 		    " VALUES ($1, $2)", &p, "create the schema") != 0)
 			goto fail;
+		/* pg_schema_full is version PG_SCHEMA_BASE; the migrations follow */
 		v = PG_SCHEMA_BASE;
+		created = true;
 	}
 	/* the migrations since, in this transaction: all or none */
 	for (; v < PG_SCHEMA_VERSION; v++) {
@@ -390,9 +393,12 @@ setup_writer(struct pg_store *st)
 		}
 		PQclear(r);
 	}
+	/* written only when it changed: a vantage's role (db/roles.sql) may
+	 * read the version, not write it */
 	pgp_init(&p);
 	pgp_int(&p, PG_SCHEMA_VERSION);
-	if (pg_cmd(st, "UPDATE scaleprobe_schema SET version = $1", &p, "migrate the schema") != 0)
+	if ((created || st->migrated_from != 0) && pg_cmd(st, "UPDATE scaleprobe_schema SET version = $1",
+	    &p, "migrate the schema") != 0)
 		goto fail;
 	return pg_cmd(st, "COMMIT", NULL, "commit the schema");
 fail:

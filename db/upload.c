@@ -280,7 +280,7 @@ send_batch(struct upload *u, int n)
 		}
 		len += (size_t)snprintf(sql + len, cap - len, ")");
 	}
-	snprintf(sql + len, cap - len, " ON CONFLICT (vantage, run_id, seq) DO NOTHING");
+	snprintf(sql + len, cap - len, " ON CONFLICT DO NOTHING");
 	r = PQexecParams(u->pg, sql, n * NCOL, NULL, v, NULL, NULL, 0);
 	if (r == NULL || PQresultStatus(r) != PGRES_COMMAND_OK) {
 		failed(u, "insert", r != NULL ? PQresultErrorMessage(r) : PQerrorMessage(u->pg));
