@@ -170,6 +170,11 @@ void daemon_alerts_free(struct daemon *d);
 /* alert_tell.c: after a write to the store, raised (log, alert-command) when it cannot
  * write any more, cleared when it writes again. */
 void daemon_store_alert(struct daemon *d);
+/* An alert-command event: begun with its "event" and "vantage", the
+ * caller's keys added, then closed with "time", run and freed. */
+struct json;
+void daemon_event_begin(struct daemon *d, struct json *j, const char *event);
+void daemon_event_send(struct daemon *d, struct json *j);
 
 /* retention.c: the retention setting applied at start and every hour, in
  * short steps on the loop (--once: the whole pass at start); 0 or -1. */

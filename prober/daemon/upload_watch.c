@@ -54,29 +54,17 @@ tell(struct daemon *d, const char *event, const struct upload_figures *f)
 {
 	const struct conf *c = &d->cur->c;
 	char uri[256];
-	struct timespec now;
-	const char *text;
 	struct json j;
-	size_t len;
 
 	if (c->alert_command == NULL)
 		return;
 	store_where_safe(c->upload, uri, sizeof(uri));
-	clock_gettime(CLOCK_REALTIME, &now);
-	json_init(&j);
-	json_object_begin(&j);
-	json_kstring(&j, "event", event);
-	json_kstring(&j, "vantage", d->vantage);
+	daemon_event_begin(d, &j, event);
 	json_kstring(&j, "upload", uri);
 	if (f->failing)
 		json_kstring(&j, "reason", f->error);
 	json_kuint(&j, "backlog", f->backlog);
-	json_key(&j, "time");
-	json_time(&j, &now);
-	json_object_end(&j);
-	text = json_text(&j, &len);
-	alertcmd_run(d->alertcmd, c->alert_command, c->alert_timeout, c->alert_retry, text, len);
-	json_free(&j);
+	daemon_event_send(d, &j);
 }
 
 void
