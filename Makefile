@@ -81,6 +81,8 @@ PKG_CFLAGS   := $(shell pkg-config --cflags libpcap libevent sqlite3 libpq libnf
                 $(shell libnet-config --defines 2>/dev/null)
 PKG_LIBS     := $(shell pkg-config --libs libpcap libevent sqlite3 libpq libnftables libmnl 2>/dev/null) \
                 $(shell libnet-config --libs 2>/dev/null)
+# fuzz_store links the store, both engines: libpq's header is outside /usr/include
+PQ_CFLAGS    := $(shell pkg-config --cflags libpq 2>/dev/null)
 CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
 NFQ_CFLAGS    := $(shell pkg-config --cflags libnetfilter_queue libmnl 2>/dev/null)
@@ -131,7 +133,7 @@ $(BUILD)/san/%.o: %.c
 
 $(BUILD)/fuzz/%.o: %.c
 	@mkdir -p $(@D)
-	$(call say,CC-FUZ,$<)$(CLANG) $(CSTD) -O1 -g $(WARN) $(FUZZ_FLAGS) $(INCLUDES) -MMD -MP -c -o $@ $<
+	$(call say,CC-FUZ,$<)$(CLANG) $(CSTD) -O1 -g $(WARN) $(FUZZ_FLAGS) $(INCLUDES) $(PQ_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/fuzzcov/%.o: %.c
 	@mkdir -p $(@D)
@@ -354,6 +356,7 @@ install: $(addprefix $(BUILD)/plain/,$(PROGRAMS))
 	  install -m 0644 $(m) $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m));)
 	install -d $(DESTDIR)$(PREFIX)/share/scaleprobe
 	install -m 0644 prober/cli/export.schema.json $(DESTDIR)$(PREFIX)/share/scaleprobe/export.schema.json
+	install -m 0644 db/roles.sql $(DESTDIR)$(PREFIX)/share/scaleprobe/roles.sql
 
 # --- Debian package -----------------------------------------------------------
 

@@ -148,6 +148,15 @@ const struct setting settings[SET_COUNT] = {
 	{ .id = SET_RETENTION, .key = "retention", .type = SETT_UINT, .where = SETW_TOP,
 	  .off = OFF(retention), .lo = 1, .hi = 36500, .unit = "days", .def = "400",
 	  .arg = "DAYS", .help = "keep results this many days, @R (default @D)" },
+	/* the thread and its connections are made once, with the store */
+	{ .id = SET_UPLOAD, .key = "upload", .type = SETT_STRING, .where = SETW_TOP,
+	  .restart = true, .off = OFF(upload), .arg = "URI",
+	  .help = "send every result to the shared PostgreSQL at URI too" },
+	{ .id = SET_UPLOAD_ALERT, .key = "upload-alert", .type = SETT_DURATION,
+	  .where = SETW_TOP, .off = OFF(upload_alert), .lo = 60, .hi = 2592000,
+	  .def = "12h", .arg = "DURATION",
+	  .help = "alert when results wait and the last upload is older,\n"
+	  "1m..30d (default @D)" },
 	{ .id = SET_ALERT_CONFIRM, .key = "alert-confirm", .type = SETT_UINT,
 	  .where = SETW_TOP, .off = OFF(alert_confirm), .lo = 1, .hi = 16, .unit = "runs",
 	  .def = "2", .arg = "N",

@@ -67,6 +67,8 @@ enum setting_id {
 	SET_BLOCK,
 	SET_OPTOUT,
 	SET_RETENTION,
+	SET_UPLOAD,
+	SET_UPLOAD_ALERT,
 	SET_ALERT_CONFIRM,
 	SET_ALERT_WINDOW,
 	SET_ALERT_COMMAND,
@@ -195,6 +197,8 @@ struct conf {
 	uint16_t ports[CONF_MAX_PORTS];	/* for targets that name none */
 	int nports;
 	uint32_t retention;		/* days */
+	char *upload;			/* the shared PostgreSQL's URI, or NULL */
+	uint32_t upload_alert;		/* seconds: a backlog older alerts */
 	uint32_t alert_confirm;		/* an alert needs this many ... */
 	uint32_t alert_window;		/* ... of the last this many runs */
 	char *alert_command;		/* run with the change as JSON on stdin */

@@ -32,4 +32,6 @@ DB_SRCS += db/store_pg_schema.c
 DB_SRCS += db/store_pg_write.c
 DB_SRCS += db/store_pg_read.c
 DB_SRCS += db/store_pg_report.c
+# scaleprobed's upload of its results to a shared PostgreSQL, on a thread
+DB_SRCS += db/upload.c
 PROBER_SRCS += $(DB_SRCS)

@@ -20,13 +20,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clocksync.h"
 #include "result.h"
 
 /* "SCPR": what PRAGMA application_id holds in every scaleprobe store. */
 #define STORE_APPLICATION_ID	0x53435052
 /* The schema this binary writes (db/store_schema.c has one migration per
  * version; a fixture per version lives in tests/db/fixtures/). */
-#define STORE_SCHEMA_VERSION	6
+#define STORE_SCHEMA_VERSION	7
 
 #define STORE_ERRLEN		512
 
@@ -68,6 +69,8 @@ struct store_run {
 	bool on_demand;		/* the daemon's, asked by uid on its control
 				   socket (runs.on_demand_uid) */
 	uint32_t uid;
+	enum clock_sync clock;	/* the vantage's clock when it began
+				   (runs.clock); NONE: not recorded */
 };
 
 struct store_stats {

@@ -199,6 +199,7 @@ struct keep {
 		struct {
 			struct timespec start;
 			char *vantage, *settings, *program;
+			enum clock_sync clock;
 			bool on_demand;
 			uint32_t uid;
 		} run;

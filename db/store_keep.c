@@ -148,6 +148,7 @@ keep_run(const struct store_run *run)
 	k->u.run.start = run->start;
 	k->u.run.on_demand = run->on_demand;
 	k->u.run.uid = run->uid;
+	k->u.run.clock = run->clock;
 	k->u.run.vantage = dup_or_null(run->vantage != NULL ? run->vantage : "", &k->bytes);
 	k->u.run.settings = dup_or_null(run->settings != NULL ? run->settings : "", &k->bytes);
 	k->u.run.program = dup_or_null(run->program != NULL ? run->program : "scaleprobe",

@@ -339,7 +339,7 @@ schema_version(struct pg_store *st)
 		    "binary's (%d)", v, PG_SCHEMA_VERSION);
 		return refuse(st, n);
 	}
-	if (v < PG_FIRST_VERSION)
+	if (v < PG_SCHEMA_BASE)
 		return refuse(st, "a schema version this engine never wrote");
 	return v;
 }
@@ -352,6 +352,7 @@ setup_writer(struct pg_store *st)
 	struct pg_params p;
 	PGresult *r;
 	int64_t v;
+	bool created = false;
 
 	if (pg_cmd(st, "BEGIN", NULL, "begin") != 0)
 		return -1;
@@ -363,6 +364,8 @@ setup_writer(struct pg_store *st)
 	PQclear(r);
 	if ((v = schema_version(st)) < 0)
 		goto fail;
+	if (v > 0 && v < PG_SCHEMA_VERSION)
+		st->migrated_from = v;
 	if (v == 0) {
 		/* several statements: the simple protocol's PQexec */
 		if ((r = PQexec(st->c, pg_schema_full)) == NULL ||
@@ -377,20 +380,26 @@ setup_writer(struct pg_store *st)
 		if (pg_cmd(st, "INSERT INTO scaleprobe_schema (application_id, version)"
 		    " VALUES ($1, $2)", &p, "create the schema") != 0)
 			goto fail;
+		/* pg_schema_full is version PG_SCHEMA_BASE; the migrations follow */
+		v = PG_SCHEMA_BASE;
+		created = true;
 	}
-	for (; v > 0 && v < PG_SCHEMA_VERSION; v++) {
-		if ((r = PQexec(st->c, pg_migrations[v - PG_FIRST_VERSION])) == NULL ||
+	/* the migrations since, in this transaction: all or none */
+	for (; v < PG_SCHEMA_VERSION; v++) {
+		if ((r = PQexec(st->c, pg_migrations[v - PG_SCHEMA_BASE])) == NULL ||
 		    PQresultStatus(r) != PGRES_COMMAND_OK) {
 			pg_failres(st, r, "migrate the schema");
 			goto fail;
 		}
 		PQclear(r);
-		pgp_init(&p);
-		pgp_int(&p, v + 1);
-		if (pg_cmd(st, "UPDATE scaleprobe_schema SET version = $1", &p,
-		    "migrate the schema") != 0)
-			goto fail;
 	}
+	/* written only when it changed: a vantage's role (db/roles.sql) may
+	 * read the version, not write it */
+	pgp_init(&p);
+	pgp_int(&p, PG_SCHEMA_VERSION);
+	if ((created || st->migrated_from != 0) && pg_cmd(st, "UPDATE scaleprobe_schema SET version = $1",
+	    &p, "migrate the schema") != 0)
+		goto fail;
 	return pg_cmd(st, "COMMIT", NULL, "commit the schema");
 fail:
 	PQclear(PQexec(st->c, "ROLLBACK"));

@@ -99,17 +99,16 @@ int pg_report(const char *where, int64_t since_ns, int64_t until_ns, report_row_
     void *arg, char *err, size_t errlen);
 
 /* store_pg_schema.c: the schema of version PG_SCHEMA_VERSION in one step
- * from nothing, and the migrations from PG_FIRST_VERSION (the first this
- * engine wrote) up, run in setup_writer's transaction.  Both engines must
- * be at one version: a SQLite migration (store_schema.c,
- * STORE_SCHEMA_VERSION) stops the build here until this engine has its own
- * (an entry of pg_migrations, pg_schema_full changed alike, this number
- * raised). */
-#define PG_FIRST_VERSION	5
-#define PG_SCHEMA_VERSION	6
+ * from nothing.  Both engines must be at one version: a SQLite migration
+ * (store_schema.c, STORE_SCHEMA_VERSION) stops the build here until this
+ * engine has its own (a migration from PG_SCHEMA_VERSION, run in
+ * setup_writer's transaction, and this number raised). */
+#define PG_SCHEMA_VERSION	7
+/* the version pg_schema_full creates */
+#define PG_SCHEMA_BASE		5
 _Static_assert(PG_SCHEMA_VERSION == STORE_SCHEMA_VERSION,
     "a new schema version needs its PostgreSQL migration (db/store_pg_schema.c)");
 extern const char pg_schema_full[];
-extern const char *const pg_migrations[PG_SCHEMA_VERSION - PG_FIRST_VERSION];
+extern const char *const pg_migrations[PG_SCHEMA_VERSION - PG_SCHEMA_BASE];
 
 #endif

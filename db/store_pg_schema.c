@@ -2,13 +2,12 @@
  * store_pg_schema.c -- the PostgreSQL store's schema: the tables of
  * store_schema.c's migrations, as they stand at STORE_SCHEMA_VERSION, with
  * PostgreSQL's types (BIGINT ids by identity, BIGINT times, BYTEA for the
- * packed evidence).  A new PostgreSQL store is made at the current version
- * in one step (pg_schema_full); one made at an earlier version since 5, the
- * first this engine wrote, is brought up by pg_migrations in the writer's
- * transaction.  The version is the row of scaleprobe_schema (SQLite's
- * user_version).  A later schema is a migration of each engine: SQLite's in
- * store_schema.c, this engine's in pg_migrations and pg_schema_full, never
- * an edit of a released migration.
+ * packed evidence).  pg_schema_full makes version 5 (PG_SCHEMA_BASE, the
+ * first this engine wrote) and pg_migrations bring every store, new or
+ * old, from there to the current version in the writer's transaction.  The
+ * version is the row of scaleprobe_schema (SQLite's user_version).  A later
+ * schema is a migration of each engine: SQLite's in store_schema.c, this
+ * engine's a new entry of pg_migrations, never an edit of a released one.
  * Flags stay integers 0/1, as SQLite has them, so both engines' rows read
  * the same.
  */
@@ -83,8 +82,6 @@ const char pg_schema_full[] =
 	"  last_clean_index INTEGER,"
 	"  last_clean_address TEXT,"
 	"  hop_silent BIGINT,"
-	"  flows INTEGER,"
-	"  flows_affected INTEGER,"
 	"  PRIMARY KEY (path_result_id, idx));"
 	"CREATE INDEX scale_results_problems ON scale_results (time_ns) WHERE problem <> 0;"
 	"CREATE TABLE side_findings ("
@@ -143,9 +140,44 @@ const char pg_schema_full[] =
 	"  changed_ns BIGINT NOT NULL,"
 	"  UNIQUE (vantage, kind, address, port));";
 
-/* From version PG_FIRST_VERSION + k to the next: entry k. */
-const char *const pg_migrations[PG_SCHEMA_VERSION - PG_FIRST_VERSION] = {
-	/* 6: a path probed over several flows (store_schema.c's v6) */
+/* v6, after pg_schema_full (version 5): a path probed over several flows
+ * (store_schema.c's v6) */
+static const char pg_schema_v6[] =
 	"ALTER TABLE scale_results ADD COLUMN flows INTEGER;"
-	"ALTER TABLE scale_results ADD COLUMN flows_affected INTEGER;",
+	"ALTER TABLE scale_results ADD COLUMN flows_affected INTEGER;";
+
+/* v7: the results vantages upload
+ * (upload.c), one row per path result keyed by (vantage, the vantage's run
+ * id, the vantage's path result id), so a batch sent twice is stored once
+ * (ON CONFLICT DO NOTHING); received_ns is the server's clock at the
+ * insert, for the upload's delay.  And the runs' clock (store_schema.c's
+ * v7). */
+static const char pg_schema_v7[] =
+	"CREATE TABLE vantage_results ("
+	"  vantage TEXT NOT NULL,"
+	"  run_id BIGINT NOT NULL,"
+	"  seq BIGINT NOT NULL,"
+	"  run_started_ns BIGINT NOT NULL,"
+	"  grp TEXT,"
+	"  cycle BIGINT,"
+	"  clock TEXT,"
+	"  time_ns BIGINT NOT NULL,"
+	"  target TEXT NOT NULL,"
+	"  address TEXT NOT NULL,"
+	"  port INTEGER NOT NULL CHECK (port BETWEEN 0 AND 65535),"
+	"  family TEXT NOT NULL,"
+	"  control_reply TEXT NOT NULL,"
+	"  scales TEXT NOT NULL,"		/* "0:ok,7:rewritten,14:ok" */
+	"  problems INTEGER NOT NULL,"
+	"  received_ns BIGINT NOT NULL"
+	"    DEFAULT (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint,"
+	"  PRIMARY KEY (vantage, run_id, seq));"
+	"CREATE INDEX vantage_results_time ON vantage_results (time_ns);"
+	"ALTER TABLE runs ADD COLUMN clock TEXT;";
+
+/* the migrations after pg_schema_full, from version 5 on: [i] takes a
+ * store from PG_SCHEMA_BASE + i to the next */
+const char *const pg_migrations[PG_SCHEMA_VERSION - PG_SCHEMA_BASE] = {
+	pg_schema_v6,
+	pg_schema_v7,
 };

@@ -60,8 +60,10 @@ pg_run_begin(void *e, const struct store_run *run, int64_t *run_id)
 	pgp_text(&p, settings);
 	pgp_text(&p, run->program != NULL ? run->program : "scaleprobe");
 	pgp_opt(&p, run->on_demand, run->uid);
+	pgp_text(&p, clock_sync_name(run->clock));
 	if ((id = returned_id(st, "INSERT INTO runs (started_ns, vantage, settings_digest,"
-	    " settings, program, on_demand_uid) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+	    " settings, program, on_demand_uid, clock) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+	    " RETURNING id",
 	    &p, "insert run")) < 0)
 		return pg_batch_lost(st);
 	*run_id = id;

@@ -65,9 +65,13 @@ static const char keep_sql[] =
 	"               ORDER BY s.time_ns, s.path_result_id))"
 	"WHERE time_ns < ?1 AND (starts OR ends)";
 
+/* never a result the shared store has not taken yet (upload_cursor, v7):
+ * while the upload fails, the local store is its only copy */
 #define GONE_WHERE \
 	" WHERE path_id BETWEEN ?2 AND ?3 AND time_ns < ?1" \
-	" AND id NOT IN (SELECT id FROM temp.prune_keep)"
+	" AND id NOT IN (SELECT id FROM temp.prune_keep)" \
+	" AND id <= coalesce((SELECT last_id FROM upload_cursor WHERE id = 1)," \
+	"                    9223372036854775807)"
 
 static const char gone_count_sql[] =
 	"SELECT count(*), count(DISTINCT path_id) FROM path_results" GONE_WHERE;

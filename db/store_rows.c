@@ -23,7 +23,7 @@ static const char *const stmt_sql[SQL_COUNT] = {
 	[SQL_PATH_GET] = "SELECT id FROM paths WHERE address = ?1 AND port = ?2",
 	[SQL_PATH_ADD] = "INSERT OR IGNORE INTO paths (address, port, family) VALUES (?1, ?2, ?3)",
 	[SQL_RUN_ADD] = "INSERT INTO runs (started_ns, vantage, settings_digest, settings, "
-	    "program, on_demand_uid) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	    "program, on_demand_uid, clock) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[SQL_PATH_RESULT_ADD] = "INSERT INTO path_results (run_id, target_id, path_id, "
 	    "time_ns, control_reply, control_sa_present, control_wscale, control_mss, "
 	    "control_sack, control_ts, traced, capture_drops, send_failures, capture_error) "
@@ -410,6 +410,10 @@ store_exec_run(struct store *st, struct keep *k)
 		sqlite3_bind_int64(s, 6, k->u.run.uid);
 	else
 		sqlite3_bind_null(s, 6);
+	if (clock_sync_name(k->u.run.clock) != NULL)
+		bind_static(s, 7, clock_sync_name(k->u.run.clock));
+	else
+		sqlite3_bind_null(s, 7);
 	if (step(st, SQL_RUN_ADD, "insert run") != 0)
 		return -1;
 	return keep_run_inserted(st, k, sqlite3_last_insert_rowid(st->db));

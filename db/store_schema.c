@@ -194,6 +194,20 @@ static const char schema_v6[] =
 	"ALTER TABLE scale_results ADD COLUMN flows INTEGER;"
 	"ALTER TABLE scale_results ADD COLUMN flows_affected INTEGER;";
 
+/* v7: the upload of results to a shared PostgreSQL store (upload.c,
+ * scaleprobed's "upload"): upload_cursor is the last path result, by id,
+ * the shared store has taken, and when; no row while nothing was ever
+ * uploaded.  Retention (store_prune.c) removes no result past it.  And a
+ * run's clock: whether the vantage's clock was synchronised when it
+ * measured ('synchronised', 'unsynchronised', 'unknown'); NULL for runs
+ * stored before. */
+static const char schema_v7[] =
+	"CREATE TABLE upload_cursor ("
+	"  id INTEGER PRIMARY KEY CHECK (id = 1),"
+	"  last_id INTEGER NOT NULL,"
+	"  last_ok_ns INTEGER);"
+	"ALTER TABLE runs ADD COLUMN clock TEXT;";
+
 const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v1,
 	schema_v2,
@@ -201,4 +215,5 @@ const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v4,
 	schema_v5,
 	schema_v6,
+	schema_v7,
 };

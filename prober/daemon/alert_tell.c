@@ -229,10 +229,7 @@ daemon_store_alert(struct daemon *d)
 	const struct conf *c = &d->cur->c;
 	bool failing = d->st != NULL && store_failing(d->st);
 	const struct store_stats *ss;
-	struct timespec now;
-	const char *text;
 	struct json j;
-	size_t len;
 	char db[256];		/* a URI without its password */
 
 	store_where_safe(c->database, db, sizeof(db));
@@ -250,21 +247,38 @@ daemon_store_alert(struct daemon *d)
 		    (unsigned long long)ss->dropped);
 	if (c->alert_command == NULL)
 		return;
-	clock_gettime(CLOCK_REALTIME, &now);
-	json_init(&j);
-	json_object_begin(&j);
-	json_kstring(&j, "event", failing ? "store-failing" : "store-recovered");
-	json_kstring(&j, "vantage", d->vantage);
+	daemon_event_begin(d, &j, failing ? "store-failing" : "store-recovered");
 	json_kstring(&j, "database", db);
 	if (failing)
 		json_kstring(&j, "reason", store_error(d->st));
 	json_kuint(&j, "pending", store_pending(d->st));
 	json_kuint(&j, "failed_writes", ss->failed_writes);
 	json_kuint(&j, "dropped", ss->dropped);
-	json_key(&j, "time");
-	json_time(&j, &now);
-	json_object_end(&j);
-	text = json_text(&j, &len);
+	daemon_event_send(d, &j);
+}
+
+void
+daemon_event_begin(struct daemon *d, struct json *j, const char *event)
+{
+	json_init(j);
+	json_object_begin(j);
+	json_kstring(j, "event", event);
+	json_kstring(j, "vantage", d->vantage);
+}
+
+void
+daemon_event_send(struct daemon *d, struct json *j)
+{
+	const struct conf *c = &d->cur->c;
+	struct timespec now;
+	const char *text;
+	size_t len;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	json_key(j, "time");
+	json_time(j, &now);
+	json_object_end(j);
+	text = json_text(j, &len);
 	alertcmd_run(d->alertcmd, c->alert_command, c->alert_timeout, c->alert_retry, text, len);
-	json_free(&j);
+	json_free(j);
 }

@@ -26,6 +26,7 @@
 #include "unixaddr.h"
 #include "serve.h"
 #include "store.h"
+#include "upload.h"
 #include "when.h"
 
 struct control {
@@ -43,6 +44,7 @@ control_reply(void *arg, struct serve_client *c, const char *in, size_t len, cha
 	uint64_t due, running, done;
 	int64_t bytes, oldest;
 	char *buf, oldest_s[WHEN_RFC3339_LEN];
+	struct upload_figures uf;
 	int n;
 
 	/* a client that speaks makes a request (demand.h); one that stays
@@ -88,6 +90,21 @@ control_reply(void *arg, struct serve_client *c, const char *in, size_t len, cha
 	if (n < 0) {
 		free(buf);
 		return SERVE_CLOSE;
+	}
+	/* the upload's, when one is set */
+	if (n >= 0 && (size_t)n < CONTROL_REPLY_MAX && daemon_upload_figures(d, &uf)) {
+		char last[WHEN_RFC3339_LEN];
+
+		if (uf.last_ok_ns != 0)
+			when_format_utc(uf.last_ok_ns / 1000000000, last);
+		else
+			snprintf(last, sizeof(last), "never");
+		n += snprintf(buf + n, CONTROL_REPLY_MAX - (size_t)n,
+		    "upload_backlog %llu\nupload_last_success %s\nupload_failing %d\n"
+		    "upload_stale %d\n", (unsigned long long)uf.backlog, last, uf.failing,
+		    d->upload_alert);
+		if ((size_t)n >= CONTROL_REPLY_MAX)
+			n = CONTROL_REPLY_MAX - 1;
 	}
 	/* then the open alerts, as many as the reply's bound holds */
 	if ((size_t)n < CONTROL_REPLY_MAX)

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "blocklist.h"
+#include "clockwatch.h"
 #include "daemon.h"
 #include "demand.h"
 #include "infer.h"
@@ -148,6 +149,7 @@ group_run(struct daemon *d, struct dgroup *g, uint64_t cycle)
 	run.vantage = d->vantage;
 	run.settings = d->settings;
 	run.program = "scaleprobed " SCALEPROBE_VERSION;
+	run.clock = clockwatch_now();
 	if (store_run_begin(d->st, &run, &g->run_id) != 0 ||
 	    store_run_cycle(d->st, g->run_id, g->name, (int64_t)cycle) != 0) {
 		log_warnx("%s", store_error(d->st));

@@ -115,6 +115,9 @@ struct daemon {
 	struct demand *demand;		/* demand.c: on-demand requests */
 	struct serve *http;		/* --metrics */
 	struct retention *retention;	/* retention.c */
+	struct upload *up;		/* upload_watch.c; NULL: no upload */
+	int64_t upload_since_ns;
+	bool upload_failing, upload_alert;
 	int exit_status;
 };
 
@@ -169,6 +172,11 @@ void daemon_alerts_free(struct daemon *d);
 /* alert_tell.c: after a write to the store, raised (log, alert-command) when it cannot
  * write any more, cleared when it writes again. */
 void daemon_store_alert(struct daemon *d);
+/* An alert-command event: begun with its "event" and "vantage", the
+ * caller's keys added, then closed with "time", run and freed. */
+struct json;
+void daemon_event_begin(struct daemon *d, struct json *j, const char *event);
+void daemon_event_send(struct daemon *d, struct json *j);
 
 /* retention.c: the retention setting applied at start and every hour, in
  * short steps on the loop (--once: the whole pass at start); 0 or -1. */
@@ -176,6 +184,16 @@ int daemon_retention_start(struct daemon *d);
 void daemon_retention_stop(struct daemon *d);
 /* The store's bytes on disk and its oldest result (ns; 0: none). */
 void daemon_store_figures(struct daemon *d, int64_t *bytes, int64_t *oldest_ns);
+
+/* upload_watch.c: the upload to the shared store (db/upload.h), started
+ * with the store (0, or -1 logged) and stopped before it closes; each
+ * second its failures and the upload-stale alert; its figures (false:
+ * no upload). */
+struct upload_figures;
+int daemon_upload_start(struct daemon *d);
+void daemon_upload_stop(struct daemon *d);
+void daemon_upload_tick(struct daemon *d);
+bool daemon_upload_figures(struct daemon *d, struct upload_figures *f);
 
 /* privs.c: (as root; nothing otherwise) the database's directory and
  * files, and the control socket, the user's; with dbfile NULL, the

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "blocklist.h"
+#include "clockwatch.h"
 #include "daemon.h"
 #include "demand.h"
 #include "demand_rate.h"
@@ -257,6 +258,7 @@ run_store(struct daemon *d, struct demand_run *r, char *why, size_t whylen)
 	run.program = "scaleprobed " SCALEPROBE_VERSION " on demand";
 	run.on_demand = true;
 	run.uid = r->uid;
+	run.clock = clockwatch_now();
 	r->stored = store_run_begin(d->st, &run, &r->run_id) == 0;
 	if (!r->stored) {
 		snprintf(why, whylen, "the daemon's store refused the run: %s; its results are "

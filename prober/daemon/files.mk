@@ -23,6 +23,10 @@ DAEMON_SRCS += prober/daemon/wallclock.c
 DAEMON_SRCS += prober/daemon/alert_notify.c
 DAEMON_SRCS += prober/daemon/alert_tell.c
 DAEMON_SRCS += prober/daemon/alert_restore.c
+# the upload to a shared PostgreSQL: its thread, failures and alert
+DAEMON_SRCS += prober/daemon/upload_watch.c
+# the clock's synchronisation each run records (timesyncd, chronyc)
+DAEMON_SRCS += prober/daemon/clockwatch.c
 DAEMON_SRCS += prober/daemon/alertcmd.c
 DAEMON_SRCS += prober/daemon/alertcmd_child.c
 DAEMON_SRCS += prober/daemon/privs.c

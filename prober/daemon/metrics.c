@@ -115,5 +115,22 @@ metrics_render(const struct metrics_snapshot *s, struct metrics_buf *b)
 	if (s->store_oldest_ns != 0)
 		put(b, "scaleprobe_store_oldest_result_timestamp_seconds %" PRId64 ".%09" PRId64
 		    "\n", s->store_oldest_ns / 1000000000, s->store_oldest_ns % 1000000000);
+	if (s->upload) {
+		counter_or_gauge(b, "scaleprobe_upload_backlog", "gauge",
+		    "Results stored here and not yet uploaded to the shared store.",
+		    s->upload_backlog);
+		counter_or_gauge(b, "scaleprobe_upload_failing", "gauge",
+		    "1 while the last upload attempt failed (tried again with backoff).",
+		    s->upload_failing ? 1 : 0);
+		counter_or_gauge(b, "scaleprobe_upload_stale", "gauge",
+		    "1 while results wait and the last upload is older than upload-alert.",
+		    s->upload_stale ? 1 : 0);
+		family(b, "scaleprobe_upload_last_success_timestamp_seconds", "gauge",
+		    "When the shared store last took a batch.");
+		if (s->upload_last_ok_ns != 0)
+			put(b, "scaleprobe_upload_last_success_timestamp_seconds %" PRId64 ".%09"
+			    PRId64 "\n", s->upload_last_ok_ns / 1000000000,
+			    s->upload_last_ok_ns % 1000000000);
+	}
 	return b->overflow ? -1 : 0;
 }

@@ -45,6 +45,10 @@ struct metrics_snapshot {
 	int64_t store_bytes;		/* the database and its WAL on disk */
 	int64_t store_oldest_ns;	/* the oldest result kept; 0: none
 					   (the family has no sample then) */
+	bool upload;			/* an upload is set: the families below */
+	uint64_t upload_backlog;	/* results not yet uploaded */
+	int64_t upload_last_ok_ns;	/* the last upload; 0: none (no sample) */
+	bool upload_failing, upload_stale;
 };
 
 /* A growing text buffer; overflow is sticky and checked once at the end. */

@@ -22,6 +22,7 @@
 #include "metrics.h"
 #include "serve.h"
 #include "store.h"
+#include "upload.h"
 
 #define METRICS_BUF 16384
 #define METRICS_HEAD 256
@@ -38,6 +39,7 @@ static void
 metrics_snapshot_of(struct daemon *d, struct metrics_snapshot *s)
 {
 	struct runner_stats st;
+	struct upload_figures uf;
 
 	memset(s, 0, sizeof(*s));
 	runner_stats(d->runner, &st);
@@ -57,6 +59,13 @@ metrics_snapshot_of(struct daemon *d, struct metrics_snapshot *s)
 		s->store_failed_writes = store_get_stats(d->st)->failed_writes;
 		s->store_dropped = store_get_stats(d->st)->dropped;
 		daemon_store_figures(d, &s->store_bytes, &s->store_oldest_ns);
+	}
+	if (daemon_upload_figures(d, &uf)) {
+		s->upload = true;
+		s->upload_backlog = uf.backlog;
+		s->upload_last_ok_ns = uf.last_ok_ns;
+		s->upload_failing = uf.failing;
+		s->upload_stale = d->upload_alert;
 	}
 }
 

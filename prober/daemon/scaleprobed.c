@@ -20,6 +20,7 @@
 
 #include "alertcmd.h"
 #include "control.h"
+#include "clockwatch.h"
 #include "daemon.h"
 #include "demand.h"
 #include "log.h"
@@ -212,6 +213,7 @@ on_watchdog(evutil_socket_t fd, short what, void *arg)
 		log_warnx("%s", store_error(d->st));
 	daemon_store_alert(d);
 	daemon_alerts_tick(d);
+	daemon_upload_tick(d);
 }
 
 /* One daemon per database: a lock on FILE.lock, held for the process's
@@ -484,6 +486,9 @@ start_up(struct daemon *d, const struct daemon_opts *o)
 		 * newer, read-only): exit 2, which the unit does not restart */
 		return store_open_refused() ? 2 : 1;
 	}
+	if (daemon_upload_start(d) != 0)
+		return 2;
+	clockwatch_start();
 	daemon_alerts_load(d);
 	return 0;
 }
@@ -561,11 +566,14 @@ shut_down(struct daemon *d, int rc)
 	}
 	demand_free(d);		/* after the runner: its batches were theirs */
 	daemon_retention_stop(d);
+	clockwatch_stop();
 	if (d->st != NULL) {
 		if (store_flush(d->st, true) != 0) {
 			log_warnx("%s", store_error(d->st));
 			rc = 1;
 		}
+		/* what was committed sent, for a while, before the store closes */
+		daemon_upload_stop(d);
 		if (store_close(d->st, err, sizeof(err)) != 0) {
 			log_warnx("%s", err);
 			rc = 1;

@@ -22,6 +22,11 @@ LAB_CHECKS += tests/e2e/misuse-table
 LAB_CHECKS += tests/e2e/store-e2e
 # one store suite passes against SQLite and a throw-away PostgreSQL (Unix socket only)
 LAB_CHECKS += tests/e2e/store-engines
+# scaleprobed uploads to a throw-away PostgreSQL in a namespace of its own (198.18.231.2):
+# a cycle arrives, the server killed and started again loses and doubles nothing, batches
+# sent twice are stored once, each run's clock goes with it; db/roles.sql: a vantage
+# inserts only rows naming itself, a reader only reads
+LAB_CHECKS += tests/e2e/upload-e2e
 # scaleprobe db on fixture copies and a store aged 500 days: upgrade's copy (mode,
 # old version, rows), a newer store names it, check's lines on broken copies,
 # prune --dry-run changes no byte and counts what prune removes, the file shrinks

@@ -808,6 +808,40 @@ test_prune_vacuum(void **state)
 	store_close(st, NULL, 0);
 }
 
+/* Retention never removes a result the shared store has not taken
+ * (upload_cursor): of 20 runs of 100 paths, with the cursor after the
+ * 5th run, only the 5 runs' old results before it go. */
+static void
+test_prune_keeps_unuploaded(void **state)
+{
+	char file[128];
+	struct store *st;
+	int64_t cut;
+
+	(void)state;
+	path_in(file, sizeof(file), "upload.sqlite");
+	st = open_ok(file, STORE_WRITE, NULL);
+	for (unsigned r = 0; r < 20; r++)
+		write_results(st, 0, 100, FIXTURE_TIME + r * 3600, false);
+	assert_int_equal(store_flush(st, true), 0);
+	cut = store_query_int(st, "SELECT max(id) FROM path_results WHERE time_ns < "
+	    "(SELECT min(time_ns) FROM path_results) + 5 * 3600000000000");
+	assert_true(cut > 0);
+	{
+		char sql[160];
+
+		snprintf(sql, sizeof(sql), "INSERT INTO upload_cursor (id, last_id) VALUES "
+		    "(1, %lld)", (long long)cut);
+		assert_int_equal(store_exec(st, sql), 0);
+	}
+	assert_true(store_prune(st, (FIXTURE_TIME + 19 * 3600) * 1000000000ll) > 0);
+	/* the first run kept (a path's first result), runs 2-5 gone, 6-20 kept */
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results"), 16 * 100);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results WHERE id > "
+	    "(SELECT last_id FROM upload_cursor)"), 15 * 100);
+	store_close(st, NULL, 0);
+}
+
 static int
 write_fixture(const char *file)
 {
@@ -1269,6 +1303,7 @@ main(void)
 		cmocka_unit_test(test_write_read),
 		cmocka_unit_test(test_fixtures),
 		cmocka_unit_test(test_flows_columns),
+		cmocka_unit_test(test_prune_keeps_unuploaded),
 		cmocka_unit_test(test_silent_column),
 		cmocka_unit_test(test_refuse),
 		cmocka_unit_test(test_concurrent),

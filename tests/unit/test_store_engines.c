@@ -85,7 +85,7 @@ fill(void)
 {
 	char err[STORE_ERRLEN];
 	struct store_opts o = { .batch_rows = 16 };
-	struct store_run run = { { T0, 0 }, "v1", "scale 7", "test", false, 0 };
+	struct store_run run = { { T0, 0 }, "v1", "scale 7", "test", false, 0, CLOCK_SYNC_NONE };
 	struct store *st;
 	int64_t id;
 
@@ -402,7 +402,7 @@ test_states_alerts(void **state)
 	    2, "198.18.0.9", NULL, 0, NULL, 10, 11 };
 	int sum = 0;
 	int64_t run;
-	struct store_run r = { { T0, 0 }, "v1", "", "test", false, 0 };
+	struct store_run r = { { T0, 0 }, "v1", "", "test", false, 0, CLOCK_SYNC_NONE };
 
 	(void)state;
 	assert_int_equal(store_run_begin(st, &r, &run), 0);
@@ -439,7 +439,7 @@ test_pg_link_lost(void **state)
 {
 	char err[STORE_ERRLEN];
 	struct store *st;
-	struct store_run run = { { T0, 0 }, "v2", "", "test", false, 0 };
+	struct store_run run = { { T0, 0 }, "v2", "", "test", false, 0, CLOCK_SYNC_NONE };
 	struct storegen g;
 	int64_t id, before;
 

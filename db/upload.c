@@ -1,0 +1,504 @@
+/*
+ * upload.c -- the upload thread (upload.h): the local store's committed
+ * path results past upload_cursor, read on a SQLite connection of its
+ * own, sent to the shared PostgreSQL as one INSERT ... ON CONFLICT DO
+ * NOTHING per batch (a batch is one statement: taken whole or not at
+ * all), then the cursor moved.  A crash between the server's commit and
+ * the cursor's sends the batch again, which the key (vantage, run_id,
+ * seq) stores once.  Every cell read from the file is checked for its
+ * type; texts are sent as printable ASCII (upload_clean_text).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "store.h"
+#include "upload.h"
+
+#define NCOL	15
+
+struct row {
+	int64_t id;
+	char num[7][24];		/* run_id, seq, started, cycle, time, port, problems */
+	bool has_grp, has_cycle, has_clock;
+	char vantage[128], grp[128], clock[32], target[512], address[64], family[8];
+	char reply[32], scales[512];
+};
+
+struct upload {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop, kicked;
+	struct timespec drain_until;	/* CLOCK_MONOTONIC */
+	sqlite3 *db;
+	PGconn *pg;
+	char uri[4096];
+	char where[256];		/* uri without its password */
+	int64_t cursor;			/* the last id the server took */
+	bool cursor_dirty;		/* not yet written to the file */
+	struct upload_figures f;	/* under mu */
+	struct row rows[UPLOAD_BATCH];
+};
+
+unsigned
+upload_backoff_s(unsigned n)
+{
+	unsigned s = 1;
+
+	while (n > 1 && s < UPLOAD_BACKOFF_MAX_S) {
+		s *= 2;
+		n--;
+	}
+	return s < UPLOAD_BACKOFF_MAX_S ? s : UPLOAD_BACKOFF_MAX_S;
+}
+
+bool
+upload_is_stale(uint64_t backlog, int64_t last_ok_ns, int64_t since_ns, int64_t now_ns,
+    uint32_t after_s)
+{
+	int64_t from = last_ok_ns > since_ns ? last_ok_ns : since_ns;
+
+	return backlog > 0 && now_ns - from > (int64_t)after_s * 1000000000;
+}
+
+void
+upload_clean_text(const char *s, char *out, size_t outlen)
+{
+	size_t i = 0;
+
+	for (; s != NULL && s[i] != '\0' && i + 1 < outlen; i++)
+		out[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	out[i] = '\0';
+}
+
+static int64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The failure of what, in one line under mu: the server's message's first
+ * line, cleaned. */
+static void
+failed(struct upload *u, const char *what, const char *msg)
+{
+	char m[200];
+	size_t n = msg != NULL ? strcspn(msg, "\n") : 0;
+
+	upload_clean_text(msg != NULL ? msg : "", m, n + 1 < sizeof(m) ? n + 1 : sizeof(m));
+	pthread_mutex_lock(&u->mu);
+	u->f.failing = true;
+	snprintf(u->f.error, sizeof(u->f.error), "upload to %.110s: %.30s: %.90s", u->where, what,
+	    m[0] != '\0' ? m : "failed");
+	pthread_mutex_unlock(&u->mu);
+}
+
+static bool
+col_int(sqlite3_stmt *s, int i, int64_t *v)
+{
+	if (sqlite3_column_type(s, i) != SQLITE_INTEGER)
+		return false;
+	*v = sqlite3_column_int64(s, i);
+	return true;
+}
+
+/* A text cell into out; false when it is not text (NULL included). */
+static bool
+col_text(sqlite3_stmt *s, int i, char *out, size_t outlen)
+{
+	if (sqlite3_column_type(s, i) != SQLITE_TEXT)
+		return false;
+	upload_clean_text((const char *)sqlite3_column_text(s, i), out, outlen);
+	return true;
+}
+
+static const char read_sql[] =
+	"SELECT pr.id, pr.run_id, r.started_ns, r.vantage, r.grp, r.cycle, r.clock,"
+	" pr.time_ns, t.spec, p.address, p.port, p.family, pr.control_reply,"
+	" (SELECT group_concat(x, ',') FROM (SELECT s.scale_sent || ':' ||"
+	"   coalesce(s.verdict, 'none') AS x FROM scale_results s"
+	"   WHERE s.path_result_id = pr.id ORDER BY s.idx)),"
+	" (SELECT count(*) FROM scale_results s WHERE s.path_result_id = pr.id AND s.problem)"
+	" FROM path_results pr JOIN runs r ON r.id = pr.run_id"
+	" JOIN targets t ON t.id = pr.target_id JOIN paths p ON p.id = pr.path_id"
+	" WHERE pr.id > ?1 ORDER BY pr.id LIMIT ?2";
+
+/* One row read, checked; false when a cell is not what it must be (the
+ * row is passed over). */
+static bool
+read_row(sqlite3_stmt *s, struct row *w)
+{
+	int64_t v[7];
+
+	if (!col_int(s, 0, &w->id) || !col_int(s, 1, &v[0]) || !col_int(s, 2, &v[2]) ||
+	    !col_text(s, 3, w->vantage, sizeof(w->vantage)) || !col_int(s, 7, &v[4]) ||
+	    !col_text(s, 8, w->target, sizeof(w->target)) ||
+	    !col_text(s, 9, w->address, sizeof(w->address)) || !col_int(s, 10, &v[5]) ||
+	    v[5] < 0 || v[5] > 65535 || !col_text(s, 11, w->family, sizeof(w->family)) ||
+	    !col_text(s, 12, w->reply, sizeof(w->reply)) || !col_int(s, 14, &v[6]))
+		return false;
+	v[1] = w->id;
+	w->has_grp = col_text(s, 4, w->grp, sizeof(w->grp));
+	w->has_cycle = col_int(s, 5, &v[3]);
+	w->has_clock = col_text(s, 6, w->clock, sizeof(w->clock));
+	if (!col_text(s, 13, w->scales, sizeof(w->scales)))
+		w->scales[0] = '\0';
+	for (int i = 0; i < 7; i++)
+		snprintf(w->num[i], sizeof(w->num[i]), "%" PRId64, i == 3 && !w->has_cycle ? 0 :
+		    v[i]);
+	return true;
+}
+
+/* Up to UPLOAD_BATCH rows past the cursor into u->rows; their number, or
+ * -1.  *last: the last id read (bad rows included, passed over). */
+static int
+read_batch(struct upload *u, int64_t *last)
+{
+	sqlite3_stmt *s = NULL;
+	int n = 0, rc;
+
+	*last = u->cursor;
+	if (sqlite3_prepare_v2(u->db, read_sql, -1, &s, NULL) != SQLITE_OK) {
+		failed(u, "read the local store", sqlite3_errmsg(u->db));
+		return -1;
+	}
+	sqlite3_bind_int64(s, 1, u->cursor);
+	sqlite3_bind_int(s, 2, UPLOAD_BATCH);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < UPLOAD_BATCH) {
+		int64_t id;
+
+		if (col_int(s, 0, &id) && id > *last)
+			*last = id;
+		if (read_row(s, &u->rows[n]))
+			n++;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		failed(u, "read the local store", sqlite3_errmsg(u->db));
+		n = -1;
+	}
+	sqlite3_finalize(s);
+	return n;
+}
+
+static int64_t
+backlog(struct upload *u)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t n = -1;
+
+	if (sqlite3_prepare_v2(u->db, "SELECT count(*) FROM path_results WHERE id > ?1", -1,
+	    &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, u->cursor);
+	if (sqlite3_step(s) != SQLITE_ROW || !col_int(s, 0, &n))
+		n = -1;
+	sqlite3_finalize(s);
+	return n;
+}
+
+static int
+connect_pg(struct upload *u)
+{
+	/* a hung server holds a statement 30 s at most; the URI's own
+	 * options are replaced */
+	static const char *const keys[] = { "connect_timeout", "fallback_application_name",
+	    "dbname", "options", NULL };
+	const char *vals[] = { "10", "scaleprobed-upload", u->uri, "-c statement_timeout=30000",
+	    NULL };
+	char err[STORE_ERRLEN];
+	struct store *st;
+
+	if (u->pg != NULL && PQstatus(u->pg) == CONNECTION_OK)
+		return 0;
+	if (u->pg != NULL)
+		PQfinish(u->pg);
+	u->pg = PQconnectdbParams(keys, vals, 1);
+	if (u->pg == NULL || PQstatus(u->pg) != CONNECTION_OK) {
+		failed(u, "connect", u->pg != NULL ? PQerrorMessage(u->pg) : "out of memory");
+		PQfinish(u->pg);
+		u->pg = NULL;
+		return -1;
+	}
+	/* the shared store's schema made or migrated as the engine does it
+	 * (store_pg.c, under its advisory lock), once per connection */
+	if ((st = store_open(u->uri, STORE_WRITE, NULL, err, sizeof(err))) == NULL ||
+	    store_close(st, err, sizeof(err)) != 0) {
+		failed(u, "the shared store's schema", err);
+		PQfinish(u->pg);
+		u->pg = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* The rows sent as one statement; 0, or -1 (the connection dropped when
+ * it is broken). */
+static int
+send_batch(struct upload *u, int n)
+{
+	static const char *const params[] = { "vantage", "run_id", "seq", "run_started_ns",
+	    "grp", "cycle", "clock", "time_ns", "target", "address", "port", "family",
+	    "control_reply", "scales", "problems" };
+	size_t cap = 512 + (size_t)n * NCOL * 8, len;
+	char *sql = malloc(cap);
+	const char **v = calloc((size_t)n * NCOL, sizeof(*v));
+	PGresult *r;
+	int rc = 0;
+
+	_Static_assert(sizeof(params) / sizeof(params[0]) == NCOL, "a parameter per column");
+	if (sql == NULL || v == NULL) {
+		free(sql);
+		free(v);
+		failed(u, "send", "out of memory");
+		return -1;
+	}
+	len = (size_t)snprintf(sql, cap, "INSERT INTO vantage_results (");
+	for (int c = 0; c < NCOL; c++)
+		len += (size_t)snprintf(sql + len, cap - len, "%s%s", c ? "," : "", params[c]);
+	len += (size_t)snprintf(sql + len, cap - len, ") VALUES ");
+	for (int i = 0; i < n; i++) {
+		struct row *w = &u->rows[i];
+		const char *row[NCOL] = { w->vantage, w->num[0], w->num[1], w->num[2],
+		    w->has_grp ? w->grp : NULL, w->has_cycle ? w->num[3] : NULL,
+		    w->has_clock ? w->clock : NULL, w->num[4], w->target, w->address, w->num[5],
+		    w->family, w->reply, w->scales, w->num[6] };
+
+		for (int c = 0; c < NCOL; c++) {
+			v[i * NCOL + c] = row[c];
+			len += (size_t)snprintf(sql + len, cap - len, "%s$%d", c ? "," : i ? ",(" :
+			    "(", i * NCOL + c + 1);
+		}
+		len += (size_t)snprintf(sql + len, cap - len, ")");
+	}
+	snprintf(sql + len, cap - len, " ON CONFLICT DO NOTHING");
+	r = PQexecParams(u->pg, sql, n * NCOL, NULL, v, NULL, NULL, 0);
+	if (r == NULL || PQresultStatus(r) != PGRES_COMMAND_OK) {
+		failed(u, "insert", r != NULL ? PQresultErrorMessage(r) : PQerrorMessage(u->pg));
+		if (PQstatus(u->pg) != CONNECTION_OK) {
+			PQfinish(u->pg);
+			u->pg = NULL;
+		}
+		rc = -1;
+	}
+	PQclear(r);
+	free(sql);
+	free(v);
+	return rc;
+}
+
+/* The cursor and the time into the file; a failure (the writer holding
+ * the lock past the busy timeout) is tried again at the next step: the
+ * server stores a batch sent again once. */
+static void
+write_cursor(struct upload *u, int64_t ok_ns)
+{
+	sqlite3_stmt *s = NULL;
+
+	if (sqlite3_prepare_v2(u->db, "INSERT INTO upload_cursor (id, last_id, last_ok_ns)"
+	    " VALUES (1, ?1, ?2) ON CONFLICT (id) DO UPDATE SET last_id = excluded.last_id,"
+	    " last_ok_ns = excluded.last_ok_ns", -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, u->cursor);
+		sqlite3_bind_int64(s, 2, ok_ns);
+		u->cursor_dirty = sqlite3_step(s) != SQLITE_DONE;
+	}
+	sqlite3_finalize(s);
+}
+
+/* One batch: its number of rows sent (0: nothing to send), or -1. */
+static int
+step(struct upload *u)
+{
+	int64_t last, left = backlog(u);
+	int n;
+
+	if (left < 0) {
+		failed(u, "read the local store", sqlite3_errmsg(u->db));
+		return -1;
+	}
+	pthread_mutex_lock(&u->mu);
+	u->f.backlog = (uint64_t)left;
+	pthread_mutex_unlock(&u->mu);
+	if (left == 0) {
+		if (u->cursor_dirty)
+			write_cursor(u, u->f.last_ok_ns);
+		return 0;
+	}
+	if ((n = read_batch(u, &last)) < 0 || connect_pg(u) != 0)
+		return -1;
+	if (n > 0 && send_batch(u, n) != 0)
+		return -1;
+	u->cursor = last;
+	pthread_mutex_lock(&u->mu);
+	u->f.last_ok_ns = now_ns();
+	u->f.uploaded += (uint64_t)n;
+	u->f.failing = false;
+	u->f.error[0] = '\0';
+	left = backlog(u);
+	u->f.backlog = left > 0 ? (uint64_t)left : 0;
+	pthread_mutex_unlock(&u->mu);
+	write_cursor(u, u->f.last_ok_ns);
+	return n > 0 ? n : 1;
+}
+
+static bool
+past(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
+}
+
+static void *
+loop(void *arg)
+{
+	struct upload *u = arg;
+	unsigned fails = 0, wait_s = 0;
+
+	for (;;) {
+		int n;
+
+		pthread_mutex_lock(&u->mu);
+		if (!u->stop && wait_s > 0) {
+			struct timespec until;
+
+			clock_gettime(CLOCK_MONOTONIC, &until);
+			until.tv_sec += wait_s;
+			while (!u->stop && !(u->kicked && fails == 0) &&
+			    pthread_cond_timedwait(&u->cv, &u->mu, &until) != ETIMEDOUT)
+				;
+		}
+		u->kicked = false;
+		if (u->stop && (fails > 0 || past(&u->drain_until))) {
+			pthread_mutex_unlock(&u->mu);
+			break;
+		}
+		pthread_mutex_unlock(&u->mu);
+		n = step(u);
+		if (n < 0)
+			wait_s = upload_backoff_s(++fails);
+		else {
+			fails = 0;
+			/* a full batch: more may wait; else look again in a second */
+			wait_s = n >= UPLOAD_BATCH ? 0 : 1;
+			if (n == 0 && u->stop)
+				break;
+		}
+	}
+	return NULL;
+}
+
+struct upload *
+upload_start(const char *file, const char *uri, char *err, size_t errlen)
+{
+	struct upload *u = calloc(1, sizeof(*u));
+	pthread_condattr_t ca;
+	sqlite3_stmt *s = NULL;
+	int one = 1;
+
+	if (u == NULL) {
+		snprintf(err, errlen, "upload: out of memory");
+		return NULL;
+	}
+	store_where_safe(uri, u->where, sizeof(u->where));
+	if (strlen(uri) >= sizeof(u->uri)) {
+		snprintf(err, errlen, "upload: %.200s: the URI is longer than %zu bytes",
+		    u->where, sizeof(u->uri) - 1);
+		free(u);
+		return NULL;
+	}
+	snprintf(u->uri, sizeof(u->uri), "%s", uri);
+	/* the writer's file: its WAL kept at our close, never checkpointed by it */
+	if (sqlite3_open_v2(file, &u->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "upload: %.200s: %s", file, sqlite3_errmsg(u->db));
+		goto fail;
+	}
+	sqlite3_busy_timeout(u->db, 5000);
+	sqlite3_file_control(u->db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
+	sqlite3_db_config(u->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	if (sqlite3_prepare_v2(u->db, "SELECT last_id, last_ok_ns FROM upload_cursor WHERE id = 1",
+	    -1, &s, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "upload: %.200s: %s", file, sqlite3_errmsg(u->db));
+		goto fail;
+	}
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		int64_t t = 0;
+
+		if (!col_int(s, 0, &u->cursor) || u->cursor < 0 ||
+		    (sqlite3_column_type(s, 1) != SQLITE_NULL && !col_int(s, 1, &t))) {
+			snprintf(err, errlen, "upload: %.200s: upload_cursor is not two integers",
+			    file);
+			goto fail;
+		}
+		u->f.last_ok_ns = t;
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	pthread_mutex_init(&u->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&u->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if ((errno = pthread_create(&u->th, NULL, loop, u)) != 0) {
+		snprintf(err, errlen, "upload: thread: %s", strerror(errno));
+		pthread_cond_destroy(&u->cv);
+		pthread_mutex_destroy(&u->mu);
+		goto fail;
+	}
+	return u;
+fail:
+	sqlite3_finalize(s);
+	sqlite3_close(u->db);
+	free(u);
+	return NULL;
+}
+
+void
+upload_kick(struct upload *u)
+{
+	if (u == NULL)
+		return;
+	pthread_mutex_lock(&u->mu);
+	u->kicked = true;
+	pthread_cond_signal(&u->cv);
+	pthread_mutex_unlock(&u->mu);
+}
+
+void
+upload_get_figures(struct upload *u, struct upload_figures *f)
+{
+	pthread_mutex_lock(&u->mu);
+	*f = u->f;
+	pthread_mutex_unlock(&u->mu);
+}
+
+void
+upload_stop(struct upload *u, unsigned drain_s)
+{
+	if (u == NULL)
+		return;
+	pthread_mutex_lock(&u->mu);
+	u->stop = true;
+	clock_gettime(CLOCK_MONOTONIC, &u->drain_until);
+	u->drain_until.tv_sec += drain_s;
+	pthread_cond_signal(&u->cv);
+	pthread_mutex_unlock(&u->mu);
+	pthread_join(u->th, NULL);
+	if (u->cursor_dirty)
+		write_cursor(u, u->f.last_ok_ns);
+	PQfinish(u->pg);
+	sqlite3_close(u->db);
+	pthread_cond_destroy(&u->cv);
+	pthread_mutex_destroy(&u->mu);
+	free(u);
+}
