@@ -17,6 +17,8 @@ UNIT_TESTS += test_permute
 UNIT_TESTS += test_target_space
 UNIT_TESTS += test_cookie
 UNIT_TESTS += test_ratelimit
+# the ring between the loop and the sending thread: steps, wraps, two threads
+UNIT_TESTS += test_send_ring
 UNIT_TESTS += test_trace
 UNIT_TESTS += test_targets
 test_targets_SRCS = \
