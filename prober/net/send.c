@@ -265,6 +265,7 @@ sender_open(const struct send_config *cfg, int want_v4, int want_v6, char *err,
 		snprintf(err, errlen, "send: cannot make a mutex");
 		return NULL;
 	}
+	sender_set_limit(s, 0);
 	pthread_cond_init(&s->wake, NULL);
 	pthread_cond_init(&s->room, NULL);
 	if (send_out_init(&s->out, s->cfg.batch) == -1 ||

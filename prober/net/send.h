@@ -69,6 +69,15 @@ int sender_drain(struct sender *s);
 size_t sender_render_syn(const struct sender *s, const struct send_syn *syn,
     uint8_t *buf, size_t cap);
 
+/* The most packets the thread may hold back at once, per family: a
+ * packet built beyond it waits until the thread has sent a quarter of
+ * them.  The caller's pacing holds for what it builds; the thread sends
+ * it no sooner, and later by at most this many packets when it is held
+ * up (a busy CPU): the pacer's burst keeps a second's packets within the
+ * rate's ceiling plus that burst.  0: the ring's size, 4,096, which is
+ * also the most. */
+void sender_set_limit(struct sender *s, uint32_t limit);
+
 /* Counters since open, of what the thread has handed to the kernel so
  * far (sender_drain first for a final count). */
 struct send_stats {

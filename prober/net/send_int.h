@@ -100,6 +100,8 @@ struct sender {
 	atomic_bool		 stop;		/* close: send what is left, end */
 	_Atomic uint64_t	 syns, segments, errors, batches;
 	atomic_int		 lasterr;	/* the last send error's errno */
+	_Atomic uint32_t	 limit;		/* packets a ring may hold
+					   (sender_set_limit) */
 	uint64_t		 errors_told;	/* errors at the last flush (loop's) */
 };
 

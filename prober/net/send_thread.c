@@ -86,12 +86,38 @@ send_out_batch(struct sender *s, struct send_ring *ring, uint32_t ready)
 	send_ring_pop(ring, (uint32_t)k);
 }
 
-/* The room the loop waits for on a full ring: a quarter of it, so that
- * the two threads do not take turns a batch at a time. */
-static bool
-send_roomy(const struct send_ring *ring)
+/* Packets on ring not yet handed to the kernel. */
+static uint32_t
+send_held(const struct send_ring *ring)
 {
-	return send_ring_room(ring) >= send_ring_size(ring) / 4;
+	return send_ring_size(ring) - send_ring_room(ring);
+}
+
+/* The loop may put another packet on ring. */
+static bool
+send_may_hold(struct sender *s, const struct send_ring *ring)
+{
+	return send_held(ring) < atomic_load_explicit(&s->limit, memory_order_relaxed);
+}
+
+/* What the loop waits for when it may not: a quarter of the limit
+ * free, so that the two threads do not take turns a packet at a time. */
+static bool
+send_roomy(struct sender *s, const struct send_ring *ring)
+{
+	uint32_t lim = atomic_load_explicit(&s->limit, memory_order_relaxed);
+
+	return send_held(ring) + (lim / 4 > 0 ? lim / 4 : 1) <= lim;
+}
+
+void
+sender_set_limit(struct sender *s, uint32_t limit)
+{
+	uint32_t size = SEND_RING_SLOTS;
+
+	if (limit == 0 || limit > size)
+		limit = size;
+	atomic_store_explicit(&s->limit, limit, memory_order_relaxed);
 }
 
 /* Consumer: the loop may wait for room or for the rings to empty. */
@@ -104,7 +130,7 @@ send_tell_room(struct sender *s)
 	if (!atomic_load(&s->waiting))
 		return;
 	for (int i = 0; i < 2; i++)
-		roomy |= s->ring[i].slots != NULL && send_roomy(&s->ring[i]);
+		roomy |= s->ring[i].slots != NULL && send_roomy(s, &s->ring[i]);
 	if (roomy) {
 		pthread_mutex_lock(&s->mu);
 		pthread_cond_signal(&s->room);
@@ -206,7 +232,7 @@ send_wait(struct sender *s, struct send_ring *ring)
 	pthread_mutex_lock(&s->mu);
 	atomic_store(&s->waiting, true);
 	atomic_thread_fence(memory_order_seq_cst);
-	while (ring != NULL ? !send_roomy(ring) : !send_all_empty(s))
+	while (ring != NULL ? !send_roomy(s, ring) : !send_all_empty(s))
 		pthread_cond_wait(&s->room, &s->mu);
 	atomic_store(&s->waiting, false);
 	pthread_mutex_unlock(&s->mu);
@@ -239,10 +265,9 @@ struct send_slot *
 send_slot_get(struct sender *s, int family)
 {
 	struct send_ring *ring = send_ring_of(s, family);
-	struct send_slot *sl;
 
-	if ((sl = send_ring_slot(ring)) != NULL)
-		return sl;
+	if (send_may_hold(s, ring))
+		return send_ring_slot(ring);
 	send_kick(s, false);
 	if (s->threaded)
 		send_wait(s, ring);
