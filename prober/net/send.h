@@ -74,7 +74,7 @@ size_t sender_render_syn(const struct sender *s, const struct send_syn *syn,
  * them.  The caller's pacing holds for what it builds; the thread sends
  * it no sooner, and later by at most this many packets when it is held
  * up (a busy CPU): the pacer's burst keeps a second's packets within the
- * rate's ceiling plus that burst.  0: the ring's size, 4,096, which is
+ * rate's ceiling plus that burst.  0: the ring's size, 256, which is
  * also the most. */
 void sender_set_limit(struct sender *s, uint32_t limit);
 

@@ -167,6 +167,10 @@ send_thread_main(void *arg)
 {
 	struct sender *s = arg;
 
+	/* its own name in top -H, perf and /proc; named by itself (prctl):
+	 * a daemon that changed its uid may no longer write another
+	 * thread's comm */
+	(void)pthread_setname_np(pthread_self(), "scaleprobe-send");
 	for (;;) {
 		if (send_out_some(s)) {
 			send_tell_room(s);
@@ -208,8 +212,6 @@ send_start(struct sender *s)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	s->threaded = pthread_create(&s->thread, &attr, send_thread_main, s) == 0;
-	if (s->threaded)	/* its own name in top -H and perf */
-		(void)pthread_setname_np(s->thread, "scaleprobe-send");
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 }
