@@ -101,13 +101,16 @@ send_may_hold(struct sender *s, const struct send_ring *ring)
 }
 
 /* What the loop waits for when it may not: a quarter of the limit
- * free, so that the two threads do not take turns a packet at a time. */
+ * free, so that the two threads do not take turns a packet at a time.
+ * held: send_held() on the loop's side; on the thread's, the slots
+ * published and not sent (the loop published all it pushed before it
+ * waits, and the thread may not read the loop's count of them). */
 static bool
-send_roomy(struct sender *s, const struct send_ring *ring)
+send_roomy(struct sender *s, uint32_t held)
 {
 	uint32_t lim = atomic_load_explicit(&s->limit, memory_order_relaxed);
 
-	return send_held(ring) + (lim / 4 > 0 ? lim / 4 : 1) <= lim;
+	return held + (lim / 4 > 0 ? lim / 4 : 1) <= lim;
 }
 
 void
@@ -130,7 +133,8 @@ send_tell_room(struct sender *s)
 	if (!atomic_load(&s->waiting))
 		return;
 	for (int i = 0; i < 2; i++)
-		roomy |= s->ring[i].slots != NULL && send_roomy(s, &s->ring[i]);
+		roomy |= s->ring[i].slots != NULL &&
+		    send_roomy(s, send_ring_ready(&s->ring[i]));
 	if (roomy) {
 		pthread_mutex_lock(&s->mu);
 		pthread_cond_signal(&s->room);
@@ -234,7 +238,7 @@ send_wait(struct sender *s, struct send_ring *ring)
 	pthread_mutex_lock(&s->mu);
 	atomic_store(&s->waiting, true);
 	atomic_thread_fence(memory_order_seq_cst);
-	while (ring != NULL ? !send_roomy(s, ring) : !send_all_empty(s))
+	while (ring != NULL ? !send_roomy(s, send_held(ring)) : !send_all_empty(s))
 		pthread_cond_wait(&s->room, &s->mu);
 	atomic_store(&s->waiting, false);
 	pthread_mutex_unlock(&s->mu);
