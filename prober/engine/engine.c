@@ -230,6 +230,12 @@ engine_default_burst(uint64_t rate)
 	return b > 0 ? b : 1;
 }
 
+uint64_t
+engine_burst(const struct engine *e)
+{
+	return e->burst;
+}
+
 /* --- stages -------------------------------------------------------------- */
 
 /* The SYNs as sent beside the replies kept: per variant, the handshake's

@@ -196,6 +196,9 @@ bool engine_has_path(const struct engine *e, const struct addr *dst, uint16_t po
 /* The tag of the path in flight on (dst, port); NULL when none is. */
 const void *engine_path_tag(const struct engine *e, const struct addr *dst, uint16_t port);
 size_t engine_inflight(const struct engine *e);
+/* The rate's bucket depth in use (engine_config.burst or its default):
+ * the packets that may leave at once beyond the steady pace. */
+uint64_t engine_burst(const struct engine *e);
 void engine_counters(const struct engine *e, struct engine_counters *out);
 
 #endif

@@ -2,6 +2,8 @@
 # the capture (libpcap), the nftables guard, routes, and targets to paths.
 PROBER_SRCS += prober/net/send.c
 PROBER_SRCS += prober/net/send_segment.c
+PROBER_SRCS += prober/net/send_thread.c
+PURE_SRCS += prober/net/send_ring.c
 PROBER_SRCS += prober/net/capture.c
 PROBER_SRCS += prober/net/guard.c
 PROBER_SRCS += prober/net/route.c

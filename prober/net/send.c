@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,38 +160,30 @@ send_socket(int af, char *err, size_t errlen)
 	return fd;
 }
 
+/* The sending thread's batch arrays, each message pointing at its iov
+ * and sockaddr once; the iov's base is a ring slot, set per send. */
 static int
-send_queue_init(struct send_queue *q, int batch)
+send_out_init(struct send_out *o, int batch)
 {
-	int i;
-
-	q->pkts = calloc((size_t)batch, SEND_SLOT);
-	q->is_seg = calloc((size_t)batch, 1);
-	q->msgs = calloc((size_t)batch, sizeof(*q->msgs));
-	q->iov = calloc((size_t)batch, sizeof(*q->iov));
-	q->to = calloc((size_t)batch, sizeof(*q->to));
-	if (q->pkts == NULL || q->is_seg == NULL || q->msgs == NULL || q->iov == NULL ||
-	    q->to == NULL)
+	o->msgs = calloc((size_t)batch, sizeof(*o->msgs));
+	o->iov = calloc((size_t)batch, sizeof(*o->iov));
+	o->to = calloc((size_t)batch, sizeof(*o->to));
+	if (o->msgs == NULL || o->iov == NULL || o->to == NULL)
 		return -1;
-	for (i = 0; i < batch; i++) {
-		q->iov[i].iov_base = q->pkts + (size_t)i * SEND_SLOT;
-		q->msgs[i].msg_hdr.msg_iov = &q->iov[i];
-		q->msgs[i].msg_hdr.msg_iovlen = 1;
-		q->msgs[i].msg_hdr.msg_name = &q->to[i];
+	for (int i = 0; i < batch; i++) {
+		o->msgs[i].msg_hdr.msg_iov = &o->iov[i];
+		o->msgs[i].msg_hdr.msg_iovlen = 1;
+		o->msgs[i].msg_hdr.msg_name = &o->to[i];
 	}
 	return 0;
 }
 
 static void
-send_queue_free(struct send_queue *q)
+send_out_free(struct send_out *o)
 {
-	if (q->fd != -1)
-		close(q->fd);
-	free(q->pkts);
-	free(q->is_seg);
-	free(q->msgs);
-	free(q->iov);
-	free(q->to);
+	free(o->msgs);
+	free(o->iov);
+	free(o->to);
 }
 
 /* Fills ss with dst (port 0: raw sockets take none); returns its length.
@@ -266,15 +259,24 @@ sender_open(const struct send_config *cfg, int want_v4, int want_v6, char *err,
 		s->cfg.window = SEND_DEFAULT_WINDOW;
 	if (s->cfg.batch == 0)
 		s->cfg.batch = SEND_DEFAULT_BATCH;
-	s->q4.fd = s->q6.fd = -1;
-	if (send_queue_init(&s->q4, s->cfg.batch) == -1 ||
-	    send_queue_init(&s->q6, s->cfg.batch) == -1) {
+	s->fd4 = s->fd6 = -1;
+	if (pthread_mutex_init(&s->mu, NULL) != 0) {
+		free(s);
+		snprintf(err, errlen, "send: cannot make a mutex");
+		return NULL;
+	}
+	sender_set_limit(s, 0);
+	pthread_cond_init(&s->wake, NULL);
+	pthread_cond_init(&s->room, NULL);
+	if (send_out_init(&s->out, s->cfg.batch) == -1 ||
+	    (want_v4 && send_ring_init(&s->ring[0], SEND_RING_SLOTS) == -1) ||
+	    (want_v6 && send_ring_init(&s->ring[1], SEND_RING_SLOTS) == -1)) {
 		snprintf(err, errlen, "send: %s", strerror(errno));
 		goto fail;
 	}
-	if (want_v4 && (s->q4.fd = send_socket(AF_INET, err, errlen)) == -1)
+	if (want_v4 && (s->fd4 = send_socket(AF_INET, err, errlen)) == -1)
 		goto fail;
-	if (want_v6 && (s->q6.fd = send_socket(AF_INET6, err, errlen)) == -1)
+	if (want_v6 && (s->fd6 = send_socket(AF_INET6, err, errlen)) == -1)
 		goto fail;
 	if (send_build_templates(s, want_v4, want_v6, err, errlen) == -1)
 		goto fail;
@@ -295,12 +297,12 @@ sender_set_variants(struct sender *s, const struct send_config *cfg, char *err,
 	(void)sender_flush(s);
 	s->cfg.nvariants = cfg->nvariants;
 	memcpy(s->cfg.variant_scale, cfg->variant_scale, sizeof(s->cfg.variant_scale));
-	if (send_build_templates(s, s->q4.fd != -1, s->q6.fd != -1, err, errlen) == -1) {
+	if (send_build_templates(s, s->fd4 != -1, s->fd6 != -1, err, errlen) == -1) {
 		char ignored[256];
 
 		/* the old templates were built once: they build again */
 		s->cfg = old;
-		(void)send_build_templates(s, s->q4.fd != -1, s->q6.fd != -1, ignored,
+		(void)send_build_templates(s, s->fd4 != -1, s->fd6 != -1, ignored,
 		    sizeof(ignored));
 		return -1;
 	}
@@ -374,94 +376,71 @@ sender_render_syn(const struct sender *s, const struct send_syn *syn,
 	return send_render(s, syn, buf, cap);
 }
 
-/*
- * Sends what q holds; a packet the kernel refuses is counted and skipped,
- * the rest still go.  Returns packets sent; *lasterr is the last errno
- * seen, 0 if none.
- */
-int
-send_queue_flush(struct sender *s, struct send_queue *q, int *lasterr)
-{
-	int off = 0, sent = 0, segs = 0, r;
-
-	*lasterr = 0;
-	while (off < q->n) {
-		r = sendmmsg(q->fd, q->msgs + off, (unsigned)(q->n - off), 0);
-		if (r > 0) {
-			for (int i = off; i < off + r; i++)
-				segs += q->is_seg[i];
-			off += r;
-			sent += r;
-			s->st.batches++;
-		} else if (r == -1 && errno == EINTR) {
-			continue;
-		} else {
-			/* sendmmsg reports the first failure only: skip it */
-			*lasterr = r == -1 ? errno : EIO;
-			s->st.errors++;
-			off++;
-		}
-	}
-	q->n = 0;
-	s->st.syns += (uint64_t)(sent - segs);
-	s->st.segments += (uint64_t)segs;
-	return sent;
-}
-
 int
 sender_syn(struct sender *s, const struct send_syn *syn)
 {
-	struct send_queue *q;
+	struct send_slot *sl;
 	size_t len;
-	int e;
 
 	if (syn->src == NULL || syn->dst == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
-	q = syn->dst->family == ADDR_V4 ? &s->q4 : &s->q6;
-	if (q->fd == -1) {
+	if (send_fd(s, syn->dst->family) == -1) {
 		errno = EAFNOSUPPORT;
 		return -1;
 	}
-	len = send_render(s, syn, q->pkts + (size_t)q->n * SEND_SLOT, SEND_SLOT);
-	if (len == 0) {
+	if ((sl = send_slot_get(s, syn->dst->family)) == NULL) {
+		errno = EPIPE;
+		return -1;
+	}
+	if ((len = send_render(s, syn, sl->pkt, sizeof(sl->pkt))) == 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	q->iov[q->n].iov_len = len;
-	q->is_seg[q->n] = 0;
-	q->msgs[q->n].msg_hdr.msg_namelen = send_sockaddr(syn->dst, &q->to[q->n]);
-	if (++q->n < s->cfg.batch)
-		return 0;
-	send_queue_flush(s, q, &e);
-	if (e != 0) {
-		errno = e;
-		return -1;
-	}
+	sl->len = (uint16_t)len;
+	sl->family = syn->dst->family;
+	sl->is_seg = 0;
+	send_push(s, syn->dst->family);
 	return 0;
 }
 
+/* The kernel's refusals come back from the thread: the first flush after
+ * one reports it (the caller logs once per kind). */
 int
 sender_flush(struct sender *s)
 {
-	int sent = 0, e4 = 0, e6 = 0;
+	uint64_t n = s->pushed - s->pushed_told, errors;
 
-	if (s->q4.n > 0)
-		sent += send_queue_flush(s, &s->q4, &e4);
-	if (s->q6.n > 0)
-		sent += send_queue_flush(s, &s->q6, &e6);
-	if (sent == 0 && (e4 != 0 || e6 != 0)) {
-		errno = e4 != 0 ? e4 : e6;
+	s->pushed_told = s->pushed;
+	if (n > 0)
+		send_kick(s, false);
+	errors = atomic_load_explicit(&s->errors, memory_order_relaxed);
+	if (errors != s->errors_told) {
+		s->errors_told = errors;
+		errno = atomic_load_explicit(&s->lasterr, memory_order_relaxed);
 		return -1;
 	}
-	return sent;
+	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+int
+sender_drain(struct sender *s)
+{
+	int n = sender_flush(s);
+
+	if (s->started)
+		send_kick(s, true);
+	return n;
 }
 
 void
 sender_stats(const struct sender *s, struct send_stats *out)
 {
-	*out = s->st;
+	out->syns = atomic_load_explicit(&s->syns, memory_order_relaxed);
+	out->segments = atomic_load_explicit(&s->segments, memory_order_relaxed);
+	out->errors = atomic_load_explicit(&s->errors, memory_order_relaxed);
+	out->batches = atomic_load_explicit(&s->batches, memory_order_relaxed);
 }
 
 void
@@ -469,7 +448,16 @@ sender_close(struct sender *s)
 {
 	if (s == NULL)
 		return;
-	send_queue_free(&s->q4);
-	send_queue_free(&s->q6);
+	send_thread_stop(s);
+	if (s->fd4 != -1)
+		close(s->fd4);
+	if (s->fd6 != -1)
+		close(s->fd6);
+	send_ring_free(&s->ring[0]);
+	send_ring_free(&s->ring[1]);
+	send_out_free(&s->out);
+	pthread_cond_destroy(&s->wake);
+	pthread_cond_destroy(&s->room);
+	pthread_mutex_destroy(&s->mu);
 	free(s);
 }

@@ -3,7 +3,12 @@
  * libnet user).  libnet lays out one SYN template per probe variant once,
  * at open; the hot path copies a template, patches addresses, ports, ISN,
  * TTL / hop limit and flow label with incremental checksum updates, and
- * queues it for one sendmmsg() per flush on a raw socket (IPv4, IPv6).
+ * puts it on a bounded ring (one per family, send_ring.h); a thread of the
+ * sender's own takes the rings' packets to the kernel, one sendmmsg() per
+ * batch on a raw socket (IPv4, IPv6), while the caller's loop goes on.
+ * The rings are the only thing the thread shares with the caller: every
+ * sender_* call is the caller's thread's (one thread; the sender is not
+ * for several).
  */
 #ifndef SCALEPROBE_SEND_H
 #define SCALEPROBE_SEND_H
@@ -36,20 +41,26 @@ struct sender;
 struct sender *sender_open(const struct send_config *cfg, int want_v4, int want_v6,
     char *err, size_t errlen);
 
-/* Queues one SYN; flushes when the batch is full.  0, or -1 and errno
- * (EINVAL for a bad variant or mixed families, EAFNOSUPPORT for a family
- * not opened, or the kernel's error when the flush lost packets; each lost
- * packet counts in send_stats.errors). */
+/* Puts one SYN on its family's ring, handed to the thread with each full
+ * batch; waits while the ring is full (the kernel is the limit then).
+ * 0, or -1 and errno (EINVAL for a bad variant or mixed families,
+ * EAFNOSUPPORT for a family not opened).  A packet the kernel refuses
+ * later counts in send_stats.errors; sender_flush reports it. */
 int sender_syn(struct sender *s, const struct send_syn *syn);
 
-/* Sends one segment: one that fits a SYN's slot (a RST, an ACK) is queued
- * behind the SYNs and leaves with the next flush; a longer one leaves now,
- * after what is queued. */
+/* Sends one segment: one that fits a SYN's slot (a RST, an ACK) goes on
+ * the ring behind the SYNs and leaves with them; a longer one leaves now,
+ * from the caller, once everything on the rings has left. */
 int sender_segment(struct sender *s, const struct send_segment *seg);
 
-/* Sends what is queued.  Returns packets sent; -1 and errno when packets
- * were queued and none could be sent. */
+/* Hands what is on the rings to the thread, without waiting for it.
+ * Returns the packets put on them since the last flush; -1 and errno
+ * (the last refusal) when the kernel refused packets since then. */
 int sender_flush(struct sender *s);
+
+/* sender_flush, then waits until the kernel has taken every packet (the
+ * counters are then final for what was sent). */
+int sender_drain(struct sender *s);
 
 /* The exact bytes a variant's SYN would carry for syn, without sending:
  * the trace compares router quotes against these (never against a
@@ -58,7 +69,17 @@ int sender_flush(struct sender *s);
 size_t sender_render_syn(const struct sender *s, const struct send_syn *syn,
     uint8_t *buf, size_t cap);
 
-/* Counters since open. */
+/* The most packets the thread may hold back at once, per family: a
+ * packet built beyond it waits until the thread has sent a quarter of
+ * them.  The caller's pacing holds for what it builds; the thread sends
+ * it no sooner, and later by at most this many packets when it is held
+ * up (a busy CPU): the pacer's burst keeps a second's packets within the
+ * rate's ceiling plus that burst.  0: the ring's size, 256, which is
+ * also the most. */
+void sender_set_limit(struct sender *s, uint32_t limit);
+
+/* Counters since open, of what the thread has handed to the kernel so
+ * far (sender_drain first for a final count). */
 struct send_stats {
 	uint64_t syns;			/* SYNs the kernel took */
 	uint64_t segments;		/* sender_segment packets sent */
@@ -68,12 +89,13 @@ struct send_stats {
 void sender_stats(const struct sender *s, struct send_stats *out);
 
 /* Other variants (cfg's nvariants and variant_scale; the rest of cfg is
- * kept) on the sockets already open: what is queued leaves first, then
- * the templates are built anew.  0, or -1 with a reason in err and the
+ * kept) on the sockets already open: the templates are built anew (the
+ * packets on the rings are built already).  0, or -1 with a reason in err and the
  * old variants kept. */
 int sender_set_variants(struct sender *s, const struct send_config *cfg, char *err,
     size_t errlen);
 
+/* Sends what is on the rings, ends the thread, closes the sockets. */
 void sender_close(struct sender *s);
 
 #endif

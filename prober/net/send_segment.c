@@ -2,7 +2,7 @@
  * send_segment.c -- every segment but the SYNs (RST, ACK, the window
  * test's data), built by hand on the slow path: those that fit a slot
  * (RSTs and ACKs: one per SYN-ACK at full speed) join the SYNs' queue, in
- * order behind them; longer ones go out alone after a flush.
+ * order behind them; longer ones go out alone once the ring is empty.
  */
 #define _GNU_SOURCE		/* sendmmsg, struct mmsghdr */
 
@@ -47,9 +47,8 @@ sender_segment(struct sender *s, const struct send_segment *seg)
 {
 	uint8_t buf[SEND_SEGMENT_MAX], *tcp;
 	struct sockaddr_storage ss;
-	struct send_queue *q;
 	size_t iplen, tcplen, hlen;
-	int fd, e;
+	int fd;
 
 	if (seg->src == NULL || seg->dst == NULL ||
 	    seg->src->family != seg->dst->family ||
@@ -60,8 +59,7 @@ sender_segment(struct sender *s, const struct send_segment *seg)
 		errno = EINVAL;
 		return -1;
 	}
-	q = seg->src->family == ADDR_V4 ? &s->q4 : &s->q6;
-	fd = q->fd;
+	fd = send_fd(s, seg->src->family);
 	if (fd == -1) {
 		errno = EAFNOSUPPORT;
 		return -1;
@@ -91,33 +89,35 @@ sender_segment(struct sender *s, const struct send_segment *seg)
 	    wire_tcp_csum4(seg->src->bytes, seg->dst->bytes, tcp, tcplen) :
 	    wire_tcp_csum6(seg->src->bytes, seg->dst->bytes, tcp, tcplen));
 
-	/* small enough for a slot: queued behind what is there, so it
+	/* small enough for a slot: in the ring behind what is there, so it
 	 * neither overtakes its SYN nor costs a system call of its own */
 	if (iplen + tcplen <= SEND_SLOT) {
-		memcpy(q->pkts + (size_t)q->n * SEND_SLOT, buf, iplen + tcplen);
-		q->iov[q->n].iov_len = iplen + tcplen;
-		q->is_seg[q->n] = 1;
-		q->msgs[q->n].msg_hdr.msg_namelen = send_sockaddr(seg->dst, &q->to[q->n]);
-		if (++q->n >= s->cfg.batch) {
-			send_queue_flush(s, q, &e);
-			if (e != 0) {
-				errno = e;
-				return -1;
-			}
+		struct send_slot *sl;
+
+		if ((sl = send_slot_get(s, seg->src->family)) == NULL) {
+			errno = EPIPE;
+			return -1;
 		}
+		memcpy(sl->pkt, buf, iplen + tcplen);
+		sl->len = (uint16_t)(iplen + tcplen);
+		sl->family = seg->src->family;
+		sl->is_seg = 1;
+		send_push(s, seg->src->family);
 		return 0;
 	}
-	/* what was queued leaves first: a segment must not overtake its SYN */
-	(void)sender_flush(s);
+	/* what the ring holds leaves first: a segment must not overtake its
+	 * SYN; the thread is idle meanwhile, the socket ours */
+	send_kick(s, true);
 	socklen_t sl = send_sockaddr(seg->dst, &ss);
 	for (;;) {
 		if (sendto(fd, buf, iplen + tcplen, 0, (struct sockaddr *)&ss, sl) != -1)
 			break;
 		if (errno == EINTR)
 			continue;
-		s->st.errors++;
+		atomic_store_explicit(&s->lasterr, errno, memory_order_relaxed);
+		atomic_fetch_add_explicit(&s->errors, 1, memory_order_relaxed);
 		return -1;
 	}
-	s->st.segments++;
+	atomic_fetch_add_explicit(&s->segments, 1, memory_order_relaxed);
 	return 0;
 }

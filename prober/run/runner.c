@@ -151,6 +151,7 @@ run_more(evutil_socket_t fd, short what, void *arg)
 }
 
 static int run_engine_new(struct runner *r);
+static void run_sender_limit(struct runner *r, const struct engine *e);
 
 /* a replaced engine's counters into the runner's: sums, and the peaks */
 static void
@@ -208,6 +209,7 @@ run_switch(struct runner *r)
 		 * only memory could refuse them) */
 		log_warnx("the new probing settings cannot be applied; the old ones stay");
 		r->engine = e;
+		run_sender_limit(r, e);
 		r->sc = sc;
 		probe_settings_free(&r->ps);
 		r->ps = old;
@@ -320,6 +322,17 @@ run_variants(struct runner *r)
 		r->sc.variant_scale[i + 1] = r->ps.scales[i];
 }
 
+/* The sending thread holds back no more than the pacer's burst (send.h):
+ * a second on the wire then keeps to the rate but for that burst. */
+static void
+run_sender_limit(struct runner *r, const struct engine *e)
+{
+	uint64_t b = engine_burst(e);
+
+	if (r->sender != NULL)
+		sender_set_limit(r->sender, b > UINT32_MAX ? UINT32_MAX : (uint32_t)b);
+}
+
 /* An engine for r->ps (and r->sc's variants, which run_variants sets). */
 static int
 run_engine_new(struct runner *r)
@@ -354,6 +367,7 @@ run_engine_new(struct runner *r)
 		log_warnx("engine: bad configuration");
 		return -1;
 	}
+	run_sender_limit(r, r->engine);
 	return 0;
 }
 

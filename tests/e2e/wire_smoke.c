@@ -295,7 +295,7 @@ send_probes(struct smoke *sm, struct sender *snd, const struct opts *o,
 	if (rf != NULL)
 		fclose(rf);
 	fams = seen4 + seen6;
-	int flushed = sender_flush(snd);
+	int flushed = sender_drain(snd);
 	struct send_stats st;
 	sender_stats(snd, &st);
 	claim(sm, send_fail == 0 && flushed == sm->nprobes &&
@@ -375,8 +375,8 @@ send_rsts(struct smoke *sm, struct sender *snd, const struct opts *o)
 		else
 			rst_fail++;
 	}
-	/* RSTs fit a slot: queued like SYNs until the flush */
-	if (sender_flush(snd) < 0)
+	/* RSTs fit a slot: on the ring like SYNs; drained for the count */
+	if (sender_drain(snd) < 0)
 		rst_fail++;
 	sender_stats(snd, &st);
 	printf("rsts_sent=%d\n", rsts);

@@ -289,7 +289,7 @@ bench(const struct addr *srcp, const struct addr *dstp, int secs, int batch)
 		}
 		t = now_s();
 	} while (t < tend);
-	sender_flush(s);
+	sender_drain(s);
 	t = now_s() - t0;
 	sender_stats(s, &st);
 	printf("bench batch=%d syns=%llu secs=%.3f pps=%.0f errors=%llu batches=%llu\n",

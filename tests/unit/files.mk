@@ -20,6 +20,8 @@ UNIT_TESTS += test_portplan
 # a path's flows to one verdict per scale, its share and its reason
 UNIT_TESTS += test_infer_flows
 UNIT_TESTS += test_ratelimit
+# the ring between the loop and the sending thread: steps, wraps, two threads
+UNIT_TESTS += test_send_ring
 UNIT_TESTS += test_trace
 UNIT_TESTS += test_targets
 # a target list read as a stream (bounded lines, hostile bytes) and the
