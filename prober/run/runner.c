@@ -32,7 +32,7 @@
 					   test mostly waits on its rounds'
 					   quiet time, so a high --rate needs
 					   many at once to keep the CPU busy;
-					   past 512 (~8.6 KiB each, ~4.4 MiB
+					   past 512 (~5.4 KiB each, ~2.7 MiB
 					   in all) more gain little
 					   (prober/design-notes.md "The
 					   engine").  At a low rate the rate's
