@@ -18,6 +18,7 @@ UNIT_TESTS += test_target_space
 UNIT_TESTS += test_cookie
 UNIT_TESTS += test_ratelimit
 UNIT_TESTS += test_trace
+UNIT_TESTS += test_router_pace
 UNIT_TESTS += test_targets
 test_targets_SRCS = \
 	prober/lib/targets_file.c
