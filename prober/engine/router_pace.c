@@ -50,6 +50,58 @@ by_distance(struct router_key k)
 	return k.ttl != 0;
 }
 
+static bool
+valid_ttl(int ttl)
+{
+	return ttl >= 1 && ttl <= ROUTER_PACE_MAX_TTL;
+}
+
+/* Whether a distance is one router in both families: neither has heard
+ * two addresses there. */
+static bool
+shared_ttl(const struct router_pace *p, int ttl)
+{
+	return valid_ttl(ttl) && !p->many[0][ttl] && !p->many[1][ttl];
+}
+
+/* The distance's bucket for family f: one for both while it is shared. */
+static struct hop_bucket *
+dist_of(struct router_pace *p, int f, int ttl)
+{
+	return &p->dist[shared_ttl(p, ttl) ? 0 : f][ttl];
+}
+
+/* The one router heard at a distance for family f (from the other family
+ * while the distance is shared), or NULL. */
+static const struct addr *
+one_router(const struct router_pace *p, int f, int ttl)
+{
+	if (!valid_ttl(ttl) || p->many[f][ttl])
+		return NULL;
+	if (p->only[f][ttl].family != 0)
+		return &p->only[f][ttl];
+	if (shared_ttl(p, ttl) && p->only[!f][ttl].family != 0)
+		return &p->only[!f][ttl];
+	return NULL;
+}
+
+/* The key of k's router: an address that is the one its family heard at a
+ * shared distance is that distance's router, named by the first address
+ * heard there (its IPv4 and IPv6 addresses are one key). */
+static struct router_key
+canon(const struct router_pace *p, struct router_key k)
+{
+	int f = k.addr.family == ADDR_V6;
+
+	if (by_distance(k))
+		return k;
+	for (int t = 1; t <= ROUTER_PACE_MAX_TTL; t++)
+		if (p->name[t].family != 0 && shared_ttl(p, t) &&
+		    addr_equal(&p->only[f][t], &k.addr))
+			return router_key_addr(&p->name[t]);
+	return k;
+}
+
 static unsigned
 key_hash(const struct router_key *k)
 {
@@ -115,21 +167,17 @@ make_room(struct router_pace *p, uint64_t now)
 static struct hop_bucket *
 bucket(struct router_pace *p, const struct router_key *k)
 {
+	struct router_key c;
 	int i;
 
 	if (by_distance(*k)) {
-		if (k->ttl < 1 || k->ttl > ROUTER_PACE_MAX_TTL)
+		if (!valid_ttl(k->ttl))
 			return NULL;
-		return &p->dist[k->addr.family == ADDR_V6][k->ttl];
+		return dist_of(p, k->addr.family == ADDR_V6, k->ttl);
 	}
-	i = find(p, k);
+	c = canon(p, *k);
+	i = find(p, &c);
 	return i < 0 ? NULL : &p->r[i].b;
-}
-
-static bool
-valid_ttl(int ttl)
-{
-	return ttl >= 1 && ttl <= ROUTER_PACE_MAX_TTL;
 }
 
 struct router_key
@@ -139,14 +187,13 @@ router_pace_key(struct router_pace *p, struct router_key k, int ttl, uint64_t no
 	unsigned h;
 
 	if (by_distance(k)) {
-		int f = k.addr.family == ADDR_V6;
-		struct router_key r;
+		const struct addr *a = one_router(p, k.addr.family == ADDR_V6, k.ttl);
 
-		if (!valid_ttl(k.ttl) || p->only[f][k.ttl].family == 0 || p->many[f][k.ttl])
+		if (a == NULL)
 			return k;
-		r = router_pace_key(p, router_key_addr(&p->only[f][k.ttl]), k.ttl, now);
-		return r;
+		return router_pace_key(p, router_key_addr(a), k.ttl, now);
 	}
+	k = canon(p, k);
 	i = find(p, &k);
 	if (i < 0) {
 		i = make_room(p, now);
@@ -192,10 +239,10 @@ router_pace_sent(struct router_pace *p, struct router_key k, uint64_t now, bool 
 struct router_key
 router_pace_paid(const struct router_pace *p, int family, int ttl, const struct addr *learned)
 {
-	if (learned != NULL)
-		return router_key_addr(learned);
-	if (valid_ttl(ttl) && p->only[family == ADDR_V6][ttl].family != 0)
-		return router_key_addr(&p->only[family == ADDR_V6][ttl]);
+	const struct addr *a = learned != NULL ? learned : one_router(p, family == ADDR_V6, ttl);
+
+	if (a != NULL)
+		return canon(p, router_key_addr(a));
 	return router_key_ttl(family, ttl);
 }
 
@@ -208,6 +255,7 @@ heard(struct router_pace *p, int ttl, const struct addr *from, uint64_t now)
 {
 	int f = from->family == ADDR_V6, i;
 	struct router_key r = router_key_addr(from);
+	struct hop_bucket *d;
 
 	if (!valid_ttl(ttl) || p->many[f][ttl])
 		return false;
@@ -217,13 +265,17 @@ heard(struct router_pace *p, int ttl, const struct addr *from, uint64_t now)
 		return false;
 	}
 	p->only[f][ttl] = r.addr;
+	if (p->name[ttl].family == 0)
+		p->name[ttl] = r.addr;
+	r = canon(p, r);
 	if (find(p, &r) >= 0)
 		return false;
+	d = dist_of(p, f, ttl);
 	r = router_pace_key(p, r, 0, now);
 	if (by_distance(r) || (i = find(p, &r)) < 0)
 		return false;
-	p->r[i].b = p->dist[f][ttl];
-	hop_bucket_init(&p->cfg, &p->dist[f][ttl]);
+	p->r[i].b = *d;
+	hop_bucket_init(&p->cfg, d);
 	return true;
 }
 
@@ -232,13 +284,13 @@ router_pace_answered(struct router_pace *p, struct router_key k, int ttl,
     const struct addr *from, uint64_t now, uint64_t sent)
 {
 	struct hop_bucket *b = bucket(p, &k), *rb;
-	struct router_key r;
+	struct router_key r, c;
 
 	/* paid by the distance before its bucket became its router's: the
 	 * probe waits there now */
-	if (b != NULL && b->n == 0 && by_distance(k) && valid_ttl(k.ttl) &&
-	    p->only[k.addr.family == ADDR_V6][k.ttl].family != 0) {
-		r = router_key_addr(&p->only[k.addr.family == ADDR_V6][k.ttl]);
+	if (b != NULL && b->n == 0 && by_distance(k) &&
+	    one_router(p, k.addr.family == ADDR_V6, k.ttl) != NULL) {
+		r = router_key_addr(one_router(p, k.addr.family == ADDR_V6, k.ttl));
 		if ((rb = bucket(p, &r)) != NULL)
 			b = rb;
 	}
@@ -246,15 +298,16 @@ router_pace_answered(struct router_pace *p, struct router_key k, int ttl,
 		p->answered++;
 		/* one router's probes are answered in order: those it
 		 * skipped are lost */
-		if (b != &p->dist[k.addr.family == ADDR_V6][valid_ttl(k.ttl) ? k.ttl : 0])
+		if (!by_distance(k) || !valid_ttl(k.ttl) ||
+		    b != dist_of(p, k.addr.family == ADDR_V6, k.ttl))
 			p->lost += (uint64_t)hop_bucket_overtaken(&p->cfg, b, sent, now);
 	}
 	if (from == NULL || from->family == 0)
 		return;
 	if (heard(p, ttl, from, now) && by_distance(k))
 		return;		/* paid from what is now its own bucket */
-	r = router_key_addr(from);
-	if (!by_distance(k) && key_equal(&k, &r))
+	r = canon(p, router_key_addr(from));
+	if (!by_distance(k) && (c = canon(p, k), key_equal(&c, &r)))
 		return;
 	/* the router's own bucket pays for what it sent, a router first
 	 * heard of here included */

@@ -63,6 +63,8 @@ struct router_pace {
 	struct addr only[2][ROUTER_PACE_MAX_TTL + 1];	/* the router each
 						   distance has heard from */
 	bool many[2][ROUTER_PACE_MAX_TTL + 1];	/* ... or more than one */
+	struct addr name[ROUTER_PACE_MAX_TTL + 1];	/* the first address
+						   heard at each distance */
 	int nlive;
 	uint64_t deadline;		/* no probe is lost before this */
 	uint64_t lost, answered, charged, forgotten;	/* for tests and -v */

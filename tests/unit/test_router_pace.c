@@ -106,23 +106,31 @@ struct share_row {
 };
 
 static const struct share_row share_rows[] = {
-	{ "distance per family: IPv4 and IPv6 TTL 1 are two budgets", { { 0, NULL }, { 0, NULL } },
-	    ADDR_V4, 1, NULL, ADDR_V6, 1, NULL, 6, 6 },
+	{ "a distance nothing answered: one budget for both families", { { 0, NULL }, { 0, NULL } },
+	    ADDR_V4, 1, NULL, ADDR_V6, 1, NULL, 6, 0 },
 	{ "two distances: two budgets", { { 0, NULL }, { 0, NULL } },
 	    ADDR_V4, 1, NULL, ADDR_V4, 2, NULL, 6, 6 },
 	{ "one router learned by two paths: one budget", { { 0, NULL }, { 0, NULL } },
 	    ADDR_V4, 3, "198.18.3.2", ADDR_V4, 3, "198.18.3.2", 6, 0 },
 	{ "two routers at one distance: two budgets", { { 0, NULL }, { 0, NULL } },
 	    ADDR_V4, 3, "198.18.3.2", ADDR_V4, 3, "198.18.33.2", 6, 6 },
-	{ "a router's two families: two budgets", { { 0, NULL }, { 0, NULL } },
+	{ "two families' addresses never heard at one distance: two budgets",
+	    { { 0, NULL }, { 0, NULL } },
 	    ADDR_V4, 1, "198.18.1.2", ADDR_V6, 1, "fd00:5ca1:1::2", 6, 6 },
+	{ "the one address of each family at a distance: one router, one budget",
+	    { { 1, "198.18.1.2" }, { 1, "fd00:5ca1:1::2" } },
+	    ADDR_V4, 1, "198.18.1.2", ADDR_V6, 1, "fd00:5ca1:1::2", 6, 0 },
+	{ "... heard IPv6 first", { { 1, "fd00:5ca1:1::2" }, { 1, "198.18.1.2" } },
+	    ADDR_V4, 1, "198.18.1.2", ADDR_V6, 1, NULL, 6, 0 },
 	{ "a distance one router answered is that router", { { 1, "198.18.1.2" }, { 0, NULL } },
 	    ADDR_V4, 1, NULL, ADDR_V4, 1, "198.18.1.2", 6, 0 },
-	{ "... for its family only", { { 1, "198.18.1.2" }, { 0, NULL } },
-	    ADDR_V6, 1, NULL, ADDR_V4, 1, "198.18.1.2", 6, 6 },
+	{ "... for the other family too, until it hears another", { { 1, "198.18.1.2" }, { 0, NULL } },
+	    ADDR_V6, 1, NULL, ADDR_V4, 1, "198.18.1.2", 6, 0 },
 	{ "a distance two routers answered stands alone",
 	    { { 4, "198.18.4.2" }, { 4, "198.18.44.2" } },
 	    ADDR_V4, 4, NULL, ADDR_V4, 4, "198.18.4.2", 6, 6 },
+	{ "... and its families apart", { { 4, "198.18.4.2" }, { 4, "198.18.44.2" } },
+	    ADDR_V6, 4, NULL, ADDR_V4, 4, "198.18.4.2", 6, 6 },
 };
 
 static void
