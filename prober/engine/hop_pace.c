@@ -8,9 +8,11 @@
 
 #define NS 1000000000ll
 #define TOKEN (NS * 1000)	/* a token in milli-token-ns */
-/* After a loss, each answer adds a tenth of a probe per second: at a
- * router's 1 per second, ten seconds without loss before the next try. */
+/* After a loss, each answer adds a tenth of a probe per second up to 90 %
+ * of the rate the loss came at, a hundredth beyond: a router at its limit
+ * is asked near it, and tried above it rarely (each try costs a loss). */
 #define HOP_PACE_AVOID_MILLI 100
+#define HOP_PACE_PROBE_MILLI 10
 
 static uint64_t
 floor_milli(const struct hop_pace_config *cfg)
@@ -121,7 +123,14 @@ hop_bucket_answered(const struct hop_pace_config *cfg, struct hop_bucket *b, uin
 	settle(b, sent);
 	/* the refill so far at the old rate, then the new rate */
 	refill(cfg, b, now);
-	b->rate_milli += b->lost_once ? HOP_PACE_AVOID_MILLI : 1000;
+	if (!b->lost_once)
+		b->rate_milli += 1000;
+	else if (b->rate_milli * 10 < b->cut_from_milli * 9) {
+		b->rate_milli += HOP_PACE_AVOID_MILLI;
+		if (b->rate_milli * 10 > b->cut_from_milli * 9)
+			b->rate_milli = b->cut_from_milli * 9 / 10;
+	} else
+		b->rate_milli += HOP_PACE_PROBE_MILLI;
 	if (b->rate_milli > max)
 		b->rate_milli = max;
 	return true;
@@ -158,6 +167,7 @@ lose_before(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t be
 	b->lost_once = true;
 	if (b->last_cut == 0 || now >= b->last_cut + cfg->loss_ns) {
 		refill(cfg, b, now);
+		b->cut_from_milli = b->rate_milli;
 		b->rate_milli /= 2;
 		if (b->rate_milli < floor_milli(cfg))
 			b->rate_milli = floor_milli(cfg);

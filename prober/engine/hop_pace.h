@@ -11,8 +11,9 @@
  *
  *   - each answer raises the rate by one probe per second while the bucket
  *     has never lost a probe (slow start: it doubles per round trip), by a
- *     tenth after (a router held to 1 per second is tried at 2 after ten
- *     answers);
+ *     tenth after, up to 90 % of the rate the last loss came at, and by a
+ *     hundredth beyond (a router held to 1 per second is asked near it,
+ *     and above it for one loss every few dozen answers);
  *   - a probe unanswered after loss_ns is lost (or at once, when one
  *     router answered a probe sent more than reorder_ns after it: routers
  *     answer in order), and halves the rate (at
@@ -56,6 +57,7 @@ struct hop_bucket {
 	bool repeat[HOP_PACE_OUTSTANDING];	/* ... each asked before, unanswered */
 	int head, n;
 	uint64_t last_cut;		/* time of the last halving */
+	uint64_t cut_from_milli;	/* ... and the rate it halved */
 	bool lost_once;			/* past slow start */
 	bool started;
 };

@@ -266,6 +266,35 @@ test_losses(void **state)
 	assert_true(router_pace_rate(&p, k) == r / 2);
 }
 
+/* Past a loss, the rate climbs a tenth per answer only up to 90 % of the
+ * rate the loss came at, then a hundredth: a router at its limit is asked
+ * above it rarely. */
+static void
+test_near_limit(void **state)
+{
+	struct router_pace p;
+	struct router_key k;
+	uint64_t now = 0;
+	double r;
+
+	(void)state;
+	k = warmed(&p, 2, "198.18.2.2", 7);
+	lost_one(&p, k, &now, false);		/* at 8: halved to 4 */
+	answered_n(&p, k, 2, 31, now);
+	r = router_pace_rate(&p, k);
+	assert_true(r > 7.05 && r < 7.15);	/* 4 + 3.1 */
+	answered_n(&p, k, 2, 1, now);
+	assert_true(router_pace_rate(&p, k) == 7.2);	/* not 7.2 + 0.1 */
+	answered_n(&p, k, 2, 10, now);
+	r = router_pace_rate(&p, k);
+	assert_true(r > 7.25 && r < 7.35);	/* 7.2 + 10 hundredths */
+	/* a loss there: its rate is the new mark */
+	lost_one(&p, k, &now, false);
+	answered_n(&p, k, 2, 40, now);
+	r = router_pace_rate(&p, k);
+	assert_true(r > 6.62 && r < 6.72);	/* 3.65 up to 0.9 * 7.3, + 0.1 */
+}
+
 /* One router answers in order: an answer to a probe sent more than
  * reorder_ns after an unanswered one shows that one lost at once (the
  * rate halves); within reorder_ns, or by distance, it waits for loss_ns.
@@ -356,6 +385,7 @@ main(void)
 		cmocka_unit_test(test_charge_and_debt),
 		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_losses),
+		cmocka_unit_test(test_near_limit),
 		cmocka_unit_test(test_overtaken),
 		cmocka_unit_test(test_full_table),
 		cmocka_unit_test(test_bad_config),
