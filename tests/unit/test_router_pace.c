@@ -184,6 +184,30 @@ test_alias_carries_bucket(void **state)
 	assert_true(router_pace_can(&p, d, 500 * MS));
 }
 
+/* The rest of the distance's first burst, answered after its bucket became
+ * its router's, is paid once: no debt holds a router without a limit back
+ * (charged again, every hop of a cycle waited out five tokens). */
+static void
+test_alias_burst_paid_once(void **state)
+{
+	struct router_pace p;
+	struct addr r1 = A("198.18.1.2");
+	struct router_key d;
+
+	(void)state;
+	assert_int_equal(router_pace_init(&p, &cfg), 0);
+	d = key_of(&p, ADDR_V4, 1, NULL, 0);
+	assert_int_equal(drain(&p, d, 0), 6);
+	for (int i = 0; i < 6; i++)
+		router_pace_answered(&p, d, 1, &r1, MS, 0);
+	assert_int_equal(p.charged, 0);
+	assert_int_equal(p.answered, 6);
+	/* 7 a second after six answers, from no credit: a token in 143 ms */
+	d = key_of(&p, ADDR_V4, 1, NULL, MS);
+	assert_false(router_pace_can(&p, d, 100 * MS));
+	assert_true(router_pace_can(&p, d, 150 * MS));
+}
+
 /* An answer to a probe paid by a distance that stands for many routers
  * is charged to its router: its own probes wait, the debt at most one
  * burst. */
@@ -382,6 +406,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_share_table),
 		cmocka_unit_test(test_alias_carries_bucket),
+		cmocka_unit_test(test_alias_burst_paid_once),
 		cmocka_unit_test(test_charge_and_debt),
 		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_losses),
