@@ -9,10 +9,11 @@
 #define NS 1000000000ll
 #define TOKEN (NS * 1000)	/* a token in milli-token-ns */
 /* After a loss, each answer adds a tenth of a probe per second up to 90 %
- * of the rate the loss came at, a hundredth beyond: a router at its limit
- * is asked near it, and tried above it rarely (each try costs a loss). */
+ * of the rate the loss came at, a thousandth beyond: a router at its limit
+ * is asked just under it, and tried above it seldom (each try costs a
+ * loss: at one error a second with a burst of one, every try). */
 #define HOP_PACE_AVOID_MILLI 100
-#define HOP_PACE_PROBE_MILLI 10
+#define HOP_PACE_PROBE_MILLI 1
 
 static uint64_t
 floor_milli(const struct hop_pace_config *cfg)
@@ -116,20 +117,20 @@ bool
 hop_bucket_answered(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now,
     uint64_t sent)
 {
-	uint64_t max = (uint64_t)cfg->rate_max * 1000;
+	uint64_t max = (uint64_t)cfg->rate_max * 1000, near;
 
 	if (b->n == 0)
 		return false;	/* an answer to a probe counted lost already */
 	settle(b, sent);
 	/* the refill so far at the old rate, then the new rate */
 	refill(cfg, b, now);
+	near = b->cut_from_milli * 9 / 10;
 	if (!b->lost_once)
 		b->rate_milli += 1000;
-	else if (b->rate_milli * 10 < b->cut_from_milli * 9) {
-		b->rate_milli += HOP_PACE_AVOID_MILLI;
-		if (b->rate_milli * 10 > b->cut_from_milli * 9)
-			b->rate_milli = b->cut_from_milli * 9 / 10;
-	} else
+	else if (b->rate_milli < near)
+		b->rate_milli = b->rate_milli + HOP_PACE_AVOID_MILLI < near ?
+		    b->rate_milli + HOP_PACE_AVOID_MILLI : near;
+	else
 		b->rate_milli += HOP_PACE_PROBE_MILLI;
 	if (b->rate_milli > max)
 		b->rate_milli = max;

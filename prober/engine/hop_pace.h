@@ -12,8 +12,8 @@
  *   - each answer raises the rate by one probe per second while the bucket
  *     has never lost a probe (slow start: it doubles per round trip), by a
  *     tenth after, up to 90 % of the rate the last loss came at, and by a
- *     hundredth beyond (a router held to 1 per second is asked near it,
- *     and above it for one loss every few dozen answers);
+ *     thousandth beyond (a router held to 1 per second is asked just under
+ *     it, and above it seldom: each try costs a loss);
  *   - a probe unanswered after loss_ns is lost (or at once, when one
  *     router answered a probe sent more than reorder_ns after it: routers
  *     answer in order), and halves the rate (at

@@ -291,8 +291,8 @@ test_losses(void **state)
 }
 
 /* Past a loss, the rate climbs a tenth per answer only up to 90 % of the
- * rate the loss came at, then a hundredth: a router at its limit is asked
- * above it rarely. */
+ * rate the loss came at, then a thousandth: a router at its limit is
+ * asked above it seldom. */
 static void
 test_near_limit(void **state)
 {
@@ -309,14 +309,25 @@ test_near_limit(void **state)
 	assert_true(r > 7.05 && r < 7.15);	/* 4 + 3.1 */
 	answered_n(&p, k, 2, 1, now);
 	assert_true(router_pace_rate(&p, k) == 7.2);	/* not 7.2 + 0.1 */
-	answered_n(&p, k, 2, 10, now);
+	answered_n(&p, k, 2, 100, now);
 	r = router_pace_rate(&p, k);
-	assert_true(r > 7.25 && r < 7.35);	/* 7.2 + 10 hundredths */
+	assert_true(r > 7.25 && r < 7.35);	/* 7.2 + 100 thousandths */
 	/* a loss there: its rate is the new mark */
 	lost_one(&p, k, &now, false);
 	answered_n(&p, k, 2, 40, now);
 	r = router_pace_rate(&p, k);
-	assert_true(r > 6.62 && r < 6.72);	/* 3.65 up to 0.9 * 7.3, + 0.1 */
+	assert_true(r > 6.565 && r < 6.585);	/* 3.65 up to 0.9 * 7.3, + 0.01 */
+	/* 90 % of a rate in milli-probes that rounds down is no trap: the
+	 * thousandths go on from there */
+	k = warmed(&p, 2, "198.18.2.2", 1);	/* 2 a second */
+	now = 0;
+	lost_one(&p, k, &now, false);		/* 1, up to 1.8 */
+	answered_n(&p, k, 2, 45, now);		/* 1.8 + 0.037 */
+	lost_one(&p, k, &now, false);		/* 0.918, up to 1.653(3) */
+	answered_n(&p, k, 2, 8, now);
+	assert_true(router_pace_rate(&p, k) == 1.653);
+	answered_n(&p, k, 2, 10, now);
+	assert_true(router_pace_rate(&p, k) == 1.663);
 }
 
 /* One router answers in order: an answer to a probe sent more than
