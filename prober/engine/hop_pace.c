@@ -9,11 +9,14 @@
 #define NS 1000000000ll
 #define TOKEN (NS * 1000)	/* a token in milli-token-ns */
 /* After a loss, each answer adds a tenth of a probe per second up to 90 %
- * of the rate the loss came at, a thousandth beyond: a router at its limit
- * is asked just under it, and tried above it seldom (each try costs a
- * loss: at one error a second with a burst of one, every try). */
+ * of the rate the loss came at; there the rate holds for HOP_PACE_CALM
+ * answers, then climbs a tenth per answer again: a router at its limit is
+ * asked just under it and tried above it once in about 25 answers (each
+ * try costs a loss: at one error a second with a burst of one, every
+ * try), and a rate cut by a loss that came at a low rate by chance (a
+ * burst, two families' budgets under one key) is not held down. */
 #define HOP_PACE_AVOID_MILLI 100
-#define HOP_PACE_PROBE_MILLI 1
+#define HOP_PACE_CALM 20
 
 static uint64_t
 floor_milli(const struct hop_pace_config *cfg)
@@ -127,11 +130,13 @@ hop_bucket_answered(const struct hop_pace_config *cfg, struct hop_bucket *b, uin
 	near = b->cut_from_milli * 9 / 10;
 	if (!b->lost_once)
 		b->rate_milli += 1000;
-	else if (b->rate_milli < near)
+	else if (b->calm == 0 && b->rate_milli < near)
 		b->rate_milli = b->rate_milli + HOP_PACE_AVOID_MILLI < near ?
 		    b->rate_milli + HOP_PACE_AVOID_MILLI : near;
+	else if (b->calm < HOP_PACE_CALM)
+		b->calm++;
 	else
-		b->rate_milli += HOP_PACE_PROBE_MILLI;
+		b->rate_milli += HOP_PACE_AVOID_MILLI;
 	if (b->rate_milli > max)
 		b->rate_milli = max;
 	return true;
@@ -169,6 +174,7 @@ lose_before(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t be
 	if (b->last_cut == 0 || now >= b->last_cut + cfg->loss_ns) {
 		refill(cfg, b, now);
 		b->cut_from_milli = b->rate_milli;
+		b->calm = 0;
 		b->rate_milli /= 2;
 		if (b->rate_milli < floor_milli(cfg))
 			b->rate_milli = floor_milli(cfg);

@@ -11,9 +11,10 @@
  *
  *   - each answer raises the rate by one probe per second while the bucket
  *     has never lost a probe (slow start: it doubles per round trip), by a
- *     tenth after, up to 90 % of the rate the last loss came at, and by a
- *     thousandth beyond (a router held to 1 per second is asked just under
- *     it, and above it seldom: each try costs a loss);
+ *     tenth after, up to 90 % of the rate the last loss came at, where it
+ *     holds for 20 answers before it climbs on (a router held to 1 per
+ *     second is asked just under it, and above it once in about 25
+ *     answers: each try costs a loss);
  *   - a probe unanswered after loss_ns is lost (or at once, when one
  *     router answered a probe sent more than reorder_ns after it: routers
  *     answer in order), and halves the rate (at
@@ -58,6 +59,7 @@ struct hop_bucket {
 	int head, n;
 	uint64_t last_cut;		/* time of the last halving */
 	uint64_t cut_from_milli;	/* ... and the rate it halved */
+	uint32_t calm;			/* answers held at 90 % of that since */
 	bool lost_once;			/* past slow start */
 	bool started;
 };

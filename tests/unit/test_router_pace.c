@@ -247,8 +247,8 @@ test_floor(void **state)
 }
 
 /* After a loss, a tenth per answer; a probe asked again and lost again
- * (silent by design) does not cut the rate, a first loss does; the tenth
- * stops at 90 % of the rate the last loss came at. */
+ * (silent by design) does not cut the rate, a first loss does; at 90 % of
+ * the rate the last loss came at the rate holds for 20 answers. */
 static void
 test_losses(void **state)
 {
@@ -271,9 +271,9 @@ test_losses(void **state)
 	assert_true(router_pace_rate(&p, k) == r);
 	lost_one(&p, k, &now, false);
 	assert_true(router_pace_rate(&p, k) == r / 2);
-	/* past the loss, a tenth per answer only up to 90 % of the rate it
-	 * came at, then a thousandth: a router at its limit is asked above
-	 * it seldom */
+	/* past the loss, a tenth per answer up to 90 % of the rate it came
+	 * at, held there for 20 answers, then a tenth again: a router at its
+	 * limit is asked above it seldom */
 	now = 0;
 	k = warmed(&p, 2, "198.18.2.2", 7);
 	lost_one(&p, k, &now, false);		/* at 8: halved to 4 */
@@ -282,25 +282,25 @@ test_losses(void **state)
 	assert_true(r > 7.05 && r < 7.15);	/* 4 + 3.1 */
 	answered_n(&p, k, 2, 1, now);
 	assert_true(router_pace_rate(&p, k) == 7.2);	/* not 7.2 + 0.1 */
-	answered_n(&p, k, 2, 100, now);
+	answered_n(&p, k, 2, 20, now);
+	assert_true(router_pace_rate(&p, k) == 7.2);	/* held */
+	answered_n(&p, k, 2, 3, now);
 	r = router_pace_rate(&p, k);
-	assert_true(r > 7.25 && r < 7.35);	/* 7.2 + 100 thousandths */
-	/* a loss there: its rate is the new mark */
-	lost_one(&p, k, &now, false);
-	answered_n(&p, k, 2, 40, now);
-	r = router_pace_rate(&p, k);
-	assert_true(r > 6.565 && r < 6.585);	/* 3.65 up to 0.9 * 7.3, + 0.01 */
-	/* 90 % of a rate in milli-probes that rounds down is no trap: the
-	 * thousandths go on from there */
+	assert_true(r > 7.45 && r < 7.55);	/* on again */
+	/* a loss there: its rate is the new mark, and the hold starts over */
+	lost_one(&p, k, &now, false);		/* 3.75, up to 6.75 */
+	answered_n(&p, k, 2, 50, now);
+	assert_true(router_pace_rate(&p, k) == 6.75);
+	/* and after a second loss, from its own mark */
 	k = warmed(&p, 2, "198.18.2.2", 1);	/* 2 a second */
 	now = 0;
 	lost_one(&p, k, &now, false);		/* 1, up to 1.8 */
-	answered_n(&p, k, 2, 45, now);		/* 1.8 + 0.037 */
-	lost_one(&p, k, &now, false);		/* 0.918, up to 1.653(3) */
-	answered_n(&p, k, 2, 8, now);
-	assert_true(router_pace_rate(&p, k) == 1.653);
-	answered_n(&p, k, 2, 10, now);
-	assert_true(router_pace_rate(&p, k) == 1.663);
+	answered_n(&p, k, 2, 8 + 20 + 1, now);	/* 1.8, held, 1.9 */
+	lost_one(&p, k, &now, false);		/* 0.95, up to 1.71 */
+	answered_n(&p, k, 2, 8 + 20, now);
+	assert_true(router_pace_rate(&p, k) == 1.71);
+	answered_n(&p, k, 2, 1, now);
+	assert_true(router_pace_rate(&p, k) == 1.81);
 }
 
 /* One router answers in order: an answer to a probe sent more than
