@@ -7,20 +7,22 @@
  * A probe is paid from the bucket (hop_pace.h) of the router it expires
  * at.  Which router that is, a path's trace learns from the first error
  * that answers the TTL (any variant): from then on the key is that
- * router's address.  Before, the key is the distance, the TTL (per family:
- * Linux limits the errors per destination, and the prober is one
- * destination per family) -- and while every error at that distance came
- * from one router, the distance is that router: the routers near the
+ * router's address.  Before, the key is the distance, the TTL -- and while
+ * every error at that distance came from one router, the distance is that
+ * router: the routers near the
  * vantage, which every path shares, are one budget from their first
  * answer on.  Once a second router answers at a distance, paths there
  * diverge and the distance keeps a bucket of its own, which adapts to the
  * routers answering it; an answer to a probe paid by distance is charged
  * to its router's bucket too, so that the two keys of one router do not
  * ask it for twice its budget: its own probes wait for the debt to clear.
- * A router's IPv4 and IPv6 addresses are two keys (nothing ties them
- * together), as Linux keeps two budgets, one per destination; a router
- * that limits its errors in all has the two share its rate, which their
- * halving finds when the floor lets each fall below it.
+ * Nothing in an ICMP error ties a router's IPv4 address to its IPv6 one;
+ * but a distance at which neither family has heard two addresses is taken
+ * for one router in both: one distance bucket, and its two addresses one
+ * key, named by the first heard there (a router that limits its errors in
+ * all is not asked for twice its rate; a Linux router's two per-family
+ * budgets are paced as one, which costs time, not places).  Once a family
+ * hears a second address there, the distance's families go apart.
  *
  * The routers' buckets live in a table of ROUTER_PACE_ROUTERS; when it is
  * full, a router whose bucket is idle (nothing waiting, full) is forgotten,

@@ -27,10 +27,9 @@
 #define PROBE_TRACE_PACE	1	/* trace probes per second per router at
 					   the start: a Linux router's ICMP
 					   rate (router_pace.h) */
-#define PROBE_TRACE_PACE_FLOOR_MILLI 1000	/* and never below it: a
-					   router's IPv4 and IPv6 addresses
-					   are one key where paths share it
-					   (router_pace.h) */
+#define PROBE_TRACE_PACE_FLOOR_MILLI 1000	/* and not below it (half
+					   of it for a router that lost a
+					   probe there: hop_pace.h) */
 #define PROBE_MAX_WINDOWS	512	/* paths window-testing at once: a
 					   test mostly waits on its rounds'
 					   quiet time, so a high --rate needs
