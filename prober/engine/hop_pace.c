@@ -173,20 +173,11 @@ lose_before(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t be
 	b->lost_once = true;
 	if (b->last_cut == 0 || now >= b->last_cut + cfg->loss_ns) {
 		refill(cfg, b, now);
-		uint64_t floor = floor_milli(cfg);
-
-		/* lost at the floor itself: a router slower than it (or one
-		 * limited in all, asked by more than this key) -- half the
-		 * floor for this router from now on */
-		if (b->rate_milli <= floor)
-			b->below_floor = true;
-		if (b->below_floor)
-			floor /= 2;
 		b->cut_from_milli = b->rate_milli;
 		b->calm = 0;
 		b->rate_milli /= 2;
-		if (b->rate_milli < floor)
-			b->rate_milli = floor;
+		if (b->rate_milli < floor_milli(cfg))
+			b->rate_milli = floor_milli(cfg);
 		b->last_cut = now;
 	}
 	return lost;

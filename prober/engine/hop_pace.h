@@ -61,7 +61,6 @@ struct hop_bucket {
 	uint64_t last_cut;		/* time of the last halving */
 	uint64_t cut_from_milli;	/* ... and the rate it halved */
 	uint32_t calm;			/* answers held at 90 % of that since */
-	bool below_floor;		/* lost a probe at the floor: half it */
 	bool lost_once;			/* past slow start */
 	bool started;
 };
