@@ -18,8 +18,7 @@
  *   - a probe unanswered after loss_ns is lost (or at once, when one
  *     router answered a probe sent more than reorder_ns after it: routers
  *     answer in order), and halves the rate (at
- *     most once per loss_ns, never below the floor, or half of it once a
- *     probe was lost at the floor itself) -- unless it was asked
+ *     most once per loss_ns, never below the floor) -- unless it was asked
  *     before and lost then too: silence that repeats is likely by design
  *     (a box that drops that SYN, a router mute for that destination),
  *     and would hold the router's rate down for every path it answers;

@@ -27,9 +27,11 @@
 #define PROBE_TRACE_PACE	1	/* trace probes per second per router at
 					   the start: a Linux router's ICMP
 					   rate (router_pace.h) */
-#define PROBE_TRACE_PACE_FLOOR_MILLI 1000	/* and not below it (half
-					   of it for a router that lost a
-					   probe there: hop_pace.h) */
+#define PROBE_TRACE_PACE_FLOOR_MILLI 1000	/* and not below it: a
+					   router's two families are one key
+					   where paths share it (router_pace.h),
+					   and a lower floor slowed a cycle
+					   over Linux routers by half */
 #define PROBE_MAX_WINDOWS	512	/* paths window-testing at once: a
 					   test mostly waits on its rounds'
 					   quiet time, so a high --rate needs
