@@ -40,12 +40,23 @@ hop_bucket_init(const struct hop_pace_config *cfg, struct hop_bucket *b)
 	b->rate_milli = (uint64_t)cfg->rate_min * 1000;
 }
 
+/* The bucket's depth: a burst until the router lost a probe, one token
+ * after -- a router at its limit answers at its rate, and a burst saved up
+ * while its paths waited elsewhere is lost but one at a router whose own
+ * burst is one (hardware routers: the lab's r1 at one error a second was
+ * asked up to 162 % of what it answered). */
+static int64_t
+depth(const struct hop_pace_config *cfg, const struct hop_bucket *b)
+{
+	return (int64_t)(b->lost_once ? 1 : cfg->burst) * TOKEN;
+}
+
 /* Credit is kept in milli-token-nanoseconds: rate_milli * elapsed ns; a
  * token is 10^12 of them. */
 static void
 refill(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now)
 {
-	int64_t cap = (int64_t)cfg->burst * TOKEN;
+	int64_t cap = depth(cfg, b);
 
 	if (!b->started) {
 		b->started = true;
@@ -225,5 +236,5 @@ hop_bucket_idle(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_
 	if (!b->started)
 		return true;
 	refill(cfg, b, now);
-	return b->credit >= (int64_t)cfg->burst * TOKEN;
+	return b->credit >= depth(cfg, b);
 }

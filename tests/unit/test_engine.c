@@ -1764,7 +1764,7 @@ test_trace_hop1_asked(void **state)
 		int most_pct;		/* asked at most this % of answered */
 		double most_secs;
 	} rows[] = {
-		/* per router 87 asked for 60 answers (per TTL 89 for 63):
+		/* per router 83 asked for 61 answers (per TTL 89 for 63):
 		 * its first burst is paid once, so a router without a limit
 		 * is not held back, and one at Linux's 1/s is tried above it */
 		{ 16, 0, false, 150, 70 },
@@ -1772,7 +1772,7 @@ test_trace_hop1_asked(void **state)
 		/* one budget for both families (they are one router): 53 s,
 		 * as per TTL (56 s); a key per family took 26 s */
 		{ 8, 8, false, 160, 70 },
-		/* 83 for 62 (134 %; with a floor of 0.5/s 78 for 63): held
+		/* 81 for 62 (131 %; with a floor of 0.5/s 78 for 63): held
 		 * near the rate it lost at; per TTL 115 for 56 */
 		{ 16, 0, true, 140, 120 },
 		/* its two families one key: as above; a key per family asked
