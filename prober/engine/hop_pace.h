@@ -6,7 +6,9 @@
  * Linux sends at most a burst of 6 ICMP errors, then 1 per second, to
  * each destination (icmp_ratelimit, per inet_peer), hardware routers often
  * fewer, and a router's budget is shared by every probe that expires
- * there.  So a bucket holds `burst` tokens, refilled at a rate that starts
+ * there.  So a bucket holds `burst` tokens (one once it lost a
+ * probe: a burst saved up is lost but one at a router whose own burst is
+ * one), refilled at a rate that starts
  * at rate_min and adapts --
  *
  *   - each answer raises the rate by one probe per second while the bucket
