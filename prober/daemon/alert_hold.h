@@ -29,6 +29,9 @@ struct alert_hold {
 	struct held *h;
 	size_t nh, cap;
 	uint64_t first_ns;		/* wall clock of the oldest held */
+	const struct unit **prod;	/* units in the runner that held a raise:
+					   compared, never read */
+	size_t nprod, prodcap;
 	struct incident *inc;
 	size_t ninc;
 };

@@ -120,11 +120,53 @@ scale_state(const struct track *t, const struct path_result *res, int sc)
 	return VERDICT_NONE;
 }
 
-/* The longest cycle in force: raises are not held longer. */
+/* The longest cycle in force: raises whose cycle's end is not seen are
+ * not held longer once no unit that raised them runs. */
 static uint64_t
 hold_max_ns(const struct daemon *d)
 {
 	return track_age_ns(d) / 2;
+}
+
+/* Whether the held raises are told without their cycle's end: the oldest
+ * waited the longest cycle and none of the units that raised them is still
+ * in the runner.  Wall time alone is not enough: the traces of one unit
+ * end as their routers' ICMP budgets allow, minutes apart in a big cycle,
+ * and a partial flush tells an incident's paths one by one. */
+static bool
+hold_expired(const struct daemon *d, uint64_t now_ns)
+{
+	const struct alert_hold *h = d->hold;
+
+	return h != NULL && h->nh > 0 && h->nprod == 0 &&
+	    now_ns - h->first_ns > hold_max_ns(d);
+}
+
+static void
+producer_add(struct alert_hold *h, const struct unit *u)
+{
+	for (size_t i = 0; i < h->nprod; i++)
+		if (h->prod[i] == u)
+			return;
+	if (h->nprod == h->prodcap) {
+		h->prodcap = h->prodcap ? 2 * h->prodcap : 8;
+		h->prod = xreallocarray(h->prod, h->prodcap, sizeof(*h->prod));
+	}
+	h->prod[h->nprod++] = u;
+}
+
+void
+daemon_alerts_unit_end(struct daemon *d, const struct unit *u)
+{
+	struct alert_hold *h = d->hold;
+
+	if (h == NULL)
+		return;
+	for (size_t i = 0; i < h->nprod; i++)
+		if (h->prod[i] == u) {
+			h->prod[i] = h->prod[--h->nprod];
+			return;
+		}
 }
 
 /* What one result changed of its path's alert: the event, the summary
@@ -203,9 +245,10 @@ observe(struct track *t, const struct alert_cfg *cfg, const struct path_result *
  * held for the cycle's end when incidents are counted.  true when held
  * (nothing told now). */
 static bool
-raise_or_hold(struct daemon *d, const struct conf *c, struct track *t,
+raise_or_hold(struct daemon *d, const struct unit *u, struct track *t,
     const struct path_result *res, const struct alert_change *ch, uint64_t now_ns)
 {
+	const struct conf *c = &u->config_gen->c;
 	struct alert_hold *h = hold_of(d);
 	struct incident *x;
 
@@ -231,6 +274,7 @@ raise_or_hold(struct daemon *d, const struct conf *c, struct track *t,
 		h->h[h->nh++] = (struct held){ t, ch->from,
 		    ch->reason != NULL ? xstrdup(ch->reason) : NULL, res->time };
 		t->held = true;
+		producer_add(h, u);
 		return true;
 	}
 	return false;
@@ -268,13 +312,13 @@ daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *
 	struct track *t;
 
 	tracks_keyed(&d->tracks);
-	if (h->nh > 0 && now_ns - h->first_ns > hold_max_ns(d))
+	if (hold_expired(d, now_ns))
 		daemon_alerts_flush(d);
 	(void)tracks_expire(&d->tracks, now_ns, track_age_ns(d));
 	t = tracks_get(&d->tracks, &res->dst, res->port, now_ns);
 	if (!observe(t, &cfg, res, &ch))
 		return;
-	if (ch.e == ALERT_RAISE && raise_or_hold(d, c, t, res, &ch, now_ns))
+	if (ch.e == ALERT_RAISE && raise_or_hold(d, u, t, res, &ch, now_ns))
 		return;
 	if (t->held) {
 		/* changed or fixed before it was told: nothing to tell yet,
@@ -304,8 +348,7 @@ daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *
 void
 daemon_alerts_tick(struct daemon *d)
 {
-	if (d->hold != NULL && d->hold->nh > 0 &&
-	    daemon_wall_ns() - d->hold->first_ns > hold_max_ns(d))
+	if (hold_expired(d, daemon_wall_ns()))
 		daemon_alerts_flush(d);
 }
 
@@ -374,6 +417,7 @@ daemon_alerts_free(struct daemon *d)
 		free(h->h[i].reason);
 	free(h->h);
 	free(h->inc);
+	free(h->prod);
 	free(h);
 	d->hold = NULL;
 }

@@ -225,6 +225,7 @@ unit_end(struct daemon *d, struct unit *u, const char *state, const char *reason
 		    next);
 	d->n.cycles_missed += missed;
 	d->n.done_cycle++;
+	daemon_alerts_unit_end(d, u);
 	if (u->cycle == config_gen->g[u->group].st_cycle &&
 	    ++config_gen->g[u->group].ended >= config_gen->g[u->group].n)
 		daemon_alerts_flush(d);	/* the cycle's raises, incidents counted */

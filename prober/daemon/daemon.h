@@ -163,8 +163,11 @@ void daemon_alerts_load(struct daemon *d);
  * incident-paths of them name one hop. */
 void daemon_alerts_flush(struct daemon *d);
 /* Each second: held raises told once the oldest waited the longest cycle
- * (a cycle whose end was not seen: a restart inside it, a reload). */
+ * and no unit that raised them is still running (a cycle whose end was
+ * not seen: a restart inside it, a reload). */
 void daemon_alerts_tick(struct daemon *d);
+/* Unit u's batch is over: its held raises no longer wait for it. */
+void daemon_alerts_unit_end(struct daemon *d, const struct unit *u);
 /* alert_restore.c: the open alerts, a line each, into buf (at most len bytes, NUL
  * included; cut with "... and N more"); the bytes written. */
 size_t daemon_alerts_list(struct daemon *d, char *buf, size_t len);

@@ -81,9 +81,11 @@ struct engine_config {
 	int trace_max_ttl;		/* 1..30 */
 	uint64_t trace_gap_ns;		/* between TTL levels of a sweep */
 	size_t max_traces;		/* paths tracing at once */
-	uint32_t trace_pace;		/* trace probes per second per TTL across
-					   paths, at the start and at least
-					   (hop_pace.h); 0: not paced */
+	uint32_t trace_pace;		/* trace probes per second per router
+					   across paths, at the start
+					   (router_pace.h); 0: not paced */
+	uint32_t trace_pace_floor_milli; /* per 1000 s, the least a router's
+					   rate falls to; 0: trace_pace */
 	uint32_t trace_pace_burst;	/* 0: 6, Linux's ICMP burst */
 	int trace_close_rounds;		/* rounds asking silent hops inside the
 					   box's interval again (trace.h) */

@@ -14,6 +14,7 @@ PURE_SRCS += prober/engine/stage_window.c
 PURE_SRCS += prober/engine/stage_trace.c
 PURE_SRCS += prober/engine/trace.c
 PURE_SRCS += prober/engine/hop_pace.c
+PURE_SRCS += prober/engine/router_pace.c
 PURE_SRCS += prober/engine/window.c
 PURE_SRCS += prober/engine/window_act.c
 PURE_SRCS += prober/engine/window_round.c

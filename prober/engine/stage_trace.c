@@ -9,21 +9,27 @@
 #include <string.h>
 
 #include "engine_int.h"
-#include "hop_pace.h"
 #include "quote.h"
+#include "router_pace.h"
 #include "trace.h"
 
-/* The stage's own state: the traces running and the pace per TTL across
- * them, and per path its trace. */
+/* Probes one router answered out of the order asked: ECMP before it may
+ * delay some paths' probes by a few milliseconds. */
+#define TRACE_REORDER_NS (20 * 1000000ull)
+
+/* The stage's own state: the traces running and the pace per router
+ * across them, and per path its trace. */
 struct tr_engine {
 	struct path_slot_list running;
-	struct hop_pace pace;		/* trace probes per TTL (hop_pace.h) */
+	struct router_pace pace;	/* trace probes per router (router_pace.h) */
 	bool paced;			/* cfg.trace_pace set */
 };
 
 struct tr_slot {
 	struct trace *tr;		/* NULL until the trace starts */
 	uint32_t tsval;			/* one TSval for every trace SYN */
+	uint32_t by_router[SEND_MAX_VARIANTS];	/* per variant: TTL bits last
+						   paid by router, not distance */
 };
 
 static struct tr_engine *
@@ -41,7 +47,7 @@ tr_slot(const struct engine *e, const struct path_slot *s)
 	return engine_slot_state(e, s, STAGE_TRACE);
 }
 
-/* The pace of trace probes per TTL, when --trace-pace asks for one. */
+/* The pace of trace probes per router, when cfg.trace_pace asks for one. */
 static bool
 tr_init(struct engine *e)
 {
@@ -51,10 +57,12 @@ tr_init(struct engine *e)
 	if (e->cfg.trace_pace == 0)
 		return true;
 	pc.rate_min = e->cfg.trace_pace;
+	pc.rate_floor_milli = e->cfg.trace_pace_floor_milli;
 	pc.rate_max = e->cfg.rate;
 	pc.burst = e->cfg.trace_pace_burst ? e->cfg.trace_pace_burst : 6;
 	pc.loss_ns = e->cfg.timeout_ns > 0 ? e->cfg.timeout_ns : ENGINE_NS_PER_SEC;
-	if (pc.rate_max < pc.rate_min || hop_pace_init(&te->pace, &pc) != 0)
+	pc.reorder_ns = TRACE_REORDER_NS;
+	if (pc.rate_max < pc.rate_min || router_pace_init(&te->pace, &pc) != 0)
 		return false;
 	te->paced = true;
 	return true;
@@ -129,6 +137,33 @@ tr_start(struct engine *e, struct path_slot *s, uint64_t now)
 	path_slot_list_append(&tr_engine(e)->running, s);
 }
 
+/* The key a probe with this TTL is paid from: the router the path's
+ * trace heard at that TTL, else the distance (or the one router it stands
+ * for). */
+static struct router_key
+pace_key(struct engine *e, const struct path_slot *s, int ttl, uint64_t now)
+{
+	const struct addr *r = trace_router(tr_slot(e, s)->tr, ttl);
+	struct router_pace *p = &tr_engine(e)->pace;
+
+	if (r != NULL)
+		return router_pace_key(p, router_key_addr(r), ttl, now);
+	return router_pace_key(p, router_key_ttl(s->path.dst.family, ttl), ttl, now);
+}
+
+/* The key the probe of variant v with this TTL was paid from (before its
+ * answer is recorded). */
+static struct router_key
+paid_key(const struct engine *e, const struct path_slot *s, int v, int ttl)
+{
+	const struct tr_slot *ts = tr_slot(e, s);
+
+	if (ttl >= 1 && ttl < 32 && (ts->by_router[v] & (1u << ttl)))
+		return router_pace_paid(&tr_engine(e)->pace, s->path.dst.family, ttl,
+		    trace_router(ts->tr, ttl));
+	return router_key_ttl(s->path.dst.family, ttl);
+}
+
 /* Sends the trace probes due now, as far as the tokens go; the stage is
  * over with the traces whose last round is over. */
 static void
@@ -138,22 +173,33 @@ tr_run(struct engine *e, uint64_t now)
 	struct path_slot *s, *next;
 
 	if (te->paced)
-		hop_pace_expire(&te->pace, now);
+		router_pace_expire(&te->pace, now);
 	for (s = te->running.head; s != NULL; s = next) {
 		struct tr_slot *ts = tr_slot(e, s);
 		int v, ttl;
 
 		next = s->next;
-		/* a TTL out of its budget holds this trace back, not the others */
-		while (engine_out_can(e, now) && trace_next(ts->tr, now, &v, &ttl) &&
-		    (!te->paced || hop_pace_can(&te->pace, ttl, now))) {
+		/* a router out of its budget holds this trace back, not the others */
+		while (engine_out_can(e, now) && trace_next(ts->tr, now, &v, &ttl)) {
 			struct send_syn syn;
+			struct router_key k;
 
+			if (te->paced) {
+				k = pace_key(e, s, ttl, now);
+				if (!router_pace_can(&te->pace, k, now))
+					break;
+			}
 			engine_make_syn(e, s, v, ttl, ts->tsval, &syn);
 			if (engine_out_syn(e, &syn, now) > 0)
 				e->n.trace_sent++;
-			if (te->paced)
-				hop_pace_sent(&te->pace, ttl, now);
+			if (te->paced) {
+				router_pace_sent(&te->pace, k, now,
+				    trace_sent_at(ts->tr, v, ttl) != 0);
+				if (k.ttl == 0)
+					ts->by_router[v] |= 1u << ttl;
+				else
+					ts->by_router[v] &= ~(1u << ttl);
+			}
 			trace_sent(ts->tr, v, ttl, now);
 		}
 		if (trace_step(ts->tr, now))
@@ -176,8 +222,8 @@ tr_wake(struct engine *e, uint64_t now)
 		/* a probe due now whose TTL is out of budget waits for the
 		 * budget, not for --rate's next token */
 		if (w <= now && te->paced && trace_next(tr, now, &v, &ttl) &&
-		    !hop_pace_can(&te->pace, ttl, now)) {
-			uint64_t t = hop_pace_when(&te->pace, ttl, now);
+		    !router_pace_can(&te->pace, pace_key(e, s, ttl, now), now)) {
+			uint64_t t = router_pace_when(&te->pace, pace_key(e, s, ttl, now), now);
 
 			if (t < paced)
 				paced = t;
@@ -227,7 +273,8 @@ tr_input(struct engine *e, struct path_slot *s, const struct match *m,
 	struct trace *tr = tr_slot(e, s)->tr;
 
 	if (te->paced)
-		hop_pace_answered(&te->pace, m->tag, now);
+		router_pace_answered(&te->pace, paid_key(e, s, m->v, m->tag), m->tag,
+		    m->icmp ? &r->src : NULL, now, trace_sent_at(tr, m->v, m->tag));
 	if (m->icmp) {
 		/* an ICMP error from a router on the way */
 		quote(e, s, m->v, m->tag, r, now);

@@ -22,6 +22,7 @@ struct trace {
 	uint32_t *answered;		/* per variant: TTL bits that answered */
 	uint64_t *sent_at;		/* [variant][ttl]: latest send */
 	int *refused_ttl;		/* per variant: first TTL refused, 0 none */
+	struct addr *router;		/* [ttl]: the first router that answered it */
 	struct trace_obs *obs;		/* per variant */
 };
 
@@ -45,6 +46,7 @@ trace_new(const struct trace_config *cfg, uint64_t now)
 	t->sent_at = xcalloc((size_t)cfg->nvariants * (RESULT_MAX_HOPS + 1),
 	    sizeof(*t->sent_at));
 	t->refused_ttl = xcalloc((size_t)cfg->nvariants, sizeof(*t->refused_ttl));
+	t->router = xcalloc(RESULT_MAX_HOPS + 1, sizeof(*t->router));
 	t->cfg = *cfg;
 	t->level = 1;
 	t->level_at = now;
@@ -65,7 +67,7 @@ trace_bytes(int nvariants)
 
 	return sizeof(*t) + nv * (sizeof(*t->pending) + sizeof(*t->answered) +
 	    sizeof(*t->obs) + (RESULT_MAX_HOPS + 1) * sizeof(*t->sent_at) +
-	    sizeof(*t->refused_ttl));
+	    sizeof(*t->refused_ttl)) + (RESULT_MAX_HOPS + 1) * sizeof(*t->router);
 }
 
 void
@@ -78,6 +80,7 @@ trace_free(struct trace *t)
 	free(t->obs);
 	free(t->sent_at);
 	free(t->refused_ttl);
+	free(t->router);
 	free(t);
 }
 
@@ -129,6 +132,8 @@ trace_hop(struct trace *t, int variant, int ttl, const struct hop_quote *q, uint
 	t->answered[variant] |= ttl_bit(ttl);
 	t->pending[variant] &= ~ttl_bit(ttl);
 	t->obs[variant].hop[ttl] = *q;
+	if (t->router[ttl].family == 0)
+		t->router[ttl] = q->from;
 	sent = t->sent_at[variant * (RESULT_MAX_HOPS + 1) + ttl];
 	t->obs[variant].hop[ttl].rtt_us = sent != 0 && now > sent ?
 	    (uint32_t)((now - sent) / 1000u) : 0;
@@ -168,6 +173,22 @@ trace_refused(struct trace *t, int variant, int ttl)
 	if (t->refused_ttl[variant] == 0 || ttl < t->refused_ttl[variant])
 		t->refused_ttl[variant] = ttl;
 	trace_stop_beyond(t, variant, ttl + 1);
+}
+
+const struct addr *
+trace_router(const struct trace *t, int ttl)
+{
+	if (ttl < 1 || ttl > t->cfg.max_ttl || t->router[ttl].family == 0)
+		return NULL;
+	return &t->router[ttl];
+}
+
+uint64_t
+trace_sent_at(const struct trace *t, int variant, int ttl)
+{
+	if (variant < 0 || variant >= t->cfg.nvariants || ttl < 1 || ttl > t->cfg.max_ttl)
+		return 0;
+	return t->sent_at[variant * (RESULT_MAX_HOPS + 1) + ttl];
 }
 
 uint64_t

@@ -71,6 +71,14 @@ void trace_dest(struct trace *t, int variant, int ttl);
  * destination answered. */
 void trace_refused(struct trace *t, int variant, int ttl);
 
+/* The router that answered TTL ttl first, for any variant (stays the
+ * same once known), or NULL: whose ICMP budget a probe with that TTL
+ * draws on (router_pace.h). */
+const struct addr *trace_router(const struct trace *t, int ttl);
+
+/* When the variant's probe with this TTL last went; 0: never. */
+uint64_t trace_sent_at(const struct trace *t, int variant, int ttl);
+
 /* When something is next due (a send or the end of a round); UINT64_MAX
  * when done. */
 uint64_t trace_wake(const struct trace *t);

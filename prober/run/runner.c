@@ -25,9 +25,14 @@
 #define PROBE_TRACE_CLOSE_ROUNDS 4	/* a silent hop inside the box's
 					   interval is asked 4 more times, a
 					   timeout apart (trace.h) */
-#define PROBE_TRACE_PACE	1	/* trace probes per second per TTL at the
-					   start and at least: a Linux router's
-					   ICMP rate (hop_pace.h) */
+#define PROBE_TRACE_PACE	1	/* trace probes per second per router at
+					   the start: a Linux router's ICMP
+					   rate (router_pace.h) */
+#define PROBE_TRACE_PACE_FLOOR_MILLI 1000	/* and not below it: a
+					   router's two families are one key
+					   where paths share it (router_pace.h),
+					   and a lower floor slowed a cycle
+					   over Linux routers by half */
 #define PROBE_MAX_WINDOWS	512	/* paths window-testing at once: a
 					   test mostly waits on its rounds'
 					   quiet time, so a high --rate needs
@@ -357,6 +362,7 @@ run_engine_new(struct runner *r)
 	ec.trace_gap_ns = PROBE_TRACE_GAP_NS;
 	ec.max_traces = PROBE_MAX_TRACES;
 	ec.trace_pace = PROBE_TRACE_PACE;
+	ec.trace_pace_floor_milli = PROBE_TRACE_PACE_FLOOR_MILLI;
 	ec.trace_close_rounds = PROBE_TRACE_CLOSE_ROUNDS;
 	ec.window_test = ps->window_test;
 	ec.no_evidence = r->cfg->no_evidence;

@@ -6,7 +6,8 @@ LAB_CHECKS += tests/e2e/window-e2e
 # every lab target against the golden results taken before the engine's rework
 LAB_CHECKS += tests/e2e/golden-e2e
 # routers at the kernel's ICMP limits: a daemon cycle over the located lab targets
-# places every box where it does with the limits off (verdict, scale, hop, last clean)
+# places every box where it does with the limits off (verdict, scale, hop, last clean),
+# and a first hop at one error a second in all is asked at most 150 % of what it answers (per TTL 172-191 %)
 LAB_CHECKS += tests/e2e/limits-e2e
 # the engine under load: the mixed run that crashed 9816a23, --rate counted at the server
 LAB_CHECKS += tests/e2e/engine-e2e

@@ -23,6 +23,7 @@ UNIT_TESTS += test_ratelimit
 # the ring between the loop and the sending thread: steps, wraps, two threads
 UNIT_TESTS += test_send_ring
 UNIT_TESTS += test_trace
+UNIT_TESTS += test_router_pace
 UNIT_TESTS += test_targets
 # a target list read as a stream (bounded lines, hostile bytes) and the
 # compact set of the pairs a streamed list sent

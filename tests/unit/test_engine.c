@@ -50,6 +50,7 @@ struct fake {
 	int capture_asked;		/* the capture index it was asked for */
 	int rsts_in_burst;		/* segments sent while SYNs still were */
 	uint32_t trace_pace;		/* engine_config.trace_pace */
+	uint32_t trace_pace_floor_milli;	/* and its floor */
 	size_t max_traces;		/* 0: 4 */
 };
 
@@ -249,6 +250,7 @@ engine_traced(struct fake *f, uint32_t rate, int retries, size_t inflight,
 	c.trace_gap_ns = 1000000;
 	c.max_traces = f->max_traces ? f->max_traces : 4;
 	c.trace_pace = f->trace_pace;
+	c.trace_pace_floor_milli = f->trace_pace_floor_milli;
 	c.window_test = f->window_test;
 	c.max_windows = f->max_windows ? f->max_windows : 1;
 	memset(&o, 0, sizeof(o));
@@ -1671,50 +1673,82 @@ linux_icmp_allows(struct linux_icmp *r, uint64_t now)
 	return true;
 }
 
-/* Sixteen paths traced at once through two Linux routers at their default
- * ICMP limits (TTL 1 and 2; the destination at 3).  Returns the hops
- * (path, variant, TTL 1..2) that stayed silent, of 128; *secs the time
- * the run took. */
+/* Hop 1 is one router with an address per family: at Linux's defaults
+ * (6, then 1 a second, per destination: each family on its own) or, when
+ * global, at one error a second in all (burst 1: hardware routers, the
+ * lab's LAB_ICMP_SLOW); hop 2 a Linux router per family; the destination
+ * at 3.  n4 IPv4 and n6 IPv6 paths traced at once, paced (pace: the
+ * runner's 1) or not (0).  *asked and *answered: hop 1's probes and errors; *secs the run;
+ * returns the hops (path, variant, TTL 1..2) left silent. */
 static int
-traced_through_limits(uint32_t pace, double *secs)
+traced_through_hop1(uint32_t pace, int n4, int n6, bool global, int *asked, int *answered,
+    double *secs)
 {
-	enum { N = 16 };
-	struct fake *f = fake_new(N, 0);
+	int n = n4 + n6;
+	struct fake *f = fake_new(n, 0);
 	struct engine *e;
-	struct linux_icmp router[3];
-	struct addr hop[3];
+	struct linux_icmp hop1[2], hop2[2];
+	uint64_t slow_credit = 0, slow_last = 0;
+	struct addr hop[2][3];
 	uint8_t pkt[256], q[128];
 	uint64_t start = 1 * SEC, now = start;
 	int seen = 0, silent = 0;
 
-	memset(router, 0, sizeof(router));
-	hop[1] = A("198.18.1.2");
-	hop[2] = A("198.18.2.2");
+	memset(hop1, 0, sizeof(hop1));
+	memset(hop2, 0, sizeof(hop2));
+	for (int i = n4; i < n; i++) {
+		snprintf(f->names[i], sizeof(f->names[i]), "fd00:5ca1:100::%x", i + 1);
+		f->paths[i].dst = A(f->names[i]);
+		f->paths[i].src = A("fd00:5ca1:1::1");
+	}
+	hop[0][1] = A("198.18.1.2");
+	hop[0][2] = A("198.18.2.2");
+	hop[1][1] = A("fd00:5ca1:1::2");
+	hop[1][2] = A("fd00:5ca1:2::2");
 	f->trace_pace = pace;
-	f->max_traces = N;
-	e = engine_traced(f, 100000, 2, N, PROBE_TRACE_ALWAYS);
-	for (int step = 0; step < 200000 && f->nres < N; step++) {
+	f->trace_pace_floor_milli = pace * 1000;	/* as the runner */
+	f->max_traces = (size_t)n;
+	*asked = *answered = 0;
+	e = engine_traced(f, 100000, 2, (size_t)n, PROBE_TRACE_ALWAYS);
+	for (int step = 0; step < 400000 && f->nres < n; step++) {
 		engine_run(e, now);
 		for (; seen < f->nsyn; seen++) {
-			int ttl = f->syn[seen].ttl;
+			int ttl = f->syn[seen].ttl, v6 = f->syn_dst[seen].family == ADDR_V6;
 			size_t ql, len;
 
 			if (ttl >= 3) {
 				len = answer(f, seen, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1,
 				    pkt, sizeof(pkt));
 			} else {
-				if (!linux_icmp_allows(&router[ttl], now))
+				if (ttl == 1 && global) {
+					uint64_t ms = now / 1000000;
+
+					/* one token a second, at most one kept */
+					slow_credit += slow_last == 0 ? 1000 : ms - slow_last;
+					if (slow_credit > 1000)
+						slow_credit = 1000;
+					slow_last = ms;
+					(*asked)++;
+					if (slow_credit < 1000)
+						continue;
+					slow_credit -= 1000;
+				} else if (ttl == 1) {
+					(*asked)++;
+					if (!linux_icmp_allows(&hop1[v6], now))
+						continue;
+				} else if (!linux_icmp_allows(&hop2[v6], now))
 					continue;
+				*answered += ttl == 1;
 				ql = f_render(f, &f->syn[seen], q, sizeof(q));
-				len = pkt_build_icmp(pkt, sizeof(pkt), &hop[ttl],
-				    &f->syn_src[seen], 11, 0, q, ql, 0);
+				len = pkt_build_icmp(pkt, sizeof(pkt), &hop[v6][ttl],
+				    &f->syn_src[seen], v6 ? 3 : 11, 0, q, ql, 0);
 			}
 			engine_input(e, now + 1000000, pkt, len);
 		}
 		now += 5000000;
 	}
-	assert_int_equal(f->nres, N);
-	for (int i = 0; i < N; i++)
+	assert_int_equal(f->nres, n);
+	for (int i = 0; i < n; i++)
 		for (int v = 0; v < 4; v++)
 			for (int k = 1; k <= 2; k++)
 				silent += f->res[i].trace[v]->hop[k].quote == QUOTE_NONE;
@@ -1724,7 +1758,19 @@ traced_through_limits(uint32_t pace, double *secs)
 	return silent;
 }
 
-/* Paced per TTL across paths, the routers' budgets are not overrun: every
+/* Sixteen paths traced at once through two Linux routers at their default
+ * ICMP limits (TTL 1 and 2; the destination at 3).  Returns the hops
+ * (path, variant, TTL 1..2) that stayed silent, of 128; *secs the time
+ * the run took. */
+static int
+traced_through_limits(uint32_t pace, double *secs)
+{
+	int asked, answered;
+
+	return traced_through_hop1(pace, 16, 0, false, &asked, &answered, secs);
+}
+
+/* Paced per router across paths, the routers' budgets are not overrun: every
  * hop answers in the end; unpaced, most of them stay silent. */
 static void
 test_trace_paced(void **state)
@@ -1739,6 +1785,53 @@ test_trace_paced(void **state)
 	    unpaced_s);
 	assert_true(unpaced >= 64);
 	assert_true(paced <= 6);
+}
+
+/* A rate-limited first hop shared by every path is not asked for much more
+ * than it answers (per router, the first burst's answers do not raise
+ * the rate, and a probe one router answered after another shows the other
+ * lost at once, not a timeout later), and its two families' budgets are
+ * both used. */
+static void
+test_trace_hop1_asked(void **state)
+{
+	static const struct {
+		int n4, n6;
+		bool global;
+		int most_pct;		/* asked at most this % of answered */
+		double most_secs;
+	} rows[] = {
+		/* per router 83 asked for 61 answers (per TTL 89 for 63):
+		 * its first burst is paid once, so a router without a limit
+		 * is not held back, and one at Linux's 1/s is tried above it */
+		{ 16, 0, false, 150, 70 },
+		{ 0, 16, false, 150, 70 },
+		/* one budget for both families (they are one router): 53 s,
+		 * as per TTL (56 s); a key per family took 26 s */
+		{ 8, 8, false, 160, 70 },
+		/* 81 for 62 (131 %; with a floor of 0.5/s 78 for 63): held
+		 * near the rate it lost at; per TTL 115 for 56 */
+		{ 16, 0, true, 140, 120 },
+		/* its two families one key: as above; a key per family asked
+		 * it 110 for 56 (196 %) */
+		{ 8, 8, true, 140, 120 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int asked, answered, silent;
+		double secs;
+
+		silent = traced_through_hop1(1, rows[i].n4, rows[i].n6, rows[i].global, &asked,
+		    &answered, &secs);
+		print_message("# %d IPv4 + %d IPv6 traces, hop 1 %s: asked %d, answered %d, "
+		    "%d of %d hops silent, %.1f s\n", rows[i].n4, rows[i].n6,
+		    rows[i].global ? "at 1 error/s in all" : "at Linux's defaults", asked,
+		    answered, silent, 8 * (rows[i].n4 + rows[i].n6), secs);
+		assert_true(answered > 0);
+		assert_true(asked * 100 <= answered * rows[i].most_pct);
+		assert_true(secs <= rows[i].most_secs);
+	}
 }
 
 int
@@ -1766,6 +1859,7 @@ main(void)
 		cmocka_unit_test(test_burst_reads_capture),
 		cmocka_unit_test(test_window_second_port),
 		cmocka_unit_test(test_trace_paced),
+		cmocka_unit_test(test_trace_hop1_asked),
 		cmocka_unit_test(test_rst_decide_table),
 		cmocka_unit_test(test_rst_memo),
 		cmocka_unit_test(test_replay_flood),

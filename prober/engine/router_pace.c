@@ -1,0 +1,371 @@
+/*
+ * router_pace.c -- the trace's buckets keyed by router address or, before
+ * the router is known, by distance (router_pace.h says why).
+ */
+#include <string.h>
+
+#include "router_pace.h"
+
+struct router_key
+router_key_ttl(int family, int ttl)
+{
+	struct router_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.addr.family = (uint8_t)family;
+	k.ttl = ttl;
+	return k;
+}
+
+struct router_key
+router_key_addr(const struct addr *a)
+{
+	struct router_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.addr.family = a->family;
+	memcpy(k.addr.bytes, a->bytes, addr_len(a));
+	return k;
+}
+
+int
+router_pace_init(struct router_pace *p, const struct hop_pace_config *cfg)
+{
+	if (hop_pace_check(cfg) != 0)
+		return -1;
+	memset(p, 0, sizeof(*p));
+	p->cfg = *cfg;
+	for (int f = 0; f < 2; f++)
+		for (int t = 0; t <= ROUTER_PACE_MAX_TTL; t++)
+			hop_bucket_init(cfg, &p->dist[f][t]);
+	for (int i = 0; i < ROUTER_PACE_HASH; i++)
+		p->head[i] = -1;
+	p->deadline = UINT64_MAX;
+	return 0;
+}
+
+static bool
+by_distance(struct router_key k)
+{
+	return k.ttl != 0;
+}
+
+static bool
+valid_ttl(int ttl)
+{
+	return ttl >= 1 && ttl <= ROUTER_PACE_MAX_TTL;
+}
+
+/* Whether a distance is one router in both families: neither has heard
+ * two addresses there. */
+static bool
+shared_ttl(const struct router_pace *p, int ttl)
+{
+	return valid_ttl(ttl) && !p->many[0][ttl] && !p->many[1][ttl];
+}
+
+/* The distance's bucket for family f: one for both while it is shared. */
+static struct hop_bucket *
+dist_of(struct router_pace *p, int f, int ttl)
+{
+	return &p->dist[shared_ttl(p, ttl) ? 0 : f][ttl];
+}
+
+/* The one router heard at a distance for family f (from the other family
+ * while the distance is shared), or NULL. */
+static const struct addr *
+one_router(const struct router_pace *p, int f, int ttl)
+{
+	if (!valid_ttl(ttl) || p->many[f][ttl])
+		return NULL;
+	if (p->only[f][ttl].family != 0)
+		return &p->only[f][ttl];
+	if (shared_ttl(p, ttl) && p->only[!f][ttl].family != 0)
+		return &p->only[!f][ttl];
+	return NULL;
+}
+
+/* The key of k's router: an address that is the one its family heard at a
+ * shared distance is that distance's router, named by the first address
+ * heard there (its IPv4 and IPv6 addresses are one key). */
+static struct router_key
+canon(const struct router_pace *p, struct router_key k)
+{
+	int f = k.addr.family == ADDR_V6;
+
+	if (by_distance(k))
+		return k;
+	for (int t = 1; t <= ROUTER_PACE_MAX_TTL; t++)
+		if (p->name[t].family != 0 && shared_ttl(p, t) &&
+		    addr_equal(&p->only[f][t], &k.addr))
+			return router_key_addr(&p->name[t]);
+	return k;
+}
+
+static unsigned
+key_hash(const struct router_key *k)
+{
+	uint32_t h = 2166136261u ^ k->addr.family;
+
+	for (int i = 0; i < 16; i++)
+		h = (h ^ k->addr.bytes[i]) * 16777619u;
+	return h & (ROUTER_PACE_HASH - 1);
+}
+
+static bool
+key_equal(const struct router_key *a, const struct router_key *b)
+{
+	return a->addr.family == b->addr.family &&
+	    memcmp(a->addr.bytes, b->addr.bytes, sizeof(a->addr.bytes)) == 0;
+}
+
+static int
+find(const struct router_pace *p, const struct router_key *k)
+{
+	for (int i = p->head[key_hash(k)]; i >= 0; i = p->r[i].next)
+		if (key_equal(&p->r[i].key, k))
+			return i;
+	return -1;
+}
+
+static void
+unlink_entry(struct router_pace *p, int i)
+{
+	int *pp = &p->head[key_hash(&p->r[i].key)];
+
+	while (*pp != i)
+		pp = &p->r[*pp].next;
+	*pp = p->r[i].next;
+	p->r[i].live = false;
+	p->nlive--;
+}
+
+/* A free entry, forgetting the least recently used idle router if the
+ * table is full; -1 when every router has probes waiting or debt. */
+static int
+make_room(struct router_pace *p, uint64_t now)
+{
+	int victim = -1;
+
+	for (int i = 0; i < ROUTER_PACE_ROUTERS; i++) {
+		if (!p->r[i].live)
+			return i;
+	}
+	for (int i = 0; i < ROUTER_PACE_ROUTERS; i++) {
+		if (hop_bucket_idle(&p->cfg, &p->r[i].b, now) &&
+		    (victim < 0 || p->r[i].used < p->r[victim].used))
+			victim = i;
+	}
+	if (victim >= 0) {
+		unlink_entry(p, victim);
+		p->forgotten++;
+	}
+	return victim;
+}
+
+/* The bucket of k; NULL for a router not in the table. */
+static struct hop_bucket *
+bucket(struct router_pace *p, const struct router_key *k)
+{
+	struct router_key c;
+	int i;
+
+	if (by_distance(*k)) {
+		if (!valid_ttl(k->ttl))
+			return NULL;
+		return dist_of(p, k->addr.family == ADDR_V6, k->ttl);
+	}
+	c = canon(p, *k);
+	i = find(p, &c);
+	return i < 0 ? NULL : &p->r[i].b;
+}
+
+struct router_key
+router_pace_key(struct router_pace *p, struct router_key k, int ttl, uint64_t now)
+{
+	int i;
+	unsigned h;
+
+	if (by_distance(k)) {
+		const struct addr *a = one_router(p, k.addr.family == ADDR_V6, k.ttl);
+
+		if (a == NULL)
+			return k;
+		return router_pace_key(p, router_key_addr(a), k.ttl, now);
+	}
+	k = canon(p, k);
+	i = find(p, &k);
+	if (i < 0) {
+		i = make_room(p, now);
+		if (i < 0)
+			return ttl > 0 ? router_key_ttl(k.addr.family, ttl) : k;
+		h = key_hash(&k);
+		p->r[i].key = k;
+		hop_bucket_init(&p->cfg, &p->r[i].b);
+		p->r[i].live = true;
+		p->r[i].next = p->head[h];
+		p->head[h] = i;
+		p->nlive++;
+	}
+	p->r[i].used = now;
+	return k;
+}
+
+bool
+router_pace_can(struct router_pace *p, struct router_key k, uint64_t now)
+{
+	struct hop_bucket *b = bucket(p, &k);
+
+	if (b == NULL)
+		return true;	/* beyond the ladder: nothing to pace */
+	router_pace_expire(p, now);
+	return hop_bucket_can(&p->cfg, b, now);
+}
+
+void
+router_pace_sent(struct router_pace *p, struct router_key k, uint64_t now, bool repeat)
+{
+	struct hop_bucket *b = bucket(p, &k);
+	uint64_t d;
+
+	if (b == NULL)
+		return;
+	hop_bucket_sent(&p->cfg, b, now, repeat);
+	d = hop_bucket_deadline(&p->cfg, b);
+	if (d < p->deadline)
+		p->deadline = d;
+}
+
+struct router_key
+router_pace_paid(const struct router_pace *p, int family, int ttl, const struct addr *learned)
+{
+	const struct addr *a = learned != NULL ? learned : one_router(p, family == ADDR_V6, ttl);
+
+	if (a != NULL)
+		return canon(p, router_key_addr(a));
+	return router_key_ttl(family, ttl);
+}
+
+/* Which routers a distance has heard from: one, or more.  True when from
+ * is the first and new to the table: the distance was that router all
+ * along, so its bucket becomes the router's, and the distance starts over
+ * for when it stands for more than one. */
+static bool
+heard(struct router_pace *p, int ttl, const struct addr *from, uint64_t now)
+{
+	int f = from->family == ADDR_V6, i;
+	struct router_key r = router_key_addr(from);
+	struct hop_bucket *d;
+
+	if (!valid_ttl(ttl) || p->many[f][ttl])
+		return false;
+	if (p->only[f][ttl].family != 0) {
+		if (!addr_equal(&p->only[f][ttl], from))
+			p->many[f][ttl] = true;
+		return false;
+	}
+	p->only[f][ttl] = r.addr;
+	if (p->name[ttl].family == 0)
+		p->name[ttl] = r.addr;
+	r = canon(p, r);
+	if (find(p, &r) >= 0)
+		return false;
+	d = dist_of(p, f, ttl);
+	r = router_pace_key(p, r, 0, now);
+	if (by_distance(r) || (i = find(p, &r)) < 0)
+		return false;
+	p->r[i].b = *d;
+	hop_bucket_init(&p->cfg, d);
+	return true;
+}
+
+void
+router_pace_answered(struct router_pace *p, struct router_key k, int ttl,
+    const struct addr *from, uint64_t now, uint64_t sent)
+{
+	struct hop_bucket *b = bucket(p, &k), *rb, *moved = NULL;
+	struct router_key r, c;
+
+	/* paid by the distance before its bucket became its router's: the
+	 * probe waits there now */
+	if (b != NULL && b->n == 0 && by_distance(k) &&
+	    one_router(p, k.addr.family == ADDR_V6, k.ttl) != NULL) {
+		r = router_key_addr(one_router(p, k.addr.family == ADDR_V6, k.ttl));
+		if ((rb = bucket(p, &r)) != NULL)
+			b = moved = rb;
+	}
+	if (b != NULL && hop_bucket_answered(&p->cfg, b, now, sent)) {
+		p->answered++;
+		/* one router's probes are answered in order: those it
+		 * skipped are lost */
+		if (!by_distance(k) || !valid_ttl(k.ttl) ||
+		    b != dist_of(p, k.addr.family == ADDR_V6, k.ttl))
+			p->lost += (uint64_t)hop_bucket_overtaken(&p->cfg, b, sent, now);
+	}
+	if (from == NULL || from->family == 0)
+		return;
+	if (heard(p, ttl, from, now) && by_distance(k))
+		return;		/* paid from what is now its own bucket */
+	r = canon(p, router_key_addr(from));
+	if (!by_distance(k) && (c = canon(p, k), key_equal(&c, &r)))
+		return;
+	/* paid from the distance's bucket, which became its router's: paid
+	 * once (charged again, a router without a limit waited out a
+	 * burst of debt at every hop, 0.6 s of a 4.7 s cycle) */
+	if (moved != NULL && moved == bucket(p, &r))
+		return;
+	/* the router's own bucket pays for what it sent, a router first
+	 * heard of here included */
+	r = router_pace_key(p, r, 0, now);
+	rb = by_distance(r) ? NULL : bucket(p, &r);
+	if (rb != NULL) {
+		hop_bucket_charge(&p->cfg, rb, now);
+		p->charged++;
+	}
+}
+
+static void
+expire_one(struct router_pace *p, struct hop_bucket *b, uint64_t now, uint64_t *next)
+{
+	uint64_t d;
+
+	p->lost += (uint64_t)hop_bucket_expire(&p->cfg, b, now);
+	d = hop_bucket_deadline(&p->cfg, b);
+	if (d < *next)
+		*next = d;
+}
+
+void
+router_pace_expire(struct router_pace *p, uint64_t now)
+{
+	uint64_t next = UINT64_MAX;
+
+	if (now < p->deadline)
+		return;
+	for (int f = 0; f < 2; f++)
+		for (int t = 1; t <= ROUTER_PACE_MAX_TTL; t++)
+			expire_one(p, &p->dist[f][t], now, &next);
+	for (int i = 0; i < ROUTER_PACE_ROUTERS; i++)
+		if (p->r[i].live)
+			expire_one(p, &p->r[i].b, now, &next);
+	p->deadline = next;
+}
+
+uint64_t
+router_pace_when(struct router_pace *p, struct router_key k, uint64_t now)
+{
+	struct hop_bucket *b = bucket(p, &k);
+
+	if (b == NULL)
+		return now;
+	router_pace_expire(p, now);
+	return hop_bucket_when(&p->cfg, b, now);
+}
+
+double
+router_pace_rate(struct router_pace *p, struct router_key k)
+{
+	struct hop_bucket *b = bucket(p, &k);
+
+	return b == NULL ? 0 : (double)b->rate_milli / 1000.0;
+}
