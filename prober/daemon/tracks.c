@@ -57,23 +57,33 @@ grow(struct tracks *ts)
 }
 
 static void
+put_quiet(struct tracks *ts, struct track_quiet *q)
+{
+	struct track_quiet **qp = &ts->qb[hash(ts, &q->dst, q->port) % ts->nqb];
+
+	q->next = *qp;
+	*qp = q;
+}
+
+/* Twice the quiet buckets: every quiet path taken out, then put back. */
+static void
 grow_quiet(struct tracks *ts)
 {
-	size_t nb = ts->nqb ? ts->nqb * 2 : TRACKS_BUCKETS;
-	struct track_quiet **b = xcalloc(nb, sizeof(*b));
+	struct track_quiet *all = NULL, *q;
 
 	for (size_t i = 0; i < ts->nqb; i++)
-		while (ts->qb[i] != NULL) {
-			struct track_quiet *q = ts->qb[i];
-			size_t k = hash(ts, &q->dst, q->port) % nb;
-
+		while ((q = ts->qb[i]) != NULL) {
 			ts->qb[i] = q->next;
-			q->next = b[k];
-			b[k] = q;
+			q->next = all;
+			all = q;
 		}
 	free(ts->qb);
-	ts->qb = b;
-	ts->nqb = nb;
+	ts->nqb = ts->nqb ? ts->nqb * 2 : TRACKS_BUCKETS;
+	ts->qb = xcalloc(ts->nqb, sizeof(*ts->qb));
+	while ((q = all) != NULL) {
+		all = q->next;
+		put_quiet(ts, q);
+	}
 }
 
 /* dst:port's quiet memory taken out of its table, or NULL. */
@@ -155,7 +165,7 @@ tracks_settle(struct tracks *ts, struct track *t)
 {
 	static const struct alert_track none;
 	struct track **pp;
-	struct track_quiet *q, **qp;
+	struct track_quiet *q;
 	int k = 0;
 
 	if (t->open.bad || t->restored || t->held || t->target != NULL ||
@@ -187,9 +197,7 @@ tracks_settle(struct tracks *ts, struct track *t)
 		q->nhist = t->t[0].nhist;
 		q->head = t->t[0].head;
 		q->confirmed = t->t[0].confirmed;
-		qp = &ts->qb[hash(ts, &q->dst, q->port) % ts->nqb];
-		q->next = *qp;
-		*qp = q;
+		put_quiet(ts, q);
 		ts->nq++;
 	}
 	free(t);
