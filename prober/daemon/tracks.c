@@ -56,6 +56,10 @@ grow(struct tracks *ts)
 	ts->nb = nb;
 }
 
+/* a quiet path costs 40 bytes and a malloc chunk of 48 on 64-bit glibc */
+_Static_assert(sizeof(struct track_quiet) <= 40 || sizeof(void *) != 8,
+    "struct track_quiet grew past 40 bytes");
+
 static void
 put_quiet(struct tracks *ts, struct track_quiet *q)
 {
@@ -111,10 +115,10 @@ unfold(const struct track_quiet *q, struct track *t)
 		struct alert_track *a = &t->t[i];
 
 		for (int j = 0; j < q->nhist && j < ALERT_M_MAX; j++)
-			a->hist[j] = q->v;
+			a->hist[j] = q->vc & 15;
 		a->nhist = q->nhist;
 		a->head = q->head;
-		a->confirmed = q->confirmed;
+		a->confirmed = (uint8_t)(q->vc >> 4);
 	}
 }
 
@@ -173,7 +177,8 @@ tracks_settle(struct tracks *ts, struct track *t)
 		return false;
 	while (k < RESULT_MAX_SCALES && memcmp(&t->t[k], &none, sizeof(none)) != 0)
 		k++;
-	if (k > 0 && !uniform(&t->t[0]))
+	/* a verdict and a state of 4 bits each (every one of enum verdict) */
+	if (k > 0 && (!uniform(&t->t[0]) || t->t[0].hist[0] > 15 || t->t[0].confirmed > 15))
 		return false;
 	for (int i = 1; i < RESULT_MAX_SCALES; i++)
 		if (memcmp(&t->t[i], i < k ? &t->t[0] : &none, sizeof(none)) != 0)
@@ -193,10 +198,9 @@ tracks_settle(struct tracks *ts, struct track *t)
 		q->port = t->port;
 		q->seen_ns = t->seen_ns;
 		q->k = (uint8_t)k;
-		q->v = t->t[0].hist[0];
 		q->nhist = t->t[0].nhist;
 		q->head = t->t[0].head;
-		q->confirmed = t->t[0].confirmed;
+		q->vc = (uint8_t)(t->t[0].hist[0] | t->t[0].confirmed << 4);
 		put_quiet(ts, q);
 		ts->nq++;
 	}

@@ -12,8 +12,8 @@
  *
  * Most paths of a large group have nothing to say: every scale has one
  * verdict in its window (the same on each scale), nothing raised.  Such a
- * path's memory is a few bytes (struct track_quiet: the verdict, how many
- * runs, where the ring stands), not a full entry (struct track, about
+ * path's memory is 40 bytes (struct track_quiet: its address, the
+ * verdict, how many runs, where the ring stands), not a full entry (struct track, about
  * 900 bytes with RESULT_MAX_SCALES scales): tracks_settle folds it after
  * each result and tracks_get unfolds it exactly, so no alert changes.
  */
@@ -53,13 +53,14 @@ struct track {
 };
 
 /* A quiet path's memory: each of its first k scales holds nhist runs of
- * verdict v (ring at head, confirmed state), the others nothing. */
+ * one verdict (ring at head; the verdict in vc's low 4 bits, the
+ * confirmed state in its high 4), the others nothing.  40 bytes. */
 struct track_quiet {
 	struct track_quiet *next;
 	uint64_t seen_ns;
 	struct addr dst;
 	uint16_t port;
-	uint8_t k, v, nhist, head, confirmed;
+	uint8_t k, nhist, head, vc;
 };
 
 /* Zeroed is empty but unkeyed: tracks_key() before the first get. */
