@@ -7,8 +7,9 @@
  * one run of it with the change as JSON on stdin (alert_tell.c).  The open
  * alerts are rows of the store (store_alert_put, committed before the
  * program runs) read back at start (alert_restore.c), so a restart
- * neither raises them again nor forgets them.  A path's memory goes once
- * it has no problem in sight and is no longer probed (tracks.h).  The
+ * neither raises them again nor forgets them.  A path's memory shrinks to
+ * a few bytes while it has one verdict in sight and nothing raised, and
+ * goes once it has no problem in sight and is no longer probed (tracks.h).  The
  * store's own alert goes the same way: raised when it cannot write (its
  * rows wait in memory), cleared when it writes.
  */
@@ -301,21 +302,16 @@ leave_incident(struct daemon *d, struct track *t)
 	t->incident.family = 0;
 }
 
-void
-daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *res)
+/* res through its path's memory t: what it tells, told. */
+static void
+alert_of(struct daemon *d, const struct unit *u, struct track *t, const struct path_result *res,
+    uint64_t now_ns)
 {
 	const struct conf *c = &u->config_gen->c;
 	struct alert_cfg cfg = { (int)c->alert_confirm, (int)c->alert_window };
-	uint64_t now_ns = daemon_wall_ns();
 	struct alert_hold *h = hold_of(d);
 	struct alert_change ch;
-	struct track *t;
 
-	tracks_keyed(&d->tracks);
-	if (hold_expired(d, now_ns))
-		daemon_alerts_flush(d);
-	(void)tracks_expire(&d->tracks, now_ns, track_age_ns(d));
-	t = tracks_get(&d->tracks, &res->dst, res->port, now_ns);
 	if (!observe(t, &cfg, res, &ch))
 		return;
 	if (ch.e == ALERT_RAISE && raise_or_hold(d, u, t, res, &ch, now_ns))
@@ -343,6 +339,22 @@ daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *
 		t->target = NULL;
 		leave_incident(d, t);
 	}
+}
+
+void
+daemon_alerts(struct daemon *d, const struct unit *u, const struct path_result *res)
+{
+	uint64_t now_ns = daemon_wall_ns();
+	struct track *t;
+
+	tracks_keyed(&d->tracks);
+	if (hold_expired(d, now_ns))
+		daemon_alerts_flush(d);
+	(void)tracks_expire(&d->tracks, now_ns, track_age_ns(d));
+	t = tracks_get(&d->tracks, &res->dst, res->port, now_ns);
+	alert_of(d, u, t, res, now_ns);
+	/* a path with nothing to say keeps a few bytes, not its entry */
+	(void)tracks_settle(&d->tracks, t);
 }
 
 void

@@ -54,7 +54,8 @@ UNIT_TESTS += test_fdbudget
 # a path's scales as one alert (raise, change, clear, read back after a
 # restart) and raises grouped by hop into incidents
 UNIT_TESTS += test_alert_state
-# alert tracks freed when idle, under a key; the alert command's output cap,
+# alert tracks freed when idle, under a key, a quiet path folded to 40 bytes
+# with the same alerts; the alert command's output cap,
 # timeout steps and the retries of a failed run (alert-retry, 6 times it; 3 runs)
 UNIT_TESTS += test_tracks
 UNIT_TESTS += test_alertrun

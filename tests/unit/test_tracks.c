@@ -4,7 +4,9 @@
  * sight keeps its entry (and an alert says the state it left), forgetting
  * changes no event of alert_state.h's table, the key decides the buckets,
  * and the buckets grow with the paths (a group of a million paths must
- * not walk chains of a thousand).
+ * not walk chains of a thousand).  A path with one verdict in sight and
+ * nothing raised keeps a few bytes, not a full entry, and comes back from
+ * them exactly (the same state, the same events, the state it left).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -123,6 +125,108 @@ test_probed_path_remembers(void **state)
 	assert_int_equal(run_at(&ts, now, 200, 0, &cfg, RW, &from), 'R');
 	assert_int_equal(from, OK);
 	tracks_free(&ts);
+}
+
+/* One run of path i on two scales (verdicts v0, v1), folded after it when
+ * settle; the two events' letters in ev[0..2), the state scale 0 left in
+ * *from; the path's scales' memory as it stood after the run in *mem. */
+static void
+run2(struct tracks *ts, uint64_t now, unsigned i, const struct alert_cfg *cfg,
+    enum verdict v0, enum verdict v1, bool settle, char ev[2], enum verdict *from,
+    struct alert_track mem[2])
+{
+	struct addr a = a4(i);
+	struct track *t;
+	enum verdict f, to;
+
+	t = tracks_get(ts, &a, 80, now);
+	ev[0] = letter(alert_observe(&t->t[0], cfg, v0, from, &to));
+	ev[1] = letter(alert_observe(&t->t[1], cfg, v1, &f, &to));
+	memcpy(mem, t->t, 2 * sizeof(*mem));
+	if (settle)
+		(void)tracks_settle(ts, t);
+}
+
+/* A group of 1000 clean paths: after each cycle none keeps a full entry
+ * (each a few bytes); one of them going bad is unfolded, and its raise
+ * says the state it left. */
+static void
+test_quiet_paths_keep_no_entry(void **state)
+{
+	struct tracks ts = { 0 };
+	const struct alert_cfg cfg = { 2, 3 };
+	struct alert_track mem[2];
+	enum verdict from = VERDICT_NONE;
+	char ev[2];
+	uint64_t now;
+
+	(void)state;
+	tracks_key(&ts, key1);
+	for (now = 100; now <= 500; now += 100) {
+		for (unsigned i = 0; i < 1000; i++)
+			run2(&ts, now, i, &cfg, OK, OK, true, ev, &from, mem);
+		assert_int_equal(ts.n, 0);	/* no full entry */
+		assert_int_equal(ts.nq, 1000);	/* a few bytes each */
+	}
+	run2(&ts, now, 7, &cfg, ST, ST, true, ev, &from, mem);
+	assert_memory_equal(ev, "..", 2);
+	assert_int_equal(ts.n, 1);		/* a problem in sight: a full entry */
+	assert_int_equal(ts.nq, 999);
+	now += 100;
+	run2(&ts, now, 7, &cfg, ST, ST, true, ev, &from, mem);
+	assert_memory_equal(ev, "RR", 2);
+	assert_int_equal(from, OK);
+	/* the quiet ones go as the idle entries did; the raised one stays */
+	assert_int_equal(tracks_expire(&ts, now + 1000, 500), 999);
+	assert_int_equal(ts.nq, 0);
+	assert_int_equal(ts.n, 1);
+	assert_null(ts.qb);
+	tracks_free(&ts);
+}
+
+/* Folding changes nothing: random runs of 200 paths through a table that
+ * folds and one that never does give the same events, the same states
+ * left and the same memory after every run, under several N of M. */
+static void
+test_folding_changes_nothing(void **state)
+{
+	static const enum verdict vs[] = { OK, OK, OK, OK, UN, RW, ST, FI, IN };
+	static const struct alert_cfg cfgs[] = { { 1, 1 }, { 2, 3 }, { 3, 5 }, { 2, 16 } };
+	uint32_t r = 12345;
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cfgs) / sizeof(cfgs[0]); c++) {
+		struct tracks folded, full;
+		uint64_t now = 0;
+
+		memset(&folded, 0, sizeof(folded));
+		memset(&full, 0, sizeof(full));
+		tracks_key(&folded, key1);
+		tracks_key(&full, key2);
+		for (int cycle = 0; cycle < 40; cycle++) {
+			now += 10;
+			for (unsigned i = 0; i < 200; i++) {
+				enum verdict v0, v1, f1 = END, f2 = END;
+				struct alert_track m1[2], m2[2];
+				char e1[2], e2[2];
+
+				r = r * 1103515245u + 12345u;
+				/* mostly clean, and each path mostly the same
+				 * run after run (so many fold) */
+				v0 = (r >> 16) % 4 == 0 ? vs[(r >> 20) % 9] : (i % 3 ? OK : UN);
+				v1 = (r >> 24) % 8 == 0 ? vs[(r >> 27) % 9] : v0;
+				run2(&folded, now, i, &cfgs[c], v0, v1, true, e1, &f1, m1);
+				run2(&full, now, i, &cfgs[c], v0, v1, false, e2, &f2, m2);
+				assert_memory_equal(e1, e2, 2);
+				assert_int_equal(f1, f2);
+				assert_memory_equal(m1, m2, sizeof(m1));
+			}
+		}
+		assert_true(folded.nq > 0);
+		assert_int_equal(full.nq, 0);
+		tracks_free(&folded);
+		tracks_free(&full);
+	}
 }
 
 /* A path with a problem in its window is kept however long unseen, until
@@ -289,6 +393,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unprobed_paths_go),
 		cmocka_unit_test(test_probed_path_remembers),
+		cmocka_unit_test(test_quiet_paths_keep_no_entry),
+		cmocka_unit_test(test_folding_changes_nothing),
 		cmocka_unit_test(test_broken_path_kept_until_clean),
 		cmocka_unit_test(test_forgetting_keeps_the_events),
 		cmocka_unit_test(test_the_key_decides_the_buckets),
