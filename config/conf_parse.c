@@ -264,7 +264,7 @@ statement(struct parse *p, struct word *w, size_t n)
 	}
 	if (p->g != NULL && !(s->where & SETW_GROUP) && s->id != SET_GROUP) {
 		perr(p, p->line, "%s: not allowed inside a group (expected interval, "
-		    "jitter, ports, target, file or '}')", s->key);
+		    "jitter, ports, target, file, shard, replicas or '}')", s->key);
 		return;
 	}
 	if (p->g == NULL && !(s->where & SETW_TOP)) {
@@ -283,7 +283,7 @@ statement(struct parse *p, struct word *w, size_t n)
 	if (!s->repeat) {
 		prev = p->g == NULL ? p->c->set_line[s->id] : s->id == SET_INTERVAL ?
 		    p->g->interval_line : s->id == SET_JITTER ? p->g->jitter_line :
-		    p->g->ports_line;
+		    s->id == SET_REPLICAS ? p->g->replicas_line : p->g->ports_line;
 		if (prev != 0) {
 			perr(p, p->line, "%s: already set on line %u", s->key, prev);
 			return;
@@ -364,6 +364,11 @@ finish(struct parse *p)
 			    g->interval_line : g->line, "jitter: %s is longer than the "
 			    "group's interval, %s", d1, d2);
 		}
+		if (g->replicas_line == 0)
+			g->replicas = 1;
+		else if (g->nshard == 0)
+			perr(p, g->replicas_line, "replicas: group '%s' has no shard (expected "
+			    "shard NAME... first)", g->name);
 		if (g->ntargets == 0 && g->nfiles == 0 && !g->broken)
 			perr(p, g->line, "group '%s' has no targets (expected target or file)",
 			    g->name);

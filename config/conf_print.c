@@ -28,6 +28,14 @@ conf_print(const struct conf *c)
 		conf_format_duration(d, sizeof(d), g->jitter);
 		strbuf_printf(&b, "\tjitter %s\n", d);
 		conf_format_ports(&b, "\t", g->ports, g->nports);
+		if (g->nshard > 0) {
+			strbuf_printf(&b, "\tshard");
+			for (size_t k = 0; k < g->nshard; k++) {
+				strbuf_printf(&b, " ");
+				conf_quote_word(&b, g->shard[k]);
+			}
+			strbuf_printf(&b, "\n\treplicas %u\n", g->replicas);
+		}
 		for (size_t k = 0; k < g->ntargets; k++) {
 			strbuf_printf(&b, "\ttarget ");
 			conf_quote_word(&b, g->target_text[k]);

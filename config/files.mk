@@ -8,6 +8,7 @@ PURE_SRCS += config/conf_parse.c
 PURE_SRCS += config/conf_print.c
 PURE_SRCS += config/conf_blocklist.c
 PURE_SRCS += config/conf_targets.c
+PURE_SRCS += config/conf_shard.c
 PROBER_SRCS += config/conf_file.c
 
 MAN_PAGES += config/scaleprobe.conf.5

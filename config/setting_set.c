@@ -10,6 +10,7 @@
 
 #include "log.h"
 #include "settings.h"
+#include "shard.h"
 
 /* --- numbers ---------------------------------------------------------- */
 
@@ -264,6 +265,47 @@ add_file(const struct setting *s, struct conf_group *g, const char *v, unsigned 
 	return 0;
 }
 
+/* A group's shard names, added: visible characters, none twice, at most
+ * SHARD_MAX_VANTAGES (a vantage's name is compared as bytes by every
+ * daemon of the site, so a name that could be read two ways is refused). */
+static int
+add_shard(struct conf_group *g, const char *const *vals, size_t nvals, unsigned line,
+    char *why, size_t whylen)
+{
+	if (g == NULL) {
+		snprintf(why, whylen, "expected inside a group");
+		return -1;
+	}
+	for (size_t i = 0; i < nvals; i++) {
+		size_t len = strlen(vals[i]);
+		bool ok = len > 0 && len <= CONF_SHARD_NAME_MAX;
+
+		for (size_t k = 0; k < len && ok; k++)
+			ok = (unsigned char)vals[i][k] > 0x20 && (unsigned char)vals[i][k] < 0x7f;
+		if (!ok) {
+			snprintf(why, whylen, "'%.64s' is not a vantage name of 1..%d visible "
+			    "characters", vals[i], CONF_SHARD_NAME_MAX);
+			return -1;
+		}
+		for (size_t k = 0; k < g->nshard; k++)
+			if (strcmp(g->shard[k], vals[i]) == 0) {
+				snprintf(why, whylen, "'%s' already given on line %u", vals[i],
+				    g->shard_line[k]);
+				return -1;
+			}
+		if (g->nshard == SHARD_MAX_VANTAGES) {
+			snprintf(why, whylen, "more than %d vantages", SHARD_MAX_VANTAGES);
+			return -1;
+		}
+		g->shard = xreallocarray(g->shard, g->nshard + 1, sizeof(*g->shard));
+		g->shard_line = xreallocarray(g->shard_line, g->nshard + 1,
+		    sizeof(*g->shard_line));
+		g->shard[g->nshard] = xstrdup(vals[i]);
+		g->shard_line[g->nshard++] = line;
+	}
+	return 0;
+}
+
 /* Where s's value lives: the group's field inside a group, else the
  * configuration's; NULL for a setting without one (-c, -h). */
 static void *
@@ -369,7 +411,7 @@ setting_set(struct conf *c, struct conf_group *g, const struct setting *s,
 		return -1;
 	}
 	if (nvals > 1 && s->type != SETT_PREFIXES && s->type != SETT_TARGETS &&
-	    s->type != SETT_PAYLOAD) {
+	    s->type != SETT_PAYLOAD && s->type != SETT_NAMES) {
 		snprintf(why, whylen, "expected one value, not %zu", nvals);
 		return -1;
 	}
@@ -411,6 +453,10 @@ setting_set(struct conf *c, struct conf_group *g, const struct setting *s,
 			g->target_text[g->ntargets] = xstrdup(vals[i]);
 			g->target_line[g->ntargets++] = line;
 		}
+		break;
+	case SETT_NAMES:
+		if (add_shard(g, vals, nvals, line, why, whylen) != 0)
+			return -1;
 		break;
 	case SETT_SECTION:
 		break;

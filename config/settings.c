@@ -9,6 +9,7 @@
 
 #include "log.h"
 #include "settings.h"
+#include "shard.h"
 
 /* enum probe_trace's order; stored as an int (setting_set.c) */
 static const char *const trace_choices[] = { "never", "auto", "always", NULL };
@@ -218,6 +219,15 @@ const struct setting settings[SET_COUNT] = {
 	{ .id = SET_TARGET, .key = "target", .type = SETT_TARGETS, .where = SETW_GROUP,
 	  .repeat = true, .arg = "TARGET",
 	  .help = "targets of the group: HOST, HOST:PORT, [IPV6]:PORT, ADDR/PREFIX" },
+	{ .id = SET_SHARD, .key = "shard", .type = SETT_NAMES, .where = SETW_GROUP,
+	  .repeat = true, .arg = "NAME",
+	  .help = "the vantages of the site sharing the group's targets (repeatable);\n"
+	  "the vantage setting must be one of them" },
+	{ .id = SET_REPLICAS, .key = "replicas", .type = SETT_UINT, .where = SETW_GROUP,
+	  .goff = GOFF(replicas), .gline = GOFF(replicas_line), .lo = 1,
+	  .hi = SHARD_MAX_REPLICAS, .noun = "a count of vantages", .def = "1", .arg = "K",
+	  .help = "vantages of the shard that probe each target, @R, at most the\n"
+	  "shard's (default @D)" },
 };
 
 const struct setting *
@@ -266,6 +276,11 @@ group_free(struct conf_group *g)
 		free(g->files[i].path);
 	free(g->files);
 	targets_free(&g->targets);
+	for (size_t i = 0; i < g->nshard; i++)
+		free(g->shard[i]);
+	free(g->shard);
+	free(g->shard_line);
+	free(g->mine);
 }
 
 void

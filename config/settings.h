@@ -36,6 +36,9 @@
 #endif
 #define CONF_DEFAULT_PATH SYSCONFDIR "/scaleprobe/scaleprobe.conf"
 
+/* A shard's vantage name, at most (the daemon keeps its own in 256). */
+#define CONF_SHARD_NAME_MAX 255
+
 /* Ports a target without one is probed on, at most. */
 #define CONF_MAX_PORTS 16
 
@@ -83,6 +86,8 @@ enum setting_id {
 	SET_JITTER,
 	SET_GROUP,
 	SET_TARGET,
+	SET_SHARD,
+	SET_REPLICAS,
 	SET_COUNT
 };
 
@@ -105,6 +110,7 @@ enum setting_type {
 	SETT_PAYLOAD,		/* [PORT|*] FILE: a map of port to request file */
 	SETT_TARGETS,		/* target specs, repeatable */
 	SETT_SECTION,		/* group NAME { ... } */
+	SETT_NAMES,		/* names of visible characters, repeatable */
 	SETT_ACTION,		/* a flag that does something (-v, -h) */
 };
 
@@ -180,6 +186,15 @@ struct conf_group {
 	struct conf_file *files;
 	size_t nfiles;
 	struct targets targets;		/* inline targets, then the files' */
+	char **shard;			/* the site's vantages sharing the group
+					   (shard.h); none: not sharded */
+	unsigned *shard_line;
+	size_t nshard;
+	uint32_t replicas;		/* owners per target, capped at nshard */
+	unsigned replicas_line;
+	bool *mine;			/* per targets.v[]: this vantage's
+					   (conf_shard_apply); NULL: all */
+	size_t shard_total, shard_owned;	/* targets as written, and ours */
 	bool broken;			/* its group line was wrong: no more
 					   errors are told about it */
 };

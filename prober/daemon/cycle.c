@@ -77,8 +77,12 @@ config_gen_new(struct conf *c, uint64_t now)
 		for (size_t k = 0; k < cg->targets.n; k++) {
 			const struct target *tg = &cg->targets.v[k];
 			struct targets_opts o = { config_gen->c.allow_large, tg->port };
-			struct unit *u = unit_of(g, config_gen, gi, tg->as_given);
+			struct unit *u;
 
+			/* another vantage's of a sharded group: no unit, no state */
+			if (cg->mine != NULL && !cg->mine[k])
+				continue;
+			u = unit_of(g, config_gen, gi, tg->as_given);
 			if (targets_parse_spec(&u->t, tg->as_given, &o) != 0)
 				log_warnx("%s: %s", g->name, strbuf_str(&u->t.errors));
 		}
@@ -95,7 +99,9 @@ config_gen_new(struct conf *c, uint64_t now)
 		names = xcalloc(g->n + 1, sizeof(*names));
 		for (size_t i = 0; i < g->n; i++)
 			names[i] = g->u[i].spec;
-		if (g->n > 0 && sched_group_add(config_gen->sched, g->name, g->interval_ns,
+		/* added even with no unit (a shard that gives this vantage none),
+		 * so that the scheduler's group indexes stay the configuration's */
+		if (sched_group_add(config_gen->sched, g->name, g->interval_ns,
 		    g->jitter_ns, names, g->n, now) != (int)gi)
 			fatalx("group %s: cannot be scheduled", g->name);
 		free(names);

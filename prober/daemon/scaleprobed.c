@@ -44,14 +44,24 @@ usage(FILE *f)
 }
 
 /* Reads path into c; its errors logged, file:line each.  0 or -1. */
+/* The configuration read, its sharded groups cut for vantage (empty: the
+ * vantage setting's, else the host name, written there; a reload keeps
+ * the one in force, vantage needing a restart). */
 static int
-load_conf(const char *path, struct conf *c)
+load_conf(const char *path, struct conf *c, char *vantage, size_t vlen)
 {
 	struct conf_errors e = { NULL, 0 };
 	char *text, *line, *save = NULL;
+	int rc;
 
 	conf_init(c);
-	if (conf_load(c, path, &e) == 0) {
+	if ((rc = conf_load(c, path, &e)) == 0 && vantage[0] == '\0') {
+		if (c->vantage != NULL)
+			snprintf(vantage, vlen, "%s", c->vantage);
+		else if (gethostname(vantage, vlen) != 0)
+			snprintf(vantage, vlen, "unknown");
+	}
+	if (rc == 0 && conf_shard_apply(c, vantage, path, &e) == 0) {
 		conf_errors_free(&e);
 		return 0;
 	}
@@ -135,7 +145,7 @@ reload(struct daemon *d)
 	struct config_gen *old = d->cur;
 
 	log_info("%s: reloading", d->conf_path);
-	if (load_conf(d->conf_path, &c) != 0) {
+	if (load_conf(d->conf_path, &c, d->vantage, sizeof(d->vantage)) != 0) {
 		log_warnx("%s: not reloaded; the configuration in force stays", d->conf_path);
 		return;
 	}
@@ -387,13 +397,17 @@ configure(struct daemon *d, const struct daemon_opts *o)
 	    isatty(STDERR_FILENO), o->verbose, "scaleprobed");
 	if (o->metrics != NULL && metrics_http_spec(o->metrics) != 0)
 		return 2;
-	if (load_conf(d->conf_path, &c) != 0)
+	if (load_conf(d->conf_path, &c, d->vantage, sizeof(d->vantage)) != 0)
 		return 2;
 	if (o->check) {
 		char *text = conf_print(&c);
+		struct strbuf b = { 0 };
 
 		fputs(text, stdout);
 		free(text);
+		conf_shard_summary(&b, &c);
+		fputs(strbuf_str(&b), stdout);
+		strbuf_free(&b);
 		conf_free(&c);
 		return 0;
 	}
@@ -402,10 +416,6 @@ configure(struct daemon *d, const struct daemon_opts *o)
 		conf_free(&c);
 		return 2;
 	}
-	if (c.vantage != NULL)
-		snprintf(d->vantage, sizeof(d->vantage), "%s", c.vantage);
-	else if (gethostname(d->vantage, sizeof(d->vantage)) != 0)
-		snprintf(d->vantage, sizeof(d->vantage), "unknown");
 	conf_shaping(&c, d->settings, sizeof(d->settings));
 	d->cur = config_gen_new(&c, daemon_wall_ns());
 	runner_setup(d, &d->cur->c);

@@ -35,6 +35,9 @@ LAB_CHECKS += tests/e2e/db-e2e
 # scaleprobe.conf through the binary: broken files and their file:line, print-back,
 # flags and keys against the settings table, probe -c, make install
 LAB_CHECKS += tests/e2e/config-check
+# a group sharded over vantages a, b, c (replicas 2) through scaleprobed -t: the counts
+# sum to 600 of 300 targets, each target owned by exactly two; refusals at their lines
+LAB_CHECKS += tests/e2e/shard-e2e
 # large target sets: a /16 and the lab's /15 interrupted, first SYN, RSS, order
 LAB_CHECKS += tests/e2e/largeset-e2e
 # a target file past one chunk streamed: over 64 MiB read, each path once (duplicates

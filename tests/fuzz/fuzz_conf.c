@@ -8,6 +8,8 @@
  *   - a configuration that parses prints back to text that parses clean
  *     and prints back byte for byte the same (idempotent), with the same
  *     groups and targets;
+ *   - marked for vantage "b", each sharded group owns at most its targets
+ *     as written, and an error is a line of the text;
  *   - the same bytes as an opt-out list: it fails exactly when it reported
  *     an error, and then keeps nothing; each range kept lies in itself.
  */
@@ -66,7 +68,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(again.groups[i].targets.n == c.groups[i].targets.n);
 			CHECK(again.groups[i].interval == c.groups[i].interval);
 			CHECK(again.groups[i].jitter == c.groups[i].jitter);
+			CHECK(again.groups[i].nshard == c.groups[i].nshard);
+			CHECK(again.groups[i].replicas == c.groups[i].replicas);
 		}
+		rc = conf_shard_apply(&c, "b", "f.conf", &e);
+		CHECK((rc == 0) == (e.n == 0));
+		check_errors(&e, data, size);
+		conf_errors_free(&e);
+		for (size_t i = 0; i < c.ngroups; i++)
+			CHECK(c.groups[i].shard_owned <= c.groups[i].shard_total &&
+			    c.groups[i].shard_total <= c.groups[i].targets.n);
 		CHECK(again.probe.rate == c.probe.rate && again.probe.timeout == c.probe.timeout);
 		free(p1);
 		free(p2);

@@ -147,6 +147,8 @@ test_store_alert_LIBS = $(shell pkg-config --libs sqlite3 libpq 2>/dev/null)
 # the settings table and scaleprobe.conf's parser, printer and opt-out lists
 UNIT_TESTS += test_conf
 test_conf_SRCS = config/conf_file.c prober/lib/targets_file.c
+# sharded groups: shard and replicas parsed and refused, each vantage's targets marked
+UNIT_TESTS += test_conf_shard
 # the resolver's queue (prober/net/resolve.c) on a hosts file of its own
 UNIT_TESTS += test_resolve
 test_resolve_SRCS = prober/net/resolve.c
