@@ -16,8 +16,9 @@ and writes the results that disagree to NDJSON.wrong.
 import csv
 import ipaddress
 import json
-import statistics
 import sys
+
+from infer_bench_table import fmt   # median [min..max], as infer-bench prints
 
 BASE = ipaddress.IPv4Address("198.19.0.0")
 SCALES = (0, 7, 14)
@@ -105,15 +106,6 @@ def count(ndjson, tag, paths, rc, rss, wall, user, sys_):
     n.update(tag=tag, paths=paths, rc=rc, rss_kb=rss, wall=wall, user=user, sys=sys_,
              missing=int(paths) - n["results"])
     print("\t".join(str(n[k]) for k in FIELDS))
-
-
-def fmt(xs, spec="{:,.1f}"):
-    if not xs:
-        return "-"
-    if len(xs) == 1:
-        return spec.format(xs[0])
-    return "%s [%s..%s]" % (spec.format(statistics.median(xs)), spec.format(min(xs)),
-                            spec.format(max(xs)))
 
 
 def table(path, target_s, target_mib, icmp="default"):
