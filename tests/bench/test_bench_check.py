@@ -39,7 +39,13 @@ INFER = """Full inference (scales 0,7,14 + control, window test, trace auto), me
 STORE = """200000 path results (600000 scale rows), evidence no: 1.80 s in the store
 writer thread CPU 1.62 s: 370370 scale rows per CPU second
 """
+RSS = """report --format json                  12 MiB  0:04.10    9876 kB
+PASS: report --format json: peak RSS 12544 KiB <= 64 MiB
+PASS: report --format json (flapping): peak RSS 20480 KiB <= 64 MiB
+"""
 FIG = [
+    (RSS, "-", r"re:PASS: report --format json: peak RSS (\d+) KiB", 12544.0,
+     "report-rss's PASS line, not its flapping twin"),
     (SYN, "tool=scaleprobe;rate asked=unlimited", "SYN/s vs zmap", 0.63, "a ratio cell, by two keys"),
     (SYN, "tool=scaleprobe;rate asked=100000", "SYN/s vs zmap", 0.85, "the other rate's row"),
     (SYN, "tool=zmap;rate asked=unlimited", "SYN/s at server", 201234.0, "thousands commas"),
