@@ -4,13 +4,16 @@
 #   make check      install what is missing, build, run every test; ends "N passed, N failed"
 #   make demo       install what is missing, build, probe every target of the lab
 #   make bench      scaleprobe beside zmap and masscan on an AnyIP lab, then the
-#                   full inference at growing sizes, the history's queries and
+#                   full inference at growing sizes and over a mix with broken paths
+#                   (tests/bench/mix-bench), the history's queries and
 #                   report's and export's peak RSS on 1,000,000 results, the store
 #                   writer's rows per second and memory, and the target lists of
 #                   4,096 to 1,048,576 lines (tests/bench)
+#   make bench-check  the bench figures (short forms) five times against
+#                   tests/bench/targets.tsv: fails on a regression beyond their noise
 #   make stress     the lab suites STRESS_RUNS (20) times, the fuzzers FUZZ_SECONDS each,
 #                   the kill -9 loop (CRASH_KILLS, 100) and a fault at every store write,
-#                   systemd-check with its watchdog step, then make check-san
+#                   systemd-check with its watchdog step, then make check-san and bench-check
 #   make check-san  the lab suites and a daemon cycle on an ASan+UBSan build of the
 #                   programs (build/check-san), a daemon cycle under valgrind
 #   make coverage   make check's suites on a --coverage build (build/cov), then
@@ -116,7 +119,7 @@ include tests/fault/files.mk
 include tests/e2e/files.mk
 include tests/bench/files.mk
 
-.PHONY: check-san check-san-run bench bench-run coverage all check check-run lint deps demo demo-run stress stress-run fuzz install clean unit san fuzzers lab-progs fuzz-long fuzz-ledger fuzz-cov
+.PHONY: check-san check-san-run bench bench-run bench-check bench-check-run coverage all check check-run lint deps demo demo-run stress stress-run fuzz install clean unit san fuzzers lab-progs fuzz-long fuzz-ledger fuzz-cov
 .DEFAULT_GOAL := all
 
 all: $(addprefix $(BUILD)/plain/,$(PROGRAMS)) lab-progs
@@ -252,6 +255,7 @@ check-run: all unit san fuzzers
 	  "count:lint:python3 tools/lint.py ." \
 	  "count:lint/selftest:tests/lint/lint-selftest" \
 	  "count:runner/selftest:tests/runner-selftest" \
+	  "count:bench/bench-check-logic:python3 tests/bench/test_bench_check.py" \
 	  $(foreach t,$(UNIT_TESTS),"tap:unit/$(t):$(BUILD)/plain/tests/unit/$(t)") \
 	  $(foreach t,$(UNIT_TESTS),"tap:asan+ubsan/$(t):$(BUILD)/san/tests/unit/$(t)") \
 	  $(foreach f,$(FUZZERS),"fuzz:fuzz/$(f):FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) tests/fuzz/run-fuzzers.sh $(BUILD) $(f)") \
@@ -272,6 +276,16 @@ bench-run: all $(addprefix $(BUILD)/plain/bench/,$(BENCH_PROGS))
 	@BUILD=$(BUILD) tests/bench/infer-bench
 	@BUILD=$(BUILD) tests/bench/store-bench
 	@BUILD=$(BUILD) tests/bench/list-bench
+	@BUILD=$(BUILD) tests/bench/mix-bench
+
+# The bench figures of tests/bench/targets.tsv, five runs, as ratios to zmap or
+# to a reference build in the same run: fails on a regression beyond the noise.
+bench-check: deps
+	@sh tools/deps.sh bench
+	@$(MAKE) --no-print-directory bench-check-run
+
+bench-check-run: all $(addprefix $(BUILD)/plain/bench/,$(BENCH_PROGS))
+	@BUILD=$(BUILD) tests/bench/bench-check
 
 # --- coverage -------------------------------------------------------------
 
@@ -300,6 +314,7 @@ demo-run: all
 STRESS_RUNS ?= 20
 CRASH_KILLS ?= 100
 stress: deps
+	@sh tools/deps.sh bench
 	@$(MAKE) --no-print-directory stress-run
 
 stress-run: all fuzzers
@@ -312,6 +327,7 @@ stress-run: all fuzzers
 	  tools/stress.sh $(filter-out $(STRESS_LONG),$(LAB_CHECKS)) -- $(FUZZERS) || rc=1; \
 	SYSTEMD_CHECK_WATCHDOG=1 BUILD=$(BUILD) tests/e2e/systemd-check || rc=1; \
 	$(MAKE) --no-print-directory check-san-run || rc=1; \
+	$(MAKE) --no-print-directory bench-check-run || rc=1; \
 	exit $$rc
 
 # --- check-san ----------------------------------------------------------------
