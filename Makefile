@@ -82,7 +82,8 @@ INCLUDES = $(addprefix -Iprober/,lib wire net engine infer run cli daemon) -Icon
 # which glibc warns about (fatal under -Werror) unless _DEFAULT_SOURCE is set.
 PKG_CFLAGS   := $(shell pkg-config --cflags libpcap libevent sqlite3 libpq libnftables libmnl 2>/dev/null) \
                 $(shell libnet-config --defines 2>/dev/null)
-PKG_LIBS     := $(shell pkg-config --libs libpcap libevent sqlite3 libpq libnftables libmnl 2>/dev/null) \
+# libpq is not linked: db/pq_lazy.c loads it on the first PostgreSQL connect
+PKG_LIBS     := $(shell pkg-config --libs libpcap libevent sqlite3 libnftables libmnl 2>/dev/null) \
                 $(shell libnet-config --libs 2>/dev/null)
 # fuzz_store links the store, both engines: libpq's header is outside /usr/include
 PQ_CFLAGS    := $(shell pkg-config --cflags libpq 2>/dev/null)

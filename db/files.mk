@@ -34,4 +34,6 @@ DB_SRCS += db/store_pg_read.c
 DB_SRCS += db/store_pg_report.c
 # scaleprobed's upload of its results to a shared PostgreSQL, on a thread
 DB_SRCS += db/upload.c
+# libpq, loaded on the first connect rather than linked (pq_lazy.c)
+DB_SRCS += db/pq_lazy.c
 PROBER_SRCS += $(DB_SRCS)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pq_lazy.h"
 #include "store_engine.h"
 #include "store_pg_int.h"
 
@@ -430,7 +431,8 @@ pg_open(const char *where, enum store_mode mode, const struct store_opts *o, cha
 		if (st->c != NULL)
 			pg_fail(st, "connect");
 		else
-			snprintf(st->err, sizeof(st->err), "%s: connect: out of memory", st->where);
+			snprintf(st->err, sizeof(st->err), "%s: connect: %s", st->where,
+			    pq_lazy_error());
 		goto fail;
 	}
 	PQsetNoticeProcessor(st->c, quiet, NULL);

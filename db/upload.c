@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "pq_lazy.h"
 #include "store.h"
 #include "upload.h"
 
@@ -224,7 +225,7 @@ connect_pg(struct upload *u)
 		PQfinish(u->pg);
 	u->pg = PQconnectdbParams(keys, vals, 1);
 	if (u->pg == NULL || PQstatus(u->pg) != CONNECTION_OK) {
-		failed(u, "connect", u->pg != NULL ? PQerrorMessage(u->pg) : "out of memory");
+		failed(u, "connect", u->pg != NULL ? PQerrorMessage(u->pg) : pq_lazy_error());
 		PQfinish(u->pg);
 		u->pg = NULL;
 		return -1;

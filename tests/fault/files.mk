@@ -9,4 +9,4 @@ lab-progs: $(BUILD)/plain/lab/iofault.so
 # states, alerts, the idle tick's flush), then what it holds read back
 LAB_PROGS += storefault
 storefault_SRCS = tests/fault/storefault.c tests/unit/storegen.c $(DB_SRCS) $(PURE_SRCS)
-storefault_LIBS = $(shell pkg-config --libs sqlite3 libpq 2>/dev/null) -lm -lpthread
+storefault_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null) -lm -lpthread

@@ -27,4 +27,4 @@ FUZZERS += fuzz_demand_req
 # are files, or edits to the real stores of store-templates/
 FUZZERS += fuzz_store
 fuzz_store_SRCS = $(DB_SRCS)
-fuzz_store_LIBS = -lsqlite3 -lpq
+fuzz_store_LIBS = -lsqlite3

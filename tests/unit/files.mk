@@ -121,29 +121,29 @@ UNIT_TESTS += test_evidence
 # COMMIT failed by a full disk (faultvfs.c): no row lost nor under another's ids
 UNIT_TESTS += test_store
 test_store_SRCS = $(DB_SRCS) tests/unit/storegen.c tests/unit/faultvfs.c
-test_store_LIBS = $(shell pkg-config --libs sqlite3 libpq 2>/dev/null)
+test_store_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 # the clock's synchronisation read from timesyncd's flag and chronyc's CSV line
 UNIT_TESTS += test_clocksync
 # the upload's pure parts: backoff, the text sent of a hostile one, the stale alert
 UNIT_TESTS += test_upload
 test_upload_SRCS = $(DB_SRCS)
-test_upload_LIBS = $(shell pkg-config --libs sqlite3 libpq 2>/dev/null)
+test_upload_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 # retention as the daemon runs it (store_prune_step) on a store aged 500 days:
 # the rule's rows left, show's story unchanged, the file shrunk, a reader
 # beside it never sees a path half pruned; a dry run counts and writes nothing
 UNIT_TESTS += test_retention
 test_retention_SRCS = $(DB_SRCS) tests/unit/storegen.c
-test_retention_LIBS = $(shell pkg-config --libs sqlite3 libpq 2>/dev/null) -lpthread
+test_retention_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null) -lpthread
 # the store's readers: a writer's close keeps the -wal and -shm; a reader after a
 # clean close and after a kill -9 (rows in the WAL alone) reads every row, changes no byte
 UNIT_TESTS += test_store_readers
 test_store_readers_SRCS = $(DB_SRCS) tests/unit/storegen.c
-test_store_readers_LIBS = $(shell pkg-config --libs sqlite3 libpq 2>/dev/null)
+test_store_readers_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 # scaleprobed's open alerts in the store: written, changed and cleared through the
 # writer, committed at once, read back per vantage
 UNIT_TESTS += test_store_alert
 test_store_alert_SRCS = $(DB_SRCS) tests/unit/storegen.c
-test_store_alert_LIBS = $(shell pkg-config --libs sqlite3 libpq 2>/dev/null)
+test_store_alert_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 # the settings table and scaleprobe.conf's parser, printer and opt-out lists
 UNIT_TESTS += test_conf
 test_conf_SRCS = config/conf_file.c prober/lib/targets_file.c
@@ -157,7 +157,7 @@ test_resolve_LIBS = $(shell pkg-config --libs libevent 2>/dev/null)
 # reader on a store (order, plan, groups, evidence, hand-edited files)
 UNIT_TESTS += test_history
 test_history_SRCS = $(DB_SRCS) tests/unit/storegen.c
-test_history_LIBS = $(shell pkg-config --libs sqlite3 libpq 2>/dev/null)
+test_history_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 # report and advice: what to do per verdict and side; the
 # report's numbers and renderings from rows made by hand
 UNIT_TESTS += test_advice
@@ -165,10 +165,10 @@ UNIT_TESTS += test_report
 # report's query on a store filled through store_add (storegen.c)
 UNIT_TESTS += test_report_query
 test_report_query_SRCS = $(DB_SRCS) tests/unit/storegen.c
-test_report_query_LIBS = $(shell pkg-config --libs sqlite3 libpq 2>/dev/null)
+test_report_query_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 
 # the store suite both engines pass (STORE_ENGINE_DB: a PostgreSQL URI;
 # tests/e2e/store-engines runs it against SQLite and a throw-away server)
 UNIT_TESTS += test_store_engines
 test_store_engines_SRCS = $(DB_SRCS) tests/unit/storegen.c
-test_store_engines_LIBS = $(shell pkg-config --libs sqlite3 libpq 2>/dev/null)
+test_store_engines_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)

@@ -68,7 +68,8 @@ new_store(void)
 	}
 	{
 		/* by libpq itself: the store may be one the engine refuses */
-		PGconn *c = PQconnectdb(db);
+		const char *const k[] = { "dbname", NULL }, *const v[] = { db, NULL };
+		PGconn *c = PQconnectdbParams(k, v, 1);
 		PGresult *r = PQexec(c, "DROP SCHEMA public CASCADE; CREATE SCHEMA public");
 
 		if (PQresultStatus(r) != PGRES_COMMAND_OK)
