@@ -490,8 +490,6 @@ report_html(const struct report *rep, FILE *f)
 	    "<div class=\"card\"><b>%zu</b><span>newly broken</span></div>"
 	    "<div class=\"card\"><b>%zu</b><span>newly fixed</span></div></div>\n",
 	    rep->all.paths, rep->all.results, problems, rep->all.nbroken, rep->all.nfixed);
-	if (rep->nside > 0)
-		side_html(f, rep);
 	fprintf(f, "<h2>Paths per verdict per day</h2>\n");
 	legend(f, &rep->all);
 	first = rep->all.ndays > 0 ? rep->all.days[0].day : 0;
@@ -503,6 +501,9 @@ report_html(const struct report *rep, FILE *f)
 		fputs("</h3>\n", f);
 		chart(f, &rep->vantages[i], false, rep->vantages[i].vantage, first, last);
 	}
+	/* below the charts: the main one keeps its place in the first screen */
+	if (rep->nside > 0)
+		side_html(f, rep);
 	fprintf(f, "<h2>Changes, boxes and findings</h2>\n");
 	rc |= section_tables(f, rep, &rep->all);
 	advice_html(f, rep);
