@@ -475,13 +475,12 @@ static int
 by_path_vantage(const void *a, const void *b)
 {
 	const struct report_row *x = a, *y = b;
-	int c;
+	int c = strcmp(x->address, y->address);
 
-	if ((c = strcmp(x->address, y->address)) != 0)
-		return c;
-	if (x->port != y->port)
-		return x->port < y->port ? -1 : 1;
-	return strcmp(x->vantage, y->vantage);
+	if (c == 0)
+		c = x->port != y->port ? (x->port < y->port ? -1 : 1) :
+		    strcmp(x->vantage, y->vantage);
+	return c;
 }
 
 size_t
