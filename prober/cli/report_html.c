@@ -79,8 +79,7 @@ static const char css[] =
 	".advice{border:1px solid #dde1e5;border-radius:8px;padding:10px 14px;margin:10px 0}"
 	".advice p{margin:6px 0}code{font:13px ui-monospace,'DejaVu Sans Mono',monospace;"
 	"background:#f2f4f6;padding:1px 4px;border-radius:3px;overflow-wrap:anywhere}"
-	".none{color:#5b6570}"
-	".split{border-left:4px solid #c0392b;padding:6px 12px;margin:8px 0;background:#fdf3f2}";
+	".none{color:#5b6570}";
 
 static void
 palette_css(FILE *f)
@@ -406,7 +405,9 @@ side_html(FILE *f, const struct report *rep)
 		to = report_side_next(rep, i, &split);
 		if (!split)
 			continue;
-		fputs("<p class=\"split\"><code>", f);
+		/* styled here: a report of one vantage keeps its bytes */
+		fputs("<p class=\"split\" style=\"border-left:4px solid #c0392b;padding:6px 12px;"
+		    "background:#fdf3f2\"><code>", f);
 		esc(f, rep->side[i].address);
 		fprintf(f, ":%u</code> is broken from ", rep->side[i].port);
 		for (size_t k = i; k < to; k++)
