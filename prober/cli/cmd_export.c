@@ -23,8 +23,9 @@
 #include "cli_history.h"
 #include "json.h"
 #include "log.h"
+#include "vantage_filter.h"
 
-enum { OPT_FORMAT = 256, OPT_VERDICT, OPT_SINCE, OPT_HOP, OPT_PCAP, OPT_DB };
+enum { OPT_FORMAT = 256, OPT_VERDICT, OPT_SINCE, OPT_HOP, OPT_PCAP, OPT_DB, OPT_VANTAGE };
 
 static const struct option export_longopts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -32,6 +33,7 @@ static const struct option export_longopts[] = {
 	{ "since", required_argument, NULL, OPT_SINCE },
 	{ "hop", required_argument, NULL, OPT_HOP },
 	{ "pcap", required_argument, NULL, OPT_PCAP },
+	{ "vantage", required_argument, NULL, OPT_VANTAGE },
 	{ "output", required_argument, NULL, 'o' },
 	{ "db", required_argument, NULL, OPT_DB },
 	{ "config", required_argument, NULL, 'c' },
@@ -45,6 +47,7 @@ struct export_opts {
 	char verdicts[256];
 	char hop[ADDR_STRLEN];
 	const char *pcap, *out, *db, *conf;
+	struct vantage_filter vf;
 };
 
 static void
@@ -52,9 +55,11 @@ export_usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: scaleprobe export [--format csv|json] [--verdict LIST] [--since T]\n"
-	    "                         [--hop ADDR] [--pcap DIR] [-o FILE] [--db FILE] [-c config]\n"
+	    "                         [--hop ADDR] [--vantage V[,V...]] [--pcap DIR] [-o FILE]\n"
+	    "                         [--db FILE] [-c config]\n"
 	    "  LIST: verdicts, comma-separated (default rewritten,stripped,syn-dropped)\n"
 	    "  T: RFC 3339 (2026-12-01T10:00:00Z) or an age (7d, 24h, 90m)\n"
+	    "  V: only these vantages' rows (repeatable; default every one)\n"
 	    "  FILE: default the configuration's database setting (%s)\n",
 	    cli_history_default_db());
 }
@@ -128,6 +133,10 @@ export_options(int argc, char **argv, struct export_opts *o)
 			break;
 		case OPT_PCAP:
 			o->pcap = optarg;
+			break;
+		case OPT_VANTAGE:
+			if (vantage_filter_add(&o->vf, optarg) != 0)
+				return -1;
 			break;
 		case 'o':
 			o->out = optarg;
@@ -278,6 +287,8 @@ export_row(void *arg, const struct history_row *r)
 {
 	struct export_run *x = arg;
 
+	if (!vantage_filter_match(&x->o->vf, r->vantage))
+		return 0;
 	x->rows++;
 	if (x->o->json)
 		export_json_row(&x->j, r);
@@ -504,10 +515,12 @@ cmd_export(int argc, char **argv)
 	if ((r = export_options(argc, argv, &o)) != 0) {
 		if (r == 1)
 			export_usage(stdout);
+		vantage_filter_free(&o.vf);
 		return r == 1 ? EXIT_CLEAN : EXIT_USAGE;
 	}
 	if (cli_history_conf(o.conf, &c) != 0) {
 		conf_free(&c);
+		vantage_filter_free(&o.vf);
 		return EXIT_USAGE;
 	}
 	memset(&x, 0, sizeof(x));
@@ -551,6 +564,7 @@ done:
 	json_free(&x.manifest);
 	cli_history_close(st, x.h);
 	conf_free(&c);
+	vantage_filter_free(&o.vf);
 	return rc;
 }
 

@@ -20,6 +20,7 @@
 #include "report.h"
 #include "report_query.h"
 #include "route.h"
+#include "vantage_filter.h"
 #include "when.h"
 
 enum report_format { FMT_TEXT, FMT_JSON, FMT_HTML };
@@ -28,12 +29,13 @@ static void
 report_usage(FILE *f)
 {
 	fprintf(f, "usage: scaleprobe report [--db FILE | -c FILE] [--since T] [--until T]\n"
-	    "                         [--format text|json|html] [-o FILE]\n"
+	    "                         [--vantage V[,V...]] [--format text|json|html] [-o FILE]\n"
 	    "  -d, --db FILE       the store (default: the configuration's database)\n"
 	    "  -c, --config FILE   take the database setting from FILE (default %s)\n"
 	    "  --since T           results from T on: RFC 3339 (2026-12-01T10:00:00Z,\n"
 	    "                      2026-12-01) or an age (7d, 24h, 90m); default all\n"
 	    "  --until T           results before T (default now and later)\n"
+	    "  --vantage V[,V...]  only these vantages' results (repeatable; default every one)\n"
 	    "  --format text|json|html  text: local time (default); json: RFC 3339 UTC; html:\n"
 	    "                      one self-contained file with charts\n"
 	    "  -o, --output FILE   write there instead of standard output\n"
@@ -104,6 +106,7 @@ struct report_opts {
 	const char *db, *conf_path, *out_path;
 	enum report_format fmt;
 	int64_t since, until;
+	struct vantage_filter vf;
 };
 
 /* The options into o; -1 to go on, else the exit status. */
@@ -117,6 +120,7 @@ report_options(int argc, char **argv, struct report_opts *o)
 		{ "until", required_argument, NULL, 'u' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "vantage", required_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -131,6 +135,10 @@ report_options(int argc, char **argv, struct report_opts *o)
 		case 's': since_s = optarg; break;
 		case 'u': until_s = optarg; break;
 		case 'o': o->out_path = optarg; break;
+		case 'V':
+			if (vantage_filter_add(&o->vf, optarg) != 0)
+				return EXIT_USAGE;
+			break;
 		case 'F':
 			if (strcmp(optarg, "text") == 0)
 				o->fmt = FMT_TEXT;
@@ -164,12 +172,29 @@ report_options(int argc, char **argv, struct report_opts *o)
 	return -1;
 }
 
+/* What report_query hands over, kept when its vantage is asked for. */
+struct report_keep {
+	const struct vantage_filter *vf;
+	struct report *rep;
+};
+
+static int
+report_keep_row(void *arg, const struct report_row *row)
+{
+	struct report_keep *k = arg;
+
+	if (!vantage_filter_match(k->vf, row->vantage))
+		return 0;
+	return report_add(k->rep, row);
+}
+
 /* The store's rows of o's window folded into rep (begun here); 0, or -1
  * said, rep freed. */
 static int
 report_read(const struct report_opts *o, struct report *rep)
 {
 	const char *db = o->db;
+	struct report_keep keep;
 	char err[512];
 	struct conf c;
 	int rc;
@@ -192,7 +217,9 @@ report_read(const struct report_opts *o, struct report *rep)
 		conf_free(&c);
 		return -1;
 	}
-	rc = report_query(db, o->since, o->until, report_add, rep, err, sizeof(err));
+	keep.vf = &o->vf;
+	keep.rep = rep;
+	rc = report_query(db, o->since, o->until, report_keep_row, &keep, err, sizeof(err));
 	conf_free(&c);
 	if (rc == 0 && report_end(rep) != 0)
 		rc = 1;
@@ -215,9 +242,13 @@ cmd_report(int argc, char **argv)
 	struct report_doc doc;
 	int rc;
 
-	if ((rc = report_options(argc, argv, &o)) >= 0)
+	if ((rc = report_options(argc, argv, &o)) >= 0) {
+		vantage_filter_free(&o.vf);
 		return rc;
-	if (report_read(&o, &rep) != 0)
+	}
+	rc = report_read(&o, &rep);
+	vantage_filter_free(&o.vf);
+	if (rc != 0)
 		return EXIT_USAGE;
 	report_routes(&rep.all);
 	if (rep.all.results == 0)
@@ -231,7 +262,8 @@ cmd_report(int argc, char **argv)
 
 const struct cli_command cmd_report_entry = {
 	.name = "report",
-	.usage = "[--db FILE | -c FILE] [--since T] [--until T] [--format text|json|html] [-o FILE]",
+	.usage = "[--db FILE | -c FILE] [--since T] [--until T] [--vantage V] [--format text|json|html]"
+	    " [-o FILE]",
 	.summary = "trends and advice over the store: per day, changes, boxes, findings",
 	.run = cmd_report,
 };

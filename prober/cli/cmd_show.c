@@ -38,9 +38,11 @@ static void
 show_usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: scaleprobe show [--port P] [--since T] [--vantage V] [--live] [--json]\n"
+	    "usage: scaleprobe show [--port P] [--since T] [--vantage V[,V...]] [--live] [--json]\n"
 	    "                       [--db FILE] [-c config] HOST\n"
 	    "  HOST: a target as written when it was probed, or an address\n"
+	    "  V: only these vantages (repeatable; default every one, side by side);\n"
+	    "     --live probes as the first\n"
 	    "  T: RFC 3339 (2026-12-01T10:00:00Z) or an age (7d, 24h, 90m)\n"
 	    "  FILE: default the configuration's database setting (%s)\n",
 	    cli_history_default_db());
@@ -81,7 +83,9 @@ show_options(int argc, char **argv, struct show_opts *o)
 				return -1;
 			break;
 		case OPT_VANTAGE:
-			o->vantage = optarg;
+			if (vantage_filter_add(&o->vf, optarg) != 0)
+				return -1;
+			o->vantage = o->vf.names[0];
 			break;
 		case OPT_LIVE:
 			o->live = true;
@@ -114,18 +118,28 @@ show_options(int argc, char **argv, struct show_opts *o)
 }
 
 /* The daemon's open alerts on the fold's paths (show marks them). */
+struct show_keep {
+	struct show_fold *fold;
+	const struct vantage_filter *vf;
+};
+
 static void
 show_alert(void *arg, const struct store_alert *a)
 {
-	if (strcmp(a->kind, "path") == 0)
-		show_fold_alert(arg, a->address, (int)a->port, a->vantage, a->state, a->scales,
+	struct show_keep *k = arg;
+
+	if (strcmp(a->kind, "path") == 0 && vantage_filter_match(k->vf, a->vantage))
+		show_fold_alert(k->fold, a->address, (int)a->port, a->vantage, a->state, a->scales,
 		    a->hop_index, a->hop_address, a->incident, a->raised_ns);
 }
 
 static int
 show_add(void *arg, const struct history_row *row)
 {
-	show_fold_add(arg, row);
+	struct show_keep *k = arg;
+
+	if (vantage_filter_match(k->vf, row->vantage))
+		show_fold_add(k->fold, row);
 	return 0;
 }
 
@@ -147,11 +161,13 @@ show_finding(void *arg, const struct history_finding *hf)
 static int
 show_history(struct store *st, struct history *h, const struct show_opts *o, const char *host)
 {
-	struct history_query q = { host, o->port, o->since_ns, o->vantage };
+	/* one vantage: the store filters; several: the rows are kept here */
+	struct history_query q = { host, o->port, o->since_ns, vantage_filter_one(&o->vf) };
 	struct show_fold fold = { NULL, 0, 0, false, NULL, 0 };
+	struct show_keep keep = { &fold, &o->vf };
 	int rc = EXIT_CLEAN;
 
-	if (history_show(h, &q, show_add, &fold) != 0) {
+	if (history_show(h, &q, show_add, &keep) != 0) {
 		log_warnx("%s", history_error(h));
 		rc = EXIT_USAGE;
 		goto done;
@@ -166,7 +182,7 @@ show_history(struct store *st, struct history *h, const struct show_opts *o, con
 			goto done;
 		}
 	}
-	if (store_alert_each(st, o->vantage, show_alert, &fold) < 0) {
+	if (store_alert_each(st, vantage_filter_one(&o->vf), show_alert, &keep) < 0) {
 		log_warnx("%s", store_error(st));
 		rc = EXIT_USAGE;
 		goto done;
@@ -222,10 +238,12 @@ cmd_show(int argc, char **argv)
 	if ((r = show_options(argc, argv, &o)) != 0) {
 		if (r == 1)
 			show_usage(stdout);
+		vantage_filter_free(&o.vf);
 		return r == 1 ? EXIT_CLEAN : EXIT_USAGE;
 	}
 	if (cli_history_conf(o.conf, &c) != 0) {
 		conf_free(&c);
+		vantage_filter_free(&o.vf);
 		return EXIT_USAGE;
 	}
 	db = o.db != NULL ? o.db : c.database;
@@ -234,6 +252,7 @@ cmd_show(int argc, char **argv)
 		o.host = host;
 	if (cli_history_open(db, &st, &h) != 0) {
 		conf_free(&c);
+		vantage_filter_free(&o.vf);
 		return EXIT_USAGE;
 	}
 	rc = EXIT_CLEAN;
@@ -247,12 +266,13 @@ cmd_show(int argc, char **argv)
 	}
 	cli_history_close(st, h);
 	conf_free(&c);
+	vantage_filter_free(&o.vf);
 	return rc;
 }
 
 const struct cli_command cmd_show_entry = {
 	.name = "show",
-	.usage = "[--port P] [--since T] [--vantage V] [--live] [--json] HOST",
+	.usage = "[--port P] [--since T] [--vantage V[,V...]] [--live] [--json] HOST",
 	.summary = "one host's latest verdicts and their history from the store",
 	.run = cmd_show,
 };

@@ -27,6 +27,8 @@ PURE_SRCS += prober/cli/show_fold.c
 PURE_SRCS += prober/cli/show_render.c
 PURE_SRCS += prober/cli/export_render.c
 PURE_SRCS += prober/cli/export_pcap.c
+# --vantage of show, export and report: which vantages they keep
+PURE_SRCS += prober/cli/vantage_filter.c
 CLI_SRCS += prober/cli/cli_history.c
 CLI_SRCS += prober/cli/cmd_show.c
 CLI_SRCS += prober/cli/cmd_show_live.c

@@ -109,6 +109,7 @@ struct report_fold {
 	struct report_section cur;	/* the vantage being read */
 	bool cur_window;		/* it has a result in the window */
 	size_t capvantages;
+	size_t capside;
 	/* the path being read: its name, its state (the last result that
 	 * measured something), its last result in the window and the day
 	 * that result stands for */
@@ -296,6 +297,14 @@ path_end(struct report *rep)
 	if (f->have_last && (sect_path(&rep->all, &f->all_caps, &f->last) != 0 ||
 	    sect_path(&f->cur, &f->cur_caps, &f->last) != 0))
 		return -1;
+	if (f->have_last) {
+		struct report_row *c = grow(&rep->side, rep->nside, &f->capside, sizeof(*c));
+
+		if (c == NULL)
+			return -1;
+		*c = f->last;
+		rep->nside++;
+	}
 	f->open = f->have_state = f->have_last = f->day_open = false;
 	return 0;
 }
@@ -462,6 +471,37 @@ section_sort(struct report_section *s)
 		qsort(s->problems, s->nproblems, sizeof(*s->problems), by_damage);
 }
 
+static int
+by_path_vantage(const void *a, const void *b)
+{
+	const struct report_row *x = a, *y = b;
+	int c = strcmp(x->address, y->address);
+
+	if (c == 0)
+		c = x->port != y->port ? (x->port < y->port ? -1 : 1) :
+		    strcmp(x->vantage, y->vantage);
+	return c;
+}
+
+size_t
+report_side_next(const struct report *rep, size_t from, bool *split)
+{
+	bool broken = false, fine = false;
+	size_t i;
+
+	for (i = from; i < rep->nside; i++) {
+		const struct report_row *r = &rep->side[i];
+
+		if (i > from && (strcmp(r->address, rep->side[from].address) != 0 ||
+		    r->port != rep->side[from].port))
+			break;
+		broken |= report_is_problem(r->verdict);
+		fine |= healthy(r->verdict);
+	}
+	*split = broken && fine;
+	return i;
+}
+
 int
 report_end(struct report *rep)
 {
@@ -479,7 +519,11 @@ report_end(struct report *rep)
 		free(rep->vantages);
 		rep->vantages = NULL;
 		rep->nvantages = 0;
-	}
+		free(rep->side);
+		rep->side = NULL;
+		rep->nside = 0;
+	} else if (rep->nside > 1)
+		qsort(rep->side, rep->nside, sizeof(*rep->side), by_path_vantage);
 	section_sort(&rep->all);
 	for (size_t i = 0; i < rep->nvantages; i++)
 		section_sort(&rep->vantages[i]);
@@ -495,6 +539,7 @@ report_free(struct report *rep)
 	for (size_t i = 0; i < rep->nvantages; i++)
 		section_free(&rep->vantages[i]);
 	free(rep->vantages);
+	free(rep->side);
 	if (f != NULL) {
 		section_free(&f->cur);
 		for (size_t i = 0; i < f->nslots; i++)

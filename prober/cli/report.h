@@ -131,7 +131,19 @@ struct report {
 	size_t nvantages;
 	struct report_fold *fold;		/* the path being folded, and the
 						   strings the sections point into */
+	/* when several vantages: each (vantage, path)'s last result in the
+	 * window, by address, port, vantage (bytewise): the paths side by
+	 * side (report_side_next) */
+	struct report_row *side;
+	size_t nside;
 };
+
+/* One path's cells of rep->side: [from, the returned index).  *split:
+ * the path's last result is a problem from one vantage at least and
+ * healthy (ok, unsupported) from another -- the box sits on the route of
+ * the broken ones, not at the server: the strongest evidence of where it
+ * is. */
+size_t report_side_next(const struct report *rep, size_t from, bool *split);
 
 /* The report is folded from the rows one at a time, in report_query's
  * order (by vantage, path, time), with days cut at utcoff's midnight:

@@ -372,6 +372,90 @@ advice_html(FILE *f, const struct report *rep)
 		    "<code>scaleprobe export</code> lists them.</p>\n", s->nproblems - REPORT_SHOWN);
 }
 
+/* One vantage's cell of a path in the path x vantage table: its last
+ * verdict and the hop it saw the damage at. */
+static void
+side_td(FILE *f, const struct report_row *r)
+{
+	fputs("<td>", f);
+	if (r == NULL) {
+		fputs("<span class=\"none\">not probed</span></td>", f);
+		return;
+	}
+	badge(f, r->verdict);
+	if (report_is_problem(r->verdict) && r->hop_address != NULL) {
+		fprintf(f, " hop %d <code>", r->hop_index);
+		esc(f, r->hop_address);
+		fputs(r->hop_silent != 0 ? "</code> (inexact)" : "</code>", f);
+	}
+	fputs("</td>", f);
+}
+
+/* Several vantages: the paths broken from some and fine from others (the
+ * strongest evidence of where a box sits), then the path x vantage table. */
+static void
+side_html(FILE *f, const struct report *rep)
+{
+	bool split;
+
+	fprintf(f, "<h2>Paths per vantage</h2>\n");
+	for (size_t i = 0, to; i < rep->nside; i = to) {
+		const char *sep = "";
+
+		to = report_side_next(rep, i, &split);
+		if (!split)
+			continue;
+		/* styled here: a report of one vantage keeps its bytes */
+		fputs("<p class=\"split\" style=\"border-left:4px solid #c0392b;padding:6px 12px;"
+		    "background:#fdf3f2\"><code>", f);
+		esc(f, rep->side[i].address);
+		fprintf(f, ":%u</code> is broken from ", rep->side[i].port);
+		for (size_t k = i; k < to; k++)
+			if (report_is_problem(rep->side[k].verdict)) {
+				fputs(sep, f);
+				fputs("<b>", f);
+				esc(f, rep->side[k].vantage);
+				fputs("</b>", f);
+				sep = " and ";
+			}
+		fputs(", fine from ", f);
+		sep = "";
+		for (size_t k = i; k < to; k++)
+			if (rep->side[k].verdict == VERDICT_OK ||
+			    rep->side[k].verdict == VERDICT_UNSUPPORTED) {
+				fputs(sep, f);
+				fputs("<b>", f);
+				esc(f, rep->side[k].vantage);
+				fputs("</b>", f);
+				sep = " and ";
+			}
+		fputs(": the box sits on the route of the broken vantages, not at the server</p>\n",
+		    f);
+	}
+	fputs("<table class=\"side\"><tr><th>path</th>", f);
+	for (size_t c = 0; c < rep->nvantages; c++) {
+		fputs("<th>", f);
+		esc(f, rep->vantages[c].vantage);
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (size_t i = 0, to; i < rep->nside; i = to) {
+		to = report_side_next(rep, i, &split);
+		fprintf(f, "<tr%s>", split ? " class=\"split-row\"" : "");
+		path_cell(f, &rep->side[i]);
+		for (size_t c = 0; c < rep->nvantages; c++) {
+			const struct report_row *r = NULL;
+
+			for (size_t k = i; k < to && r == NULL; k++)
+				if (strcmp(rep->side[k].vantage, rep->vantages[c].vantage) == 0)
+					r = &rep->side[k];
+			side_td(f, r);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 int
 report_html(const struct report *rep, FILE *f)
 {
@@ -418,6 +502,9 @@ report_html(const struct report *rep, FILE *f)
 		fputs("</h3>\n", f);
 		chart(f, &rep->vantages[i], false, rep->vantages[i].vantage, first, last);
 	}
+	/* below the charts: the main one keeps its place in the first screen */
+	if (rep->nside > 0)
+		side_html(f, rep);
 	fprintf(f, "<h2>Changes, boxes and findings</h2>\n");
 	rc |= section_tables(f, rep, &rep->all);
 	advice_html(f, rep);

@@ -157,6 +157,60 @@ jflush(struct json *j, FILE *f)
 	return rc;
 }
 
+/* Several vantages: "side_by_side", a path each with its last verdict
+ * per vantage and the hop each saw; "split" when it is broken from one
+ * vantage and fine from another (the box on the broken ones' route). */
+static int
+jside(struct json *j, FILE *f, const struct report *rep)
+{
+	int rc = 0;
+	bool split;
+
+	json_key(j, "side_by_side");
+	json_array_begin(j);
+	for (size_t i = 0, to; i < rep->nside; i = to) {
+		const struct report_row *p = &rep->side[i];
+
+		to = report_side_next(rep, i, &split);
+		json_object_begin(j);
+		json_kstring(j, "address", p->address);
+		json_kint(j, "port", p->port);
+		json_kstring(j, "family", p->v6 ? "ipv6" : "ipv4");
+		json_kbool(j, "split", split);
+		json_key(j, "broken_from");
+		json_array_begin(j);
+		for (size_t k = i; k < to; k++)
+			if (report_is_problem(rep->side[k].verdict))
+				json_string(j, rep->side[k].vantage);
+		json_array_end(j);
+		json_key(j, "fine_from");
+		json_array_begin(j);
+		for (size_t k = i; k < to; k++)
+			if (rep->side[k].verdict == VERDICT_OK ||
+			    rep->side[k].verdict == VERDICT_UNSUPPORTED)
+				json_string(j, rep->side[k].vantage);
+		json_array_end(j);
+		json_key(j, "vantages");
+		json_array_begin(j);
+		for (size_t k = i; k < to; k++) {
+			const struct report_row *r = &rep->side[k];
+
+			json_object_begin(j);
+			json_kstring(j, "vantage", r->vantage);
+			json_kstring(j, "verdict", report_verdict_label(r->verdict));
+			jtime(j, "time", r->time_ns);
+			jhop(j, r->hop_address, r->hop_index, r->clean_address, r->clean_index,
+			    r->hop_silent);
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_object_end(j);
+		rc |= jflush(j, f);
+	}
+	json_array_end(j);
+	return rc;
+}
+
 int
 report_json(const struct report *rep, FILE *f)
 {
@@ -225,6 +279,8 @@ report_json(const struct report *rep, FILE *f)
 		rc |= jflush(&j, f);
 	}
 	json_array_end(&j);
+	if (rep->nside > 0)
+		rc |= jside(&j, f, rep);
 	json_object_end(&j);
 	if (!json_ok(&j) || jflush(&j, f) != 0 || fputc('\n', f) == EOF || fflush(f) != 0)
 		rc = -1;

@@ -282,6 +282,80 @@ text_advice(const struct report *rep, FILE *f)
 		    "for each, scaleprobe export lists them\n", s->nproblems - REPORT_SHOWN);
 }
 
+/* "A rewritten (hop 2 198.18.1.1)": a vantage's last verdict on a path
+ * and the hop it saw the damage at */
+static void
+side_cell(FILE *f, const struct report_row *r)
+{
+	char v[256], h[128];
+
+	fprintf(f, "%s %s", safe(r->vantage, v, sizeof(v)), report_verdict_label(r->verdict));
+	if (report_is_problem(r->verdict) && r->hop_address != NULL)
+		fprintf(f, " (hop %d %s%s)", r->hop_index, safe(r->hop_address, h, sizeof(h)),
+		    r->hop_silent != 0 ? ", inexact" : "");
+}
+
+/* The vantages of one path, split into the broken and the fine ones. */
+static void
+side_split(FILE *f, const struct report *rep, size_t from, size_t to)
+{
+	char p[160], v[256];
+	bool first = true;
+
+	path_name(&rep->side[from], p, sizeof(p));
+	fprintf(f, "  %s: broken from ", p);
+	for (size_t i = from; i < to; i++)
+		if (report_is_problem(rep->side[i].verdict)) {
+			fputs(first ? "" : " and ", f);
+			side_cell(f, &rep->side[i]);
+			first = false;
+		}
+	fputs("; fine from ", f);
+	first = true;
+	for (size_t i = from; i < to; i++)
+		if (rep->side[i].verdict == VERDICT_OK ||
+		    rep->side[i].verdict == VERDICT_UNSUPPORTED) {
+			fprintf(f, "%s%s", first ? "" : " and ",
+			    safe(rep->side[i].vantage, v, sizeof(v)));
+			first = false;
+		}
+	fputs(" -- the box sits on the route of the broken vantages, not at the server\n", f);
+}
+
+/* Several vantages: the paths measured differently from them first (the
+ * strongest evidence of where a box sits), then every path's verdict per
+ * vantage side by side. */
+static void
+text_side(const struct report *rep, FILE *f)
+{
+	size_t nsplit = 0;
+	bool split;
+	char p[160];
+
+	fprintf(f, "\n== paths side by side (each vantage's last result)\n");
+	for (size_t i = 0, to; i < rep->nside; i = to) {
+		to = report_side_next(rep, i, &split);
+		if (split) {
+			if (nsplit++ == 0)
+				fprintf(f, "broken from some vantages, fine from others:\n");
+			side_split(f, rep, i, to);
+		}
+	}
+	if (nsplit == 0)
+		fprintf(f, "no path is broken from one vantage and fine from another\n");
+	fprintf(f, "per path:\n");
+	for (size_t i = 0, to; i < rep->nside; i = to) {
+		to = report_side_next(rep, i, &split);
+		path_name(&rep->side[i], p, sizeof(p));
+		fprintf(f, "  %s:", p);
+		for (size_t k = i; k < to; k++) {
+			fputs(k > i ? ", " : " ", f);
+			side_cell(f, &rep->side[k]);
+		}
+		fputc('\n', f);
+	}
+}
+
 int
 report_text(const struct report *rep, FILE *f)
 {
@@ -299,6 +373,7 @@ report_text(const struct report *rep, FILE *f)
 		fprintf(f, "%zu vantages, a section each below:\n", rep->nvantages);
 		for (size_t i = 0; i < rep->nvantages; i++)
 			fprintf(f, "  %s\n", safe(rep->vantages[i].vantage, v, sizeof(v)));
+		text_side(rep, f);
 		fprintf(f, "\n== every vantage\n");
 	}
 	rc |= text_section(rep, &rep->all, rep->nvantages > 1, f);

@@ -10,12 +10,14 @@
 
 #include "conf.h"
 #include "history.h"
+#include "vantage_filter.h"
 
 struct show_opts {
 	const char *host;		/* as the store writes it */
 	int port;			/* -1: every port */
 	int64_t since_ns;		/* INT64_MIN: no --since */
-	const char *vantage;
+	const char *vantage;		/* the first --vantage: --live's name */
+	struct vantage_filter vf;	/* every --vantage */
 	bool live, json;
 	const char *db, *conf;
 };

@@ -139,6 +139,47 @@ text_alert(FILE *f, const struct show_alert *a)
 	fprintf(f, ", raised %s\n", t);
 }
 
+static bool
+same_path(const struct history_row *a, const struct history_row *b)
+{
+	return strcmp(a->address, b->address) == 0 && a->port == b->port;
+}
+
+/* A path probed from several vantages: one line with each vantage's
+ * latest verdict (a problem of any scale sent before the others) and the
+ * hop it saw the damage at, so that a box on one vantage's route stands
+ * out; series from is the path's first. */
+static void
+text_side(FILE *f, const struct show_fold *fold, size_t from)
+{
+	char v[256], h[256];
+	size_t end, nv = 0;
+
+	for (end = from; end < fold->n && same_path(&fold->v[end].last, &fold->v[from].last);
+	    end++)
+		if (end == from || strcmp(fold->v[end].last.vantage,
+		    fold->v[end - 1].last.vantage) != 0)
+			nv++;
+	if (nv < 2)
+		return;
+	fputs("  side by side:", f);
+	for (size_t i = from, k; i < end; i = k) {
+		const struct history_row *w = &fold->v[i].last;
+
+		for (k = i; k < end && strcmp(fold->v[k].last.vantage, w->vantage) == 0; k++)
+			if (!show_is_problem(w->verdict) && show_is_problem(fold->v[k].last.verdict))
+				w = &fold->v[k].last;
+		show_printable(w->vantage, v, sizeof(v));
+		fprintf(f, "%s %s %s", i > from ? "," : "", v,
+		    w->verdict != NULL ? w->verdict : "not inferred");
+		if (show_is_problem(w->verdict) && w->hop_index >= 0) {
+			show_printable(w->hop_address, h, sizeof(h));
+			fprintf(f, " (hop %d %s)", w->hop_index, h);
+		}
+	}
+	fputc('\n', f);
+}
+
 void
 show_render_text(FILE *f, const struct show_fold *fold)
 {
@@ -154,6 +195,7 @@ show_render_text(FILE *f, const struct show_fold *fold)
 			show_printable(r->family, fam, sizeof(fam));
 			fprintf(f, "%s%s port %d (%s), as %s\n", i > 0 ? "\n" : "", a, r->port,
 			    fam, t);
+			text_side(f, fold, i);
 		}
 		if (p == NULL || strcmp(p->address, r->address) != 0 || p->port != r->port ||
 		    strcmp(p->vantage, r->vantage) != 0) {

@@ -96,6 +96,10 @@ LAB_CHECKS += tests/e2e/readers-e2e
 # scaleprobe report on a store of lab runs over six days: exact numbers in text,
 # JSON and HTML, the SVG parsed, a Chromium screenshot's colours; the completion
 LAB_CHECKS += tests/e2e/report-e2e
+# one store from three vantages, a box on one's route: report (text, JSON, HTML via
+# Chromium's DOM) names the path broken from A, fine from B and C; show side by side;
+# export's vantage per row; --vantage filters in all three
+LAB_CHECKS += tests/e2e/vantages-e2e
 # output that attacks its reader: a store of attack strings (ESC, C1, =HYPERLINK, $(..),
 # a blob as hop address) and a device named with ESC: show, export csv, report, status
 LAB_CHECKS += tests/e2e/output-e2e

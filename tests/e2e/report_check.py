@@ -18,6 +18,7 @@ Prints PASS/FAIL per claim and "N passed, N failed"; exit 1 on a failure.
 import json
 import sys
 import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
 
 SEVERITY = ["none", "ok", "unsupported", "inconclusive", "closed", "filtered",
             "unreachable", "stripped", "rewritten", "syn-dropped"]
@@ -76,6 +77,59 @@ def expected(sched, table):
                 key = (run["vantage"], addr, int(c["port"]))
                 paths.setdefault(key, []).append((run, day, v, t["case"], fam))
     return paths
+
+
+class SideTable(HTMLParser):
+    """The HTML's path x vantage table: rows of cell texts, whitespace folded."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows, self.cell, self.on = [], None, False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table" and dict(attrs).get("class") == "side":
+            self.on = True
+        elif self.on and tag == "tr":
+            self.rows.append([])
+        elif self.on and tag in ("td", "th"):
+            self.cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.on = False
+        elif self.cell is not None and tag in ("td", "th"):
+            self.rows[-1].append(" ".join(self.cell.split()))
+            self.cell = None
+
+    def handle_data(self, d):
+        if self.cell is not None:
+            self.cell += d
+
+
+def check_side(rep, html, paths):
+    """Several vantages: each path's last verdict per vantage side by side, in the
+    JSON (split when broken from one and fine from another) and the HTML table."""
+    want = {}
+    for (v, a, p), runs in paths.items():
+        want.setdefault((a, p), {})[v] = runs[-1][2]
+    got = {(s["address"], s["port"]): {x["vantage"]: x["verdict"] for x in s["vantages"]}
+           for s in rep.get("side_by_side", [])}
+    claim("json: side by side, each path's last verdict per vantage (%d paths)" % len(want),
+          got == want)
+    split = {k for k, m in want.items()
+             if any(x in PROBLEMS for x in m.values()) and any(x in HEALTHY for x in m.values())}
+    claim("json: the split paths %s" % sorted(split),
+          {(s["address"], s["port"]) for s in rep.get("side_by_side", []) if s["split"]} == split)
+    t = SideTable()
+    t.feed(html)
+    vs = [v["vantage"] for v in rep["vantages"]]
+    # names as the page prints them: control characters escaped (textsafe.h)
+    ok = len(t.rows) == len(want) + 1 and t.rows[0] == ["path"] + [v.replace("\n", "\\n") for v in vs]
+    for r in t.rows[1:]:
+        a, _, p = r[0].rpartition(":")
+        m = want.get((a.strip("[]"), int(p)), {})
+        ok = ok and [c.split(" ")[0] for c in r[1:]] == [m.get(v, "not") for v in vs]
+    claim("html: the path x vantage table (%d rows, columns %s)" % (len(t.rows) - 1, vs), ok)
 
 
 def section(paths, vantage=None):
@@ -214,6 +268,9 @@ def main():
           len({next(iter(c)) for c in cols.values()}) == len(cols))
     claim("html: self-contained (no script, nothing fetched)",
           "<script" not in html and "src=" not in html and "href=" not in html and "url(" not in html)
+
+    if len(rep["vantages"]) > 1:
+        check_side(rep, html, paths)
 
     # ---- the screenshot: each colour's share of the plotted bars ---------------
     if shot:

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "report.h"
+#include "vantage_filter.h"
 
 #define DAY0	((int64_t)20790 * 86400)	/* 2026-12-03T00:00:00Z */
 #define NS(d, h)	(((int64_t)(DAY0 + (d) * 86400 + (h) * 3600)) * 1000000000)
@@ -247,7 +248,9 @@ test_text(void **state)
 
 	(void)state;
 	assert_non_null(strstr(t, "2026-12-03 00:00Z to 2026-12-09 00:00Z"));
-	assert_non_null(strstr(t, "2 vantages, a section each below:\n  east\n  we<st>\n\n== every vantage\n"));
+	assert_non_null(strstr(t, "2 vantages, a section each below:\n  east\n  we<st>\n\n"
+	    "== paths side by side (each vantage's last result)\n"));
+	assert_non_null(strstr(t, "\n\n== every vantage\n"));
 	/* the day table: only the verdicts seen, each path once a day */
 	assert_non_null(strstr(t, "  day           ok rewritten stripped syn-dropped closed  paths\n"
 	    "  2026-12-03     1         1        1           1      0      4\n"));
@@ -450,6 +453,91 @@ test_vantage_only_before(void **state)
 	assert_int_equal(rep.nvantages, 0);
 	assert_int_equal(rep.all.results, 1);
 	report_free(&rep);
+}
+
+/* Several vantages: each path's last result per vantage side by side, by
+ * address, port, vantage; split only when a problem from one vantage
+ * meets a healthy result from another (closed measured nothing); one
+ * vantage: nothing side by side. */
+static void
+test_side_by_side(void **state)
+{
+	static struct report_row r[8];
+	struct report_rows rs = { r, 8, 0, NULL, 0, 0 };
+	struct report rep;
+	size_t to;
+	bool split;
+
+	(void)state;
+	/* in report_query's order: vantage, address, port, time */
+	r[0] = row("A", "198.18.100.1", 80, NS(1, 1), VERDICT_OK);
+	r[1] = row("A", "198.18.100.11", 80, NS(1, 1), VERDICT_OK);
+	r[2] = row("A", "198.18.100.11", 80, NS(1, 2), VERDICT_REWRITTEN);
+	r[3] = row("B", "198.18.100.1", 80, NS(1, 1), VERDICT_CLOSED);
+	r[4] = row("B", "198.18.100.11", 80, NS(1, 1), VERDICT_REWRITTEN);
+	r[5] = row("B", "198.18.100.11", 80, NS(1, 2), VERDICT_OK);
+	r[6] = row("C", "198.18.100.1", 80, NS(1, 1), VERDICT_REWRITTEN);
+	r[7] = row("C", "198.18.100.11", 80, NS(1, 1), VERDICT_UNSUPPORTED);
+	assert_int_equal(report_build(&rs, INT64_MIN, INT64_MAX, NULL, &rep), 0);
+	assert_int_equal(rep.nside, 6);
+	/* 198.18.100.1: ok, closed, rewritten: A's ok against C's problem */
+	to = report_side_next(&rep, 0, &split);
+	assert_int_equal(to, 3);
+	assert_true(split);
+	assert_string_equal(rep.side[0].vantage, "A");
+	assert_string_equal(rep.side[1].vantage, "B");
+	assert_int_equal(rep.side[1].verdict, VERDICT_CLOSED);
+	assert_int_equal(rep.side[2].verdict, VERDICT_REWRITTEN);
+	assert_string_equal(rep.side[2].hop_address, "198.18.3.2");
+	/* 198.18.100.11: each vantage's last result: rewritten, ok, unsupported */
+	to = report_side_next(&rep, 3, &split);
+	assert_int_equal(to, 6);
+	assert_true(split);
+	assert_int_equal(rep.side[3].verdict, VERDICT_REWRITTEN);
+	assert_int_equal(rep.side[4].verdict, VERDICT_OK);
+	report_free(&rep);
+	/* B without C: 198.18.100.1 closed and ok, not split */
+	rs.n = 6;
+	assert_int_equal(report_build(&rs, INT64_MIN, INT64_MAX, NULL, &rep), 0);
+	to = report_side_next(&rep, 0, &split);
+	assert_int_equal(to, 2);
+	assert_false(split);
+	report_free(&rep);
+	/* A alone: nothing side by side */
+	rs.n = 3;
+	assert_int_equal(report_build(&rs, INT64_MIN, INT64_MAX, NULL, &rep), 0);
+	assert_int_equal(rep.nside, 0);
+	assert_null(rep.side);
+	report_free(&rep);
+}
+
+/* --vantage: repeated and comma lists add up; an empty name refused. */
+static void
+test_vantage_filter(void **state)
+{
+	struct vantage_filter vf;
+
+	(void)state;
+	memset(&vf, 0, sizeof(vf));
+	assert_true(vantage_filter_match(&vf, "any"));
+	assert_null(vantage_filter_one(&vf));
+	assert_int_equal(vantage_filter_add(&vf, "A"), 0);
+	assert_string_equal(vantage_filter_one(&vf), "A");
+	assert_int_equal(vantage_filter_add(&vf, "B,C"), 0);
+	assert_int_equal(vf.n, 3);
+	assert_null(vantage_filter_one(&vf));
+	assert_true(vantage_filter_match(&vf, "C"));
+	assert_false(vantage_filter_match(&vf, "AB"));
+	assert_false(vantage_filter_match(&vf, NULL));
+	assert_int_equal(vantage_filter_add(&vf, "D,"), -1);
+	assert_int_equal(vantage_filter_add(&vf, ""), -1);
+	assert_int_equal(vantage_filter_add(&vf, ",E"), -1);
+	vantage_filter_free(&vf);
+	assert_int_equal(vf.n, 0);
+	for (int i = 0; i < VANTAGE_FILTER_MAX; i++)
+		assert_int_equal(vantage_filter_add(&vf, "x"), 0);
+	assert_int_equal(vantage_filter_add(&vf, "y"), -1);
+	vantage_filter_free(&vf);
 }
 
 /* report_add keeps what it needs of a row: each row handed over in
@@ -670,6 +758,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_vantage_only_before),
+		cmocka_unit_test(test_side_by_side),
+		cmocka_unit_test(test_vantage_filter),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_html),
