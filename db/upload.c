@@ -355,6 +355,19 @@ write_cursor(struct upload *u, int64_t ok_ns)
 	sqlite3_finalize(s);
 }
 
+/* The backlog's figure counted again, the cursor unchanged. */
+static void
+count_backlog(struct upload *u)
+{
+	int64_t left = backlog(u);
+
+	if (left < 0)
+		return;
+	pthread_mutex_lock(&u->mu);
+	u->f.backlog = (uint64_t)left;
+	pthread_mutex_unlock(&u->mu);
+}
+
 /* One batch: its number of rows sent (0: nothing to send), or -1. */
 static int
 step(struct upload *u)
@@ -415,9 +428,20 @@ loop(void *arg)
 
 			clock_gettime(CLOCK_MONOTONIC, &until);
 			until.tv_sec += wait_s;
-			while (!u->stop && !(u->kicked && fails == 0) &&
-			    pthread_cond_timedwait(&u->cv, &u->mu, &until) != ETIMEDOUT)
-				;
+			while (!u->stop && !(u->kicked && fails == 0)) {
+				if (u->kicked) {
+					/* backing off: no attempt before its time, but
+					 * the backlog status shows counted now (it
+					 * stood still for up to a minute) */
+					u->kicked = false;
+					pthread_mutex_unlock(&u->mu);
+					count_backlog(u);
+					pthread_mutex_lock(&u->mu);
+					continue;
+				}
+				if (pthread_cond_timedwait(&u->cv, &u->mu, &until) == ETIMEDOUT)
+					break;
+			}
 		}
 		u->kicked = false;
 		if (u->stop && (fails > 0 || past(&u->drain_until))) {
