@@ -41,7 +41,7 @@ struct upload {
 	sqlite3 *db;
 	PGconn *pg;
 	char uri[4096];
-	char where[256];		/* uri without its password */
+	char where[256];		/* upload_where(uri) */
 	int64_t cursor;			/* the last id the server took */
 	bool cursor_dirty;		/* not yet written to the file */
 	struct upload_figures f;	/* under mu */
@@ -79,6 +79,47 @@ upload_clean_text(const char *s, char *out, size_t outlen)
 	out[i] = '\0';
 }
 
+/* The parameters a failure's line leaves out: the certificate's files'
+ * paths (long: they pushed libpq's reason out of the line) and the key's
+ * passphrase (store_where_safe cuts password=, not sslpassword=). */
+static const char *const unnamed[] = { "sslcert", "sslkey", "sslrootcert", "sslcrl",
+    "sslcrldir", "sslpassword", "passfile", NULL };
+
+void
+upload_where(const char *uri, char *out, size_t outlen)
+{
+	char safe[4096];
+	const char *p, *q;
+	size_t used;
+	bool first = true;
+
+	if (outlen == 0)
+		return;
+	store_where_safe(uri, safe, sizeof(safe));
+	q = strchr(safe, '?');
+	used = q != NULL ? (size_t)(q - safe) : strlen(safe);
+	snprintf(out, outlen, "%.*s", (int)used, safe);
+	for (p = q; p != NULL && *p != '\0';) {
+		size_t n, k;
+		bool keep = true;
+
+		p++;			/* past '?' or '&' */
+		n = strcspn(p, "&#");
+		k = strcspn(p, "=&#");
+		for (int i = 0; unnamed[i] != NULL; i++)
+			if (k == strlen(unnamed[i]) && strncmp(p, unnamed[i], k) == 0)
+				keep = false;
+		if (keep && n > 0) {
+			used = strlen(out);
+			snprintf(out + used, outlen - used, "%c%.*s", first ? '?' : '&', (int)n, p);
+			first = false;
+		}
+		p += n;
+		if (*p == '#')
+			break;
+	}
+}
+
 static int64_t
 now_ns(void)
 {
@@ -93,13 +134,13 @@ now_ns(void)
 static void
 failed(struct upload *u, const char *what, const char *msg)
 {
-	char m[200];
+	char m[180];
 	size_t n = msg != NULL ? strcspn(msg, "\n") : 0;
 
 	upload_clean_text(msg != NULL ? msg : "", m, n + 1 < sizeof(m) ? n + 1 : sizeof(m));
 	pthread_mutex_lock(&u->mu);
 	u->f.failing = true;
-	snprintf(u->f.error, sizeof(u->f.error), "upload to %.110s: %.30s: %.90s", u->where, what,
+	snprintf(u->f.error, sizeof(u->f.error), "upload to %.120s: %.30s: %.170s", u->where, what,
 	    m[0] != '\0' ? m : "failed");
 	pthread_mutex_unlock(&u->mu);
 }
@@ -315,6 +356,19 @@ write_cursor(struct upload *u, int64_t ok_ns)
 	sqlite3_finalize(s);
 }
 
+/* The backlog's figure counted again, the cursor unchanged. */
+static void
+count_backlog(struct upload *u)
+{
+	int64_t left = backlog(u);
+
+	if (left < 0)
+		return;
+	pthread_mutex_lock(&u->mu);
+	u->f.backlog = (uint64_t)left;
+	pthread_mutex_unlock(&u->mu);
+}
+
 /* One batch: its number of rows sent (0: nothing to send), or -1. */
 static int
 step(struct upload *u)
@@ -375,9 +429,20 @@ loop(void *arg)
 
 			clock_gettime(CLOCK_MONOTONIC, &until);
 			until.tv_sec += wait_s;
-			while (!u->stop && !(u->kicked && fails == 0) &&
-			    pthread_cond_timedwait(&u->cv, &u->mu, &until) != ETIMEDOUT)
-				;
+			while (!u->stop && !(u->kicked && fails == 0)) {
+				if (u->kicked) {
+					/* backing off: no attempt before its time, but
+					 * the backlog status shows counted now (it
+					 * stood still for up to a minute) */
+					u->kicked = false;
+					pthread_mutex_unlock(&u->mu);
+					count_backlog(u);
+					pthread_mutex_lock(&u->mu);
+					continue;
+				}
+				if (pthread_cond_timedwait(&u->cv, &u->mu, &until) == ETIMEDOUT)
+					break;
+			}
 		}
 		u->kicked = false;
 		if (u->stop && (fails > 0 || past(&u->drain_until))) {
@@ -411,7 +476,7 @@ upload_start(const char *file, const char *uri, char *err, size_t errlen)
 		snprintf(err, errlen, "upload: out of memory");
 		return NULL;
 	}
-	store_where_safe(uri, u->where, sizeof(u->where));
+	upload_where(uri, u->where, sizeof(u->where));
 	if (strlen(uri) >= sizeof(u->uri)) {
 		snprintf(err, errlen, "upload: %.200s: the URI is longer than %zu bytes",
 		    u->where, sizeof(u->uri) - 1);

@@ -27,7 +27,7 @@ struct upload_figures {
 					   never (as the cursor says) */
 	uint64_t uploaded;		/* results sent since the start */
 	bool failing;			/* the last attempt failed */
-	char error[256];		/* its one line, the URI without password */
+	char error[384];		/* its one line, naming upload_where(uri) */
 };
 
 /* The thread started on the SQLite store at file (opened here, a
@@ -60,5 +60,12 @@ bool upload_is_stale(uint64_t backlog, int64_t last_ok_ns, int64_t since_ns, int
  * sent of a local text (a store's bytes are hostile, and one invalid
  * UTF-8 sequence would refuse the whole batch there). */
 void upload_clean_text(const char *s, char *out, size_t outlen);
+
+/* Pure: uri as the upload's messages name it, into out (cut at outlen -
+ * 1): store_where_safe's (no password) without the parameters naming the
+ * TLS certificate's and key's files or the key's passphrase (sslcert,
+ * sslkey, sslrootcert, sslcrl, sslcrldir, sslpassword, passfile), so the
+ * server and libpq's reason fit one line and no secret is logged. */
+void upload_where(const char *uri, char *out, size_t outlen);
 
 #endif

@@ -58,7 +58,7 @@ tell(struct daemon *d, const char *event, const struct upload_figures *f)
 
 	if (c->alert_command == NULL)
 		return;
-	store_where_safe(c->upload, uri, sizeof(uri));
+	upload_where(c->upload, uri, sizeof(uri));
 	daemon_event_begin(d, &j, event);
 	json_kstring(&j, "upload", uri);
 	if (f->failing)

@@ -28,6 +28,11 @@ LAB_CHECKS += tests/e2e/store-engines
 # sent twice are stored once, each run's clock goes with it; db/roles.sql: a vantage
 # inserts only rows naming itself, a reader only reads
 LAB_CHECKS += tests/e2e/upload-e2e
+# three vantages upload over TLS, each by a client certificate named as it (a throw-away
+# CA; hostssl cert only): each lands its cycle once under its own vantage; a revoked
+# certificate and another CA's are refused in one line while probing goes on locally;
+# a certificate's login cannot insert rows naming another vantage
+LAB_CHECKS += tests/e2e/uploadtls-e2e
 # scaleprobe db on fixture copies and a store aged 500 days: upgrade's copy (mode,
 # old version, rows), a newer store names it, check's lines on broken copies,
 # prune --dry-run changes no byte and counts what prune removes, the file shrinks

@@ -47,6 +47,40 @@ test_clean_text(void **state)
 }
 
 static void
+test_where(void **state)
+{
+	static const struct { const char *in, *out; size_t len; } t[] = {
+		/* the certificate's files and the key's passphrase left out,
+		 * the password cut, the other parameters kept in order */
+		{ "postgresql://v:pw@198.18.231.2/db?connect_timeout=5&sslmode=verify-full"
+		  "&sslrootcert=/x/ca.crt&sslcert=/x/v.crt&sslkey=/x/v.key&sslpassword=s3&"
+		  "application_name=a", "postgresql://v@198.18.231.2/db?connect_timeout=5&"
+		  "sslmode=verify-full&application_name=a", 256 },
+		/* only left-out parameters: no '?' left */
+		{ "postgresql://v@h/db?sslcert=/a&sslkey=/b&sslcrl=/c&sslcrldir=/d&passfile=/e",
+		  "postgresql://v@h/db", 256 },
+		/* the first kept after a left-out one gets the '?' */
+		{ "postgresql://h/db?sslkey=/k&host=/run/sock", "postgresql://h/db?host=/run/sock",
+		  256 },
+		/* a prefix of a name is not the name; empty parameters dropped */
+		{ "postgresql://h/db?sslkeyx=1&&sslke=2&", "postgresql://h/db?sslkeyx=1&sslke=2",
+		  256 },
+		/* a fragment ends the parameters */
+		{ "postgresql://h/db?a=1#sslkey=/k", "postgresql://h/db?a=1", 256 },
+		/* a file's path is left as it is; cut at len - 1 */
+		{ "/var/lib/scaleprobe/x.db", "/var/lib/scaleprobe/x.db", 256 },
+		{ "postgresql://h/db?sslmode=require", "postgresql://h/db?ss", 21 },
+	};
+	char out[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		upload_where(t[i].in, out, t[i].len);
+		assert_string_equal(out, t[i].out);
+	}
+}
+
+static void
 test_stale(void **state)
 {
 	const int64_t s = 1000000000, h = 3600 * s, t0 = 1700000000 * s;
@@ -76,6 +110,7 @@ main(void)
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_clean_text),
 		cmocka_unit_test(test_stale),
+		cmocka_unit_test(test_where),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
