@@ -21,6 +21,22 @@ verdict_rank(enum verdict v)
 	return v == VERDICT_NONE ? 0 : 2;
 }
 
+/* Whether v, a problem the worst so far also is, was located at an
+ * earlier hop (then a lower address): the path's hop does not hang on
+ * the order its flows ended in, so a daemon's alert does not see the hop
+ * move between branches from run to run. */
+static bool
+nearer(const struct scale_verdict *v, const struct scale_verdict *worst)
+{
+	if (!verdict_is_problem(v->verdict) || v->verdict != worst->verdict || !v->hop.present)
+		return false;
+	if (!worst->hop.present)
+		return true;
+	if (v->hop.index != worst->hop.index)
+		return v->hop.index < worst->hop.index;
+	return addr_compare(&v->hop.address, &worst->hop.address) < 0;
+}
+
 /* Keeps the routers scale i's trace of flow f heard, TTL by TTL up to
  * the destination's. */
 static void
@@ -77,7 +93,8 @@ infer_flows_add(struct flows_acc *acc, const struct path_result *res, uint16_t s
 			acc->affected[i]++;
 		else if (verdict_rank(v->verdict) == 2)
 			acc->clean[i]++;
-		if (acc->n == 1 || verdict_rank(v->verdict) > verdict_rank(acc->worst[i].verdict))
+		if (acc->n == 1 || verdict_rank(v->verdict) > verdict_rank(acc->worst[i].verdict) ||
+		    nearer(v, &acc->worst[i]))
 			acc->worst[i] = *v;
 	}
 }
