@@ -14,7 +14,7 @@ static const char *const columns[] = {
 	"target", "address", "port", "family", "verdict", "scale_sent", "scale_quoted",
 	"scale_effective", "hop_index", "hop_address", "last_clean_index",
 	"last_clean_address", "first_seen", "last_seen", "times_seen", "vantage",
-	"hop_exact", "silent_hops",
+	"hop_exact", "silent_hops", "flows", "flows_affected",
 };
 
 void
@@ -77,6 +77,10 @@ export_csv_row(struct csv *c, const struct history_row *r)
 	csv_field(c, r->hop_index < 0 ? NULL : r->hop_silent != 0 ? "false" : "true");
 	csv_field(c, r->hop_index < 0 || r->hop_silent == 0 ? NULL :
 	    silent_hops_list(r->hop_silent, s, sizeof(s)));
+	/* probed over several flows: how many, and on how many a problem;
+	 * empty for one flow */
+	csv_int(c, r->flows > 1 ? r->flows : -1);
+	csv_int(c, r->flows > 1 ? r->flows_affected : -1);
 	csv_end_row(c);
 }
 
@@ -115,6 +119,11 @@ export_json_row(struct json *j, const struct history_row *r)
 	} else {
 		json_kbool(j, columns[16], r->hop_silent == 0);
 		silent_hops_json(j, columns[17], r->hop_silent);
+	}
+	/* as probe --json: only for a path of several flows */
+	if (r->flows > 1 && r->flows_affected >= 0) {
+		json_kint(j, columns[18], r->flows);
+		json_kint(j, columns[19], r->flows_affected);
 	}
 	json_object_end(j);
 }

@@ -10,6 +10,15 @@
 
 #include "result.h"
 
+/* A router a scale's traces heard at one TTL, and which flows heard it
+ * (bit f: answers[f]). */
+#define FLOWS_SEEN_MAX 32
+struct flows_seen {
+	int ttl;
+	struct addr addr;
+	uint64_t flows;
+};
+
 /* The flows of one path judged so far. */
 struct flows_acc {
 	int n;
@@ -17,6 +26,12 @@ struct flows_acc {
 	struct scale_verdict worst[RESULT_MAX_SCALES];	/* the worst so far */
 	int affected[RESULT_MAX_SCALES];
 	int clean[RESULT_MAX_SCALES];	/* flows that answered without a problem */
+	/* per scale, the routers its traces heard (until FLOWS_SEEN_MAX) and
+	 * the flows whose trace of it ran; the branch found at merge */
+	struct flows_seen seen[RESULT_MAX_SCALES][FLOWS_SEEN_MAX];
+	int nseen[RESULT_MAX_SCALES];
+	uint64_t traced[RESULT_MAX_SCALES];
+	struct flow_branch branch[RESULT_MAX_SCALES];
 };
 
 /* Adds the judged result of one flow (res->flow's; sport its first port). */
@@ -27,8 +42,10 @@ void infer_flows_add(struct flows_acc *acc, const struct path_result *res,
  * each scale's verdict the worst any flow saw -- a problem over an answer,
  * an answer over a flow that could not conclude -- with flows_affected and,
  * where some flows saw the problem and others answered without it, a
- * reason that says so; the
- * answers of every flow in flow_answers (pointing into acc). */
-void infer_flows_merge(struct path_result *res, const struct flows_acc *acc);
+ * reason that says so and names the branch where the traces show it
+ * (struct flow_branch: the first TTL where the two sides' routers part;
+ * never past the problem's hop); the answers of every flow in
+ * flow_answers and the branches in flow_branch (pointing into acc). */
+void infer_flows_merge(struct path_result *res, struct flows_acc *acc);
 
 #endif

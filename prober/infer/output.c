@@ -149,9 +149,34 @@ json_hops(struct json *j, const struct path_result *res)
 	json_array_end(j);
 }
 
+/* Where the flows of a scale part, when their traces show it
+ * (struct flow_branch). */
+static void
+json_branch(struct json *j, const struct flow_branch *b)
+{
+	char buf[ADDR_STRLEN];
+
+	if (b == NULL || b->hop_index <= 0)
+		return;
+	json_key(j, "branch");
+	json_object_begin(j);
+	json_kint(j, "hop_index", b->hop_index);
+	json_key(j, "problem");
+	json_array_begin(j);
+	for (int k = 0; k < b->nproblem && k < FLOW_BRANCH_ADDRS; k++)
+		json_string(j, addr_format(&b->problem[k], buf, sizeof(buf)));
+	json_array_end(j);
+	json_key(j, "clean");
+	json_array_begin(j);
+	for (int k = 0; k < b->nclean && k < FLOW_BRANCH_ADDRS; k++)
+		json_string(j, addr_format(&b->clean[k], buf, sizeof(buf)));
+	json_array_end(j);
+	json_object_end(j);
+}
+
 static void
 json_scale(struct json *j, const struct variant_obs *o, const struct scale_verdict *v,
-    const struct window_obs *w, int flows, int affected)
+    const struct window_obs *w, int flows, int affected, const struct flow_branch *b)
 {
 	json_object_begin(j);
 	json_kint(j, "scale_sent", o->scale);
@@ -185,8 +210,10 @@ json_scale(struct json *j, const struct variant_obs *o, const struct scale_verdi
 		json_knull(j, "flight_bytes");
 	json_verdict(j, v);
 	/* probed over several flows (--flows): on how many it was a problem */
-	if (flows > 1)
+	if (flows > 1) {
 		json_kint(j, "flows_affected", affected);
+		json_branch(j, b);
+	}
 	json_hop(j, &v->hop);
 	json_findings(j, v);
 	json_object_end(j);
@@ -270,7 +297,8 @@ output_json(struct json *j, const struct path_result *res, const char *vantage)
 	json_array_begin(j);
 	for (int i = 0; i < res->nscales; i++)
 		json_scale(j, &res->scales[i], &res->verdicts[i], &res->window[i],
-		    res->flows, res->flows_affected[i]);
+		    res->flows, res->flows_affected[i],
+		    res->flow_branch != NULL ? &res->flow_branch[i] : NULL);
 	json_array_end(j);
 	json_flows(j, res);
 
@@ -341,7 +369,8 @@ text_segment(FILE *f, const struct path_result *res, int i)
 	fprintf(f, ", last clean hop %d (%s)\n", v->hop.last_clean_index,
 	    addr_format(&v->hop.last_clean_address, addr, sizeof(addr)));
 	/* of several flows, the trace at hand is the last one's, which may
-	 * have taken another branch than the flow the hop is of */
+	 * have taken another branch than the flow the hop is of: each flow's
+	 * hop instead (text_flows) */
 	if (t == NULL || !t->ran || res->flows > 1)
 		return;
 	from = v->hop.last_clean_index > 0 ? v->hop.last_clean_index : 1;
@@ -356,6 +385,56 @@ text_segment(FILE *f, const struct path_result *res, int i)
 		    q->quote == QUOTE_NONE ? "*" : addr_format(&q->from, addr, sizeof(addr)),
 		    result_quote_name(q->quote), ws);
 	}
+}
+
+/* Several flows: per scale, each flow's verdict and hop, flows that agree
+ * counted together ("rewritten at hop 3 (A) x3, ok x5"), and the branch
+ * where the traces show it. */
+static void
+text_flows(FILE *f, const struct path_result *res, int i)
+{
+	const struct flow_branch *b = res->flow_branch != NULL ? &res->flow_branch[i] : NULL;
+	bool done[RESULT_MAX_FLOWS] = { false };
+	char addr[ADDR_STRLEN];
+
+	if (res->flows <= 1 || res->flow_answers == NULL)
+		return;
+	fprintf(f, "  scale %d flows:", res->scales[i].scale);
+	for (int a = 0, first = 1; a < res->flows && a < RESULT_MAX_FLOWS; a++) {
+		const struct flow_answer *fa = &res->flow_answers[a];
+		const char *v = verdict_name(fa->verdict[i]);
+		int n = 0;
+
+		if (done[a])
+			continue;
+		for (int c = a; c < res->flows && c < RESULT_MAX_FLOWS; c++) {
+			const struct flow_answer *fc = &res->flow_answers[c];
+
+			if (!done[c] && fc->verdict[i] == fa->verdict[i] &&
+			    fc->hop_index[i] == fa->hop_index[i] &&
+			    (fa->hop_index[i] < 0 ||
+			     addr_equal(&fc->hop_address[i], &fa->hop_address[i]))) {
+				done[c] = true;
+				n++;
+			}
+		}
+		fprintf(f, "%s %s", first ? "" : ",", v ? v : "-");
+		if (fa->hop_index[i] >= 0)
+			fprintf(f, " at hop %d (%s)", fa->hop_index[i],
+			    addr_format(&fa->hop_address[i], addr, sizeof(addr)));
+		fprintf(f, " x%d", n);
+		first = 0;
+	}
+	fputc('\n', f);
+	if (b == NULL || b->hop_index <= 0)
+		return;
+	fprintf(f, "    branch at hop %d: via", b->hop_index);
+	for (int k = 0; k < b->nproblem && k < FLOW_BRANCH_ADDRS; k++)
+		fprintf(f, "%s %s", k ? "," : "", addr_format(&b->problem[k], addr, sizeof(addr)));
+	fprintf(f, " %s; via", verdict_name(res->verdicts[i].verdict));
+	for (int k = 0; k < b->nclean && k < FLOW_BRANCH_ADDRS; k++)
+		fprintf(f, "%s %s", k ? "," : "", addr_format(&b->clean[k], addr, sizeof(addr)));
+	fprintf(f, " not\n");
 }
 
 /* A SYN proxy answered: the options in the table are its own, said once. */
@@ -441,8 +520,10 @@ output_text(FILE *f, const struct path_result *res)
 			    textsafe_str(sv->reason, shown, sizeof(shown)));
 	}
 	text_syn_proxy(f, res);
-	for (int i = 0; i < res->nscales; i++)
+	for (int i = 0; i < res->nscales; i++) {
 		text_segment(f, res, i);
+		text_flows(f, res, i);
+	}
 }
 
 enum output_class

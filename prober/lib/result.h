@@ -188,6 +188,18 @@ struct flow_answer {
 	struct addr hop_address[RESULT_MAX_SCALES];
 };
 
+/* Where the flows of one scale part (--flows): the first TTL at which the
+ * routers the traces of the flows that saw a problem answered from and
+ * those of the flows that answered without it are disjoint, and those
+ * routers (at most FLOW_BRANCH_ADDRS a side).  hop_index 0: the traces do
+ * not show it (no trace on one side, or no TTL where they part). */
+#define FLOW_BRANCH_ADDRS 4
+struct flow_branch {
+	int hop_index;
+	int nproblem, nclean;
+	struct addr problem[FLOW_BRANCH_ADDRS], clean[FLOW_BRANCH_ADDRS];
+};
+
 /* Everything about one (address, port) path.  target points into the
  * caller's target list and outlives the result. */
 struct path_result {
@@ -225,6 +237,8 @@ struct path_result {
 	int flows_affected[RESULT_MAX_SCALES];	/* flows whose verdict was a
 					   problem (verdict_is_problem) */
 	const struct flow_answer *flow_answers;	/* flows entries, during done */
+	const struct flow_branch *flow_branch;	/* per scale, during done; NULL:
+					   none */
 };
 
 const char *reply_kind_name(enum reply_kind k);

@@ -134,5 +134,7 @@ LAB_CHECKS += tests/e2e/demand-e2e
 LAB_CHECKS += tests/e2e/dashboard-e2e
 # --flows 8 on the multipath lab (fresh hash seed): the half-rewritten path flagged
 # with flows_affected 1..7 of 8 and a reason naming the source port, each flow's
-# answers kept; the clean path ok on every flow; the default adds no field, 4 SYNs
+# answers kept, its branch named (hop 3, a's router vs b's) in JSON, reason and show, and
+# export's rows carrying flows/flows_affected; the clean path ok on every flow; the
+# default adds no field, 4 SYNs
 LAB_CHECKS += tests/e2e/flows-e2e

@@ -2,17 +2,21 @@
  * test_alert_state.c -- alerts on a path's change of state, as tables: each row
  * a sequence of run verdicts, N of M, and the events they must give; then
  * a path's scales as one alert (raise, change, clear, its state read back
- * after a restart) and raises grouped into incidents by their hop.
+ * after a restart) and raises grouped into incidents by their hop; and a
+ * path probed over several flows (infer_flows) whose share changes from
+ * run to run, and whose flows end in another order each run, alerts once.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "alert_state.h"
+#include "infer_flows.h"
 
 #define OK VERDICT_OK
 #define RW VERDICT_REWRITTEN
@@ -324,6 +328,91 @@ test_incidents(void **state)
 	assert_int_equal(alert_incidents(hops, 0, 1, inc), 0);
 }
 
+/* One run of a path's scale 7 over flows: a letter per flow, 'o' ok,
+ * 'a' rewritten at hop 3 (branch a's box), 'b' rewritten at hop 4
+ * (branch b's), judged as the runner does. */
+static void
+flows_run(struct path_result *res, const char *flows)
+{
+	struct flows_acc *acc = calloc(1, sizeof(*acc));
+	int n = (int)strlen(flows);
+
+	assert_non_null(acc);
+	for (int f = 0; f < n; f++) {
+		struct scale_verdict *v = &res->verdicts[0];
+
+		memset(res, 0, sizeof(*res));
+		res->nscales = 1;
+		res->scales[0].scale = 7;
+		res->flows = n;
+		v->verdict = flows[f] == 'o' ? OK : RW;
+		if (flows[f] != 'o') {
+			v->hop.present = true;
+			v->hop.index = flows[f] == 'a' ? 3 : 4;
+			v->hop.last_clean_index = v->hop.index - 1;
+			assert_int_equal(addr_parse(flows[f] == 'a' ? "198.18.31.2" : "198.18.42.2",
+			    &v->hop.address), 0);
+		}
+		infer_flows_add(acc, res, (uint16_t)(1000 + f));
+	}
+	infer_flows_merge(res, acc);
+	res->flow_answers = NULL;
+	res->flow_branch = NULL;
+	free(acc);
+}
+
+static void
+test_flows_no_flap(void **state)
+{
+	static const struct {
+		const char *what;
+		const char *runs[12];
+		const char *events;
+	} t[] = {
+		{ "1/8, 3/8, 0/8, 2/8, 1/8: one alert while the share stays above zero",
+		  { "aooooooo", "oaoaoaoo", "oooooooo", "ooaoooao", "ooooaooo", "oooooooo",
+		    "oooooooo", "oooooooo", NULL }, ".R....X." },
+		{ "8/8 over two branches, the flows ending in another order each run",
+		  { "bbaabbab", "abababab", "babababa", "bbbbbbba", "baaaaaab", NULL }, ".R..." },
+		{ "a share that moves between the branches' boxes",
+		  { "boaooooo", "oooooboa", "obbbaooo", "booaoooo", NULL }, ".R.." },
+		{ "0/8 throughout: silence", { "oooooooo", "oooooooo", "oooooooo", NULL }, "..." },
+	};
+	const struct alert_cfg cfg = { 2, 3 };
+
+	(void)state;
+	for (size_t r = 0; r < sizeof(t) / sizeof(t[0]); r++) {
+		struct alert_track tr[1];
+		struct alert_path open, now;
+		struct path_result *res = calloc(1, sizeof(*res));
+		char got[16];
+		int i;
+
+		assert_non_null(res);
+		memset(tr, 0, sizeof(tr));
+		memset(&open, 0, sizeof(open));
+		for (i = 0; t[r].runs[i] != NULL; i++) {
+			const struct hop_loc *hp[1];
+			int scale[1] = { 7 };
+			enum verdict f, x2;
+			enum alert_event e;
+			bool update;
+
+			flows_run(res, t[r].runs[i]);
+			(void)alert_observe(&tr[0], &cfg, res->verdicts[0].verdict, &f, &x2);
+			hp[0] = &res->verdicts[0].hop;
+			alert_path_summary(tr, 1, scale, hp, &open, &now);
+			e = alert_path_decide(&open, &now, &update);
+			got[i] = letter(e);
+			open = now;
+		}
+		got[i] = '\0';
+		print_message("# %s: %s\n", t[r].what, got);
+		assert_string_equal(got, t[r].events);
+		free(res);
+	}
+}
+
 int
 main(void)
 {
@@ -334,6 +423,7 @@ main(void)
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_path_summary),
 		cmocka_unit_test(test_incidents),
+		cmocka_unit_test(test_flows_no_flap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,9 @@
  * test_infer_flows.c -- a path's flows to one verdict per scale
  * (infer_flows.h): the worst verdict any flow saw (a problem over an
  * answer, an answer over an inconclusive flow), flows_affected, the plain
- * reason where only some flows saw the problem, each flow's answers kept.
+ * reason where only some flows saw the problem, each flow's answers kept,
+ * and the branch: the first TTL where the traces of the flows that saw the
+ * problem and of those that did not part.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "addr.h"
 #include "infer_flows.h"
 
 /* A judged flow of one scale with verdict v ('o' ok, 'r' rewritten, 'i'
@@ -118,12 +121,101 @@ test_long_reason(void **state)
 	free(acc);
 }
 
+/* A trace of one flow over branch X ('a'..'c'; '-' none ran): hops 1, 2
+ * shared, hop 3 router 10.0.3.X, hop 4 10.0.4.X, the destination at 6. */
+static void
+trace_of(struct trace_obs *t, char x)
+{
+	char a[32];
+
+	memset(t, 0, sizeof(*t));
+	if (x == '-')
+		return;
+	t->ran = true;
+	t->nttl = 8;
+	t->dest_ttl = 6;
+	for (int k = 1; k <= 5; k++) {
+		t->hop[k].quote = QUOTE_FULL;
+		snprintf(a, sizeof(a), k <= 2 || k == 5 ? "10.0.%d.1" : "10.0.%d.%d", k, x);
+		assert_int_equal(addr_parse(a, &t->hop[k].from), 0);
+	}
+}
+
+static void
+test_branch(void **state)
+{
+	static const struct {
+		const char *flows;	/* per flow: verdict letter, branch letter */
+		int hop;		/* the rewritten flows' hop */
+		int want;		/* the branch's TTL, 0 none */
+		const char *problem, *clean;	/* its routers, "," joined */
+	} t[] = {
+		{ "raobraob", 3, 3, "10.0.3.97", "10.0.3.98" },
+		{ "oaobrc", 4, 3, "10.0.3.99", "10.0.3.97,10.0.3.98" },	/* parts before the box */
+		{ "rao-", 3, 0, "", "" },		/* no clean flow traced */
+		{ "rarb", 3, 0, "", "" },		/* no clean flow */
+		{ "raob", 2, 0, "", "" },		/* never past the problem's hop */
+		{ "raoarb", 4, 0, "", "" },		/* a router both sides crossed */
+		{ "rrob", 3, 0, "", "" },		/* the rewritten flow has no trace */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct flows_acc *acc = calloc(1, sizeof(*acc));
+		struct path_result *r = calloc(1, sizeof(*r));
+		struct trace_obs *tr = calloc(1, sizeof(*tr));
+		int n = (int)strlen(t[i].flows) / 2;
+		char got[128] = "", one[ADDR_STRLEN];
+		const struct flow_branch *b;
+
+		assert_non_null(acc);
+		assert_non_null(r);
+		assert_non_null(tr);
+		for (int f = 0; f < n; f++) {
+			char v = t[i].flows[2 * f], x = t[i].flows[2 * f + 1];
+
+			flow(r, v);
+			if (v == 'r')
+				r->verdicts[0].hop.index = t[i].hop;
+			/* 'r' as a branch letter: a flow rewritten with no trace */
+			trace_of(tr, x == 'r' ? '-' : x);
+			r->trace[1] = tr;
+			r->flows = n;
+			infer_flows_add(acc, r, (uint16_t)(1000 + f));
+		}
+		infer_flows_merge(r, acc);
+		assert_non_null(r->flow_branch);
+		b = &r->flow_branch[0];
+		assert_int_equal(b->hop_index, t[i].want);
+		for (int k = 0; k < b->nproblem; k++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", k ? "," : "",
+			    addr_format(&b->problem[k], one, sizeof(one)));
+		assert_string_equal(got, t[i].problem);
+		got[0] = '\0';
+		for (int k = 0; k < b->nclean; k++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", k ? "," : "",
+			    addr_format(&b->clean[k], one, sizeof(one)));
+		assert_string_equal(got, t[i].clean);
+		/* the reason names it, in plain words, when there is one */
+		if (t[i].want > 0) {
+			snprintf(got, sizeof(got), "the branch via %s (hop %d) rewrites it",
+			    t[i].problem, t[i].want);
+			assert_non_null(strstr(r->verdicts[0].reason, got));
+		} else
+			assert_null(strstr(r->verdicts[0].reason, "the branch via"));
+		free(tr);
+		free(r);
+		free(acc);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_long_reason),
+		cmocka_unit_test(test_branch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,9 @@
  * was measured, the order fixed) and the readable table, for a clean path
  * with its window tests, a closed IPv6 port, a silent path whose capture
  * failed, and a path through a SYN proxy (the syn-proxy side finding);
- * a target, an error and a reason of control characters, printed escaped.
+ * a target, an error and a reason of control characters, printed escaped;
+ * a path of several flows: each flow's verdict and hop counted together in
+ * the text, and the branch in both forms.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -367,6 +369,61 @@ test_text_escaped(void **state)
 	free(s);
 }
 
+/* Three flows, scale 7 rewritten at 198.18.31.2 (hop 3) on two of them:
+ * the text counts each flow's answer per scale and names the branch, the
+ * JSON has it as an object. */
+static void
+test_flows(void **state)
+{
+	struct path_result *r = calloc(1, sizeof(*r));
+	struct flow_answer fa[3];
+	struct flow_branch b[RESULT_MAX_SCALES];
+	char *got;
+
+	(void)state;
+	assert_non_null(r);
+	clean(r);
+	memset(fa, 0, sizeof(fa));
+	memset(b, 0, sizeof(b));
+	for (int f = 0; f < 3; f++) {
+		fa[f].sport = (uint16_t)(40000 + f);
+		for (int i = 0; i < 3; i++) {
+			fa[f].verdict[i] = VERDICT_OK;
+			fa[f].hop_index[i] = -1;
+		}
+	}
+	for (int f = 1; f < 3; f++) {
+		fa[f].verdict[1] = VERDICT_REWRITTEN;
+		fa[f].hop_index[1] = 3;
+		fa[f].hop_address[1] = A("198.18.31.2");
+	}
+	b[1].hop_index = 3;
+	b[1].nproblem = 1;
+	b[1].problem[0] = A("198.18.31.2");
+	b[1].nclean = 2;
+	b[1].clean[0] = A("198.18.32.2");
+	b[1].clean[1] = A("198.18.33.2");
+	r->verdicts[1].verdict = VERDICT_REWRITTEN;
+	r->flows = 3;
+	r->flows_affected[1] = 2;
+	r->flow_answers = fa;
+	r->flow_branch = b;
+	got = as_text(r);
+	if (strstr(got, "  scale 0 flows: ok x3\n") == NULL ||
+	    strstr(got, "  scale 7 flows: ok x1, rewritten at hop 3 (198.18.31.2) x2\n"
+	    "    branch at hop 3: via 198.18.31.2 rewritten; via 198.18.32.2, 198.18.33.2 not\n")
+	    == NULL)
+		fail_msg("text: %s", got);
+	free(got);
+	got = as_json(r);
+	if (strstr(got, "\"flows_affected\":2,\"branch\":{\"hop_index\":3,"
+	    "\"problem\":[\"198.18.31.2\"],\"clean\":[\"198.18.32.2\",\"198.18.33.2\"]}") == NULL ||
+	    strstr(got, "\"flows_affected\":0,\"hop\"") == NULL)
+		fail_msg("json: %s", got);
+	free(got);
+	free(r);
+}
+
 int
 main(void)
 {
@@ -375,6 +432,7 @@ main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json_one_line),
 		cmocka_unit_test(test_text_escaped),
+		cmocka_unit_test(test_flows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
