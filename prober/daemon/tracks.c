@@ -377,16 +377,18 @@ idle(const struct track *t)
  * segment swept with its holes filled back at once: a row moved into a
  * hole is looked at again, none is skipped); a segment a quarter full
  * or less halved, an empty one freed.  The table's epoch moves on before
- * its ticks run out, a row older than the move kept at tick 0 (later,
- * never earlier). */
+ * its ticks run out, as far as the sweep's age allows, so no row left is
+ * older than it (one would be kept at tick 0: later, never earlier). */
 static size_t
 expire_quiet(struct tracks *ts, int f, uint64_t now_ns, uint64_t max_age_ns)
 {
 	uint64_t tk = tick(ts), shift = 0;
 	size_t freed = 0;
 
-	if (now_ns > ts->q_epoch_ns[f] && (now_ns - ts->q_epoch_ns[f]) / tk > Q_SEEN_MAX / 2)
-		shift = (now_ns - ts->q_epoch_ns[f]) / tk - Q_SEEN_MAX / 4;
+	/* up to the oldest time a row left by the sweep can have */
+	if (now_ns > ts->q_epoch_ns[f] && (now_ns - ts->q_epoch_ns[f]) / tk > Q_SEEN_MAX / 2 &&
+	    now_ns - ts->q_epoch_ns[f] > max_age_ns)
+		shift = (now_ns - ts->q_epoch_ns[f] - max_age_ns) / tk;
 	for (int g = 0; g < TRACKS_QUIET_SEGS; g++) {
 		struct quiet_seg *s = &ts->q[f][g];
 
