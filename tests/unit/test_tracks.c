@@ -130,21 +130,30 @@ test_probed_path_remembers(void **state)
 /* One run of path i on two scales (verdicts v0, v1), folded after it when
  * settle; the two events' letters in ev[0..2), the state scale 0 left in
  * *from; the path's scales' memory as it stood after the run in *mem. */
+/* One run of a:port on two scales, as run2. */
+static void
+run2_on(struct tracks *ts, uint64_t now, const struct addr *a, uint16_t port,
+    const struct alert_cfg *cfg, enum verdict v0, enum verdict v1, bool settle, char ev[2],
+    enum verdict *from, struct alert_track mem[2])
+{
+	struct track *t = tracks_get(ts, a, port, now);
+	enum verdict f, to;
+
+	ev[0] = letter(alert_observe(&t->t[0], cfg, v0, from, &to));
+	ev[1] = letter(alert_observe(&t->t[1], cfg, v1, &f, &to));
+	memcpy(mem, t->t, 2 * sizeof(*mem));
+	if (settle)
+		(void)tracks_settle(ts, t);
+}
+
 static void
 run2(struct tracks *ts, uint64_t now, unsigned i, const struct alert_cfg *cfg,
     enum verdict v0, enum verdict v1, bool settle, char ev[2], enum verdict *from,
     struct alert_track mem[2])
 {
 	struct addr a = a4(i);
-	struct track *t;
-	enum verdict f, to;
 
-	t = tracks_get(ts, &a, 80, now);
-	ev[0] = letter(alert_observe(&t->t[0], cfg, v0, from, &to));
-	ev[1] = letter(alert_observe(&t->t[1], cfg, v1, &f, &to));
-	memcpy(mem, t->t, 2 * sizeof(*mem));
-	if (settle)
-		(void)tracks_settle(ts, t);
+	run2_on(ts, now, &a, 80, cfg, v0, v1, settle, ev, from, mem);
 }
 
 /* A group of 1000 clean paths: after each cycle none keeps a full entry
@@ -195,8 +204,6 @@ run2x(struct tracks *ts, uint64_t now, unsigned i, const struct alert_cfg *cfg,
     struct alert_track mem[2])
 {
 	struct addr a;
-	struct track *t;
-	enum verdict f, to;
 	char s[48];
 
 	if (i % 5 == 0) {
@@ -204,12 +211,7 @@ run2x(struct tracks *ts, uint64_t now, unsigned i, const struct alert_cfg *cfg,
 		assert_int_equal(addr_parse(s, &a), 0);
 	} else
 		a = a4(i);
-	t = tracks_get(ts, &a, (uint16_t)(80 + i % 3), now);
-	ev[0] = letter(alert_observe(&t->t[0], cfg, v0, from, &to));
-	ev[1] = letter(alert_observe(&t->t[1], cfg, v1, &f, &to));
-	memcpy(mem, t->t, 2 * sizeof(*mem));
-	if (settle)
-		(void)tracks_settle(ts, t);
+	run2_on(ts, now, &a, (uint16_t)(80 + i % 3), cfg, v0, v1, settle, ev, from, mem);
 }
 
 /* A quiet path's time is kept in ticks rounded up: forgotten up to a
@@ -219,12 +221,12 @@ run2x(struct tracks *ts, uint64_t now, unsigned i, const struct alert_cfg *cfg,
 static void
 test_quiet_time_never_early(void **state)
 {
-	struct tracks ts = { 0 };
-	const struct alert_cfg cfg = { 2, 3 };
-	struct alert_track mem[2];
-	enum verdict from = VERDICT_NONE;
-	char ev[2];
 	const uint64_t ms = 1000000;
+	const struct alert_cfg cfg = { 2, 3 };
+	enum verdict from = VERDICT_NONE;
+	struct alert_track mem[2];
+	struct tracks ts = { 0 };
+	char ev[2];
 
 	(void)state;
 	tracks_key(&ts, key1);
@@ -232,12 +234,13 @@ test_quiet_time_never_early(void **state)
 	run2(&ts, 0, 1, &cfg, OK, OK, true, ev, &from, mem);	/* the epoch */
 	run2(&ts, 1500, 2, &cfg, OK, OK, true, ev, &from, mem);	/* tick 2 */
 	assert_int_equal(ts.nq, 2);
-	/* a full entry seen at 1500 would go at 1511: this one at 2001 */
-	assert_int_equal(tracks_expire(&ts, 1511, 10), 1);
-	assert_int_equal(ts.nq, 1);
-	assert_int_equal(tracks_expire(&ts, 2001, 10), 0);
-	assert_int_equal(tracks_expire(&ts, 2011, 10), 1);
-	assert_int_equal(ts.nq, 0);
+	/* a full entry seen at 1500 would go at 1511: this one at 2001;
+	 * path 1 (at 0) goes at 1511 */
+	for (uint64_t at = 1511, left = 1; at <= 2011; at += 500, left--) {
+		assert_int_equal(tracks_expire(&ts, at, 10), 1);
+		assert_int_equal(tracks_expire(&ts, at + 490, 10), 0);	/* 2001: not yet */
+		assert_int_equal(ts.nq, left);
+	}
 	tracks_free(&ts);
 
 	memset(&ts, 0, sizeof(ts));
