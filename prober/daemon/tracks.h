@@ -12,8 +12,8 @@
  *
  * Most paths of a large group have nothing to say: every scale has one
  * verdict in its window (the same on each scale), nothing raised.  Such a
- * path's memory is 40 bytes (struct track_quiet: its address, the
- * verdict, how many runs, where the ring stands), not a full entry (struct track, about
+ * path's memory is a 12-byte row (24 for IPv6: its address, the verdict,
+ * how many runs, where the ring stands), not a full entry (struct track, about
  * 900 bytes with RESULT_MAX_SCALES scales): tracks_settle folds it after
  * each result and tracks_get unfolds it exactly, so no alert changes.
  */
@@ -53,14 +53,25 @@ struct track {
 };
 
 /* A quiet path's memory: each of its first k scales holds nhist runs of
- * one verdict (ring at head; the verdict in vc's low 4 bits, the
- * confirmed state in its high 4), the others nothing.  40 bytes. */
-struct track_quiet {
-	struct track_quiet *next;
-	uint64_t seen_ns;
-	struct addr dst;
-	uint16_t port;
-	uint8_t k, nhist, head, vc;
+ * one verdict (ring at head; the verdict's 4 bits and the confirmed
+ * state's 4), the others nothing.  Packed into a row of 32-bit words in
+ * an open-addressing table of its family: the address (1 word for IPv4,
+ * 4 for IPv6), then port 16 bits, verdict and state 8, k 5, nhist 5,
+ * head 4 and its latest result 26 (in ticks of tick_ns since the
+ * table's epoch, rounded up: a quiet path is forgotten at most a tick
+ * later than a full entry, never earlier).  12 bytes an IPv4 path, 24
+ * an IPv6 one; k 0 is an empty row.  Each family's table is cut in
+ * TRACKS_QUIET_SEGS segments by the hash's top bits, each grown by half
+ * past TRACKS_QUIET_LOAD, so growing one copies a 64th of the table
+ * (the peak stays near the table), not all of it. */
+#define TRACKS_QUIET_SEGS 64
+#define TRACKS_QUIET_MIN 32		/* rows of a segment at first */
+#define TRACKS_QUIET_LOAD 85		/* percent full at most (linear probing) */
+#define TRACKS_TICK_NS 1000000000ull	/* tick_ns when 0 */
+
+struct quiet_seg {
+	uint32_t *row;			/* cap rows, NULL while empty */
+	uint32_t cap, n;
 };
 
 /* Zeroed is empty but unkeyed: tracks_key() before the first get. */
@@ -70,8 +81,9 @@ struct tracks {
 	uint8_t key[SIPHASH_KEY_LEN];
 	bool keyed;
 	size_t n;			/* full entries */
-	struct track_quiet **qb;	/* nqb buckets of quiet paths */
-	size_t nqb;
+	struct quiet_seg q[2][TRACKS_QUIET_SEGS];	/* quiet paths: IPv4, IPv6 */
+	uint64_t q_epoch_ns[2];		/* tick 0 of each family's table */
+	uint64_t tick_ns;		/* a quiet path's time unit; 0: TRACKS_TICK_NS */
 	size_t nq;			/* quiet paths */
 	uint64_t swept_ns;		/* the latest tracks_expire that looked */
 };
@@ -95,5 +107,8 @@ size_t tracks_expire(struct tracks *ts, uint64_t now_ns, uint64_t max_age_ns);
 
 /* Every entry and quiet path freed; the key kept. */
 void tracks_free(struct tracks *ts);
+
+/* Bytes the quiet paths' tables hold (their rows, full or empty). */
+size_t tracks_quiet_bytes(const struct tracks *ts);
 
 #endif

@@ -130,21 +130,30 @@ test_probed_path_remembers(void **state)
 /* One run of path i on two scales (verdicts v0, v1), folded after it when
  * settle; the two events' letters in ev[0..2), the state scale 0 left in
  * *from; the path's scales' memory as it stood after the run in *mem. */
+/* One run of a:port on two scales, as run2. */
+static void
+run2_on(struct tracks *ts, uint64_t now, const struct addr *a, uint16_t port,
+    const struct alert_cfg *cfg, enum verdict v0, enum verdict v1, bool settle, char ev[2],
+    enum verdict *from, struct alert_track mem[2])
+{
+	struct track *t = tracks_get(ts, a, port, now);
+	enum verdict f, to;
+
+	ev[0] = letter(alert_observe(&t->t[0], cfg, v0, from, &to));
+	ev[1] = letter(alert_observe(&t->t[1], cfg, v1, &f, &to));
+	memcpy(mem, t->t, 2 * sizeof(*mem));
+	if (settle)
+		(void)tracks_settle(ts, t);
+}
+
 static void
 run2(struct tracks *ts, uint64_t now, unsigned i, const struct alert_cfg *cfg,
     enum verdict v0, enum verdict v1, bool settle, char ev[2], enum verdict *from,
     struct alert_track mem[2])
 {
 	struct addr a = a4(i);
-	struct track *t;
-	enum verdict f, to;
 
-	t = tracks_get(ts, &a, 80, now);
-	ev[0] = letter(alert_observe(&t->t[0], cfg, v0, from, &to));
-	ev[1] = letter(alert_observe(&t->t[1], cfg, v1, &f, &to));
-	memcpy(mem, t->t, 2 * sizeof(*mem));
-	if (settle)
-		(void)tracks_settle(ts, t);
+	run2_on(ts, now, &a, 80, cfg, v0, v1, settle, ev, from, mem);
 }
 
 /* A group of 1000 clean paths: after each cycle none keeps a full entry
@@ -162,11 +171,14 @@ test_quiet_paths_keep_no_entry(void **state)
 
 	(void)state;
 	tracks_key(&ts, key1);
+	ts.tick_ns = 1;		/* exact times: this test's clock is in ns */
 	for (now = 100; now <= 500; now += 100) {
 		for (unsigned i = 0; i < 1000; i++)
 			run2(&ts, now, i, &cfg, OK, OK, true, ev, &from, mem);
 		assert_int_equal(ts.n, 0);	/* no full entry */
 		assert_int_equal(ts.nq, 1000);	/* a few bytes each */
+		/* 12 bytes a row, the table at least a third full */
+		assert_true(tracks_quiet_bytes(&ts) <= 1000 * 12 * 3);
 	}
 	run2(&ts, now, 7, &cfg, ST, ST, true, ev, &from, mem);
 	assert_memory_equal(ev, "..", 2);
@@ -180,50 +192,159 @@ test_quiet_paths_keep_no_entry(void **state)
 	assert_int_equal(tracks_expire(&ts, now + 1000, 500), 999);
 	assert_int_equal(ts.nq, 0);
 	assert_int_equal(ts.n, 1);
-	assert_null(ts.qb);
+	assert_int_equal(tracks_quiet_bytes(&ts), 0);
 	tracks_free(&ts);
 }
 
-/* Folding changes nothing: random runs of 200 paths through a table that
- * folds and one that never does give the same events, the same states
- * left and the same memory after every run, under several N of M. */
+/* One run of path i (IPv6 for every fifth, else IPv4) on two scales,
+ * as run2. */
+static void
+run2x(struct tracks *ts, uint64_t now, unsigned i, const struct alert_cfg *cfg,
+    enum verdict v0, enum verdict v1, bool settle, char ev[2], enum verdict *from,
+    struct alert_track mem[2])
+{
+	struct addr a;
+	char s[48];
+
+	if (i % 5 == 0) {
+		snprintf(s, sizeof(s), "fd00::%x:%x", i >> 16, i & 0xffff);
+		assert_int_equal(addr_parse(s, &a), 0);
+	} else
+		a = a4(i);
+	run2_on(ts, now, &a, (uint16_t)(80 + i % 3), cfg, v0, v1, settle, ev, from, mem);
+}
+
+/* A quiet path's time is kept in ticks rounded up: forgotten up to a
+ * tick later than a full entry, never earlier; and the table's epoch
+ * moves on before the ticks run out, so a path folded long after the
+ * first is still forgotten on time, not early. */
+static void
+test_quiet_time_never_early(void **state)
+{
+	const uint64_t ms = 1000000;
+	const struct alert_cfg cfg = { 2, 3 };
+	enum verdict from = VERDICT_NONE;
+	struct alert_track mem[2];
+	struct tracks ts = { 0 };
+	char ev[2];
+
+	(void)state;
+	tracks_key(&ts, key1);
+	ts.tick_ns = 1000;
+	run2(&ts, 0, 1, &cfg, OK, OK, true, ev, &from, mem);	/* the epoch */
+	run2(&ts, 1500, 2, &cfg, OK, OK, true, ev, &from, mem);	/* tick 2 */
+	assert_int_equal(ts.nq, 2);
+	/* a full entry seen at 1500 would go at 1511: this one at 2001;
+	 * path 1 (at 0) goes at 1511 */
+	for (uint64_t at = 1511, left = 1; at <= 2011; at += 500, left--) {
+		assert_int_equal(tracks_expire(&ts, at, 10), 1);
+		assert_int_equal(tracks_expire(&ts, at + 490, 10), 0);	/* 2001: not yet */
+		assert_int_equal(ts.nq, left);
+	}
+	tracks_free(&ts);
+
+	memset(&ts, 0, sizeof(ts));
+	tracks_key(&ts, key1);
+	ts.tick_ns = 1;		/* 2^26 ticks: 67 ms */
+	run2(&ts, 0, 1, &cfg, OK, OK, true, ev, &from, mem);
+	run2(&ts, 0, 2, &cfg, OK, OK, true, ev, &from, mem);
+	run2(&ts, 20 * ms, 1, &cfg, OK, OK, true, ev, &from, mem);
+	assert_int_equal(tracks_expire(&ts, 20 * ms, 30 * ms), 0);
+	run2(&ts, 40 * ms, 2, &cfg, OK, OK, true, ev, &from, mem);
+	assert_int_equal(tracks_expire(&ts, 40 * ms, 30 * ms), 0);	/* the epoch moves */
+	run2(&ts, 75 * ms, 1, &cfg, OK, OK, true, ev, &from, mem);	/* 75 ms after 0 */
+	assert_int_equal(tracks_expire(&ts, 75 * ms, 30 * ms), 1);	/* path 2 */
+	assert_int_equal(tracks_expire(&ts, 105 * ms, 30 * ms), 0);	/* 30 ms: not yet */
+	assert_int_equal(tracks_expire(&ts, 120 * ms, 30 * ms), 1);
+	assert_int_equal(ts.nq, 0);
+	tracks_free(&ts);
+}
+
+/* Full entries that saw nothing on any scale. */
+static size_t
+blank(const struct tracks *ts)
+{
+	static const struct alert_track none;
+	size_t n = 0;
+
+	for (size_t b = 0; b < ts->nb; b++)
+		for (const struct track *t = ts->b[b]; t != NULL; t = t->next) {
+			int k = 0;
+
+			while (k < RESULT_MAX_SCALES && memcmp(&t->t[k], &none, sizeof(none)) == 0)
+				k++;
+			n += k == RESULT_MAX_SCALES;
+		}
+	return n;
+}
+
+/* Folding changes nothing: random runs of 4,000 paths (IPv4 and IPv6)
+ * through a table that folds and one that never does give the same
+ * events, the same states left and the same memory after every run,
+ * under several N of M; paths skipped now and then are forgotten by both
+ * alike (the quiet rows' deletion in place), and a stretch where most go
+ * unprobed shrinks the quiet table before it grows again. */
 static void
 test_folding_changes_nothing(void **state)
 {
 	static const enum verdict vs[] = { OK, OK, OK, OK, UN, RW, ST, FI, IN };
 	static const struct alert_cfg cfgs[] = { { 1, 1 }, { 2, 3 }, { 3, 5 }, { 2, 16 } };
+	const unsigned npaths = 4000;
+	const size_t first_rows = (size_t)TRACKS_QUIET_SEGS * TRACKS_QUIET_MIN * 12;
 	uint32_t r = 12345;
 
 	(void)state;
 	for (size_t c = 0; c < sizeof(cfgs) / sizeof(cfgs[0]); c++) {
 		struct tracks folded, full;
 		uint64_t now = 0;
+		size_t most = 0, least = SIZE_MAX;
 
 		memset(&folded, 0, sizeof(folded));
 		memset(&full, 0, sizeof(full));
 		tracks_key(&folded, key1);
 		tracks_key(&full, key2);
-		for (int cycle = 0; cycle < 40; cycle++) {
+		folded.tick_ns = 1;	/* forgotten at the same time as full entries */
+		for (int cycle = 0; cycle < 24; cycle++) {
+			/* cycles 12-15 probe a tenth of the paths */
+			unsigned n = cycle >= 12 && cycle < 16 ? npaths / 10 : npaths;
+
 			now += 10;
-			for (unsigned i = 0; i < 200; i++) {
+			for (unsigned i = 0; i < n; i++) {
 				enum verdict v0, v1, f1 = END, f2 = END;
 				struct alert_track m1[2], m2[2];
 				char e1[2], e2[2];
 
 				r = r * 1103515245u + 12345u;
+				if ((r >> 8) % 16 == 0)
+					continue;	/* not probed this cycle */
 				/* mostly clean, and each path mostly the same
 				 * run after run (so many fold) */
 				v0 = (r >> 16) % 4 == 0 ? vs[(r >> 20) % 9] : (i % 3 ? OK : UN);
 				v1 = (r >> 24) % 8 == 0 ? vs[(r >> 27) % 9] : v0;
-				run2(&folded, now, i, &cfgs[c], v0, v1, true, e1, &f1, m1);
-				run2(&full, now, i, &cfgs[c], v0, v1, false, e2, &f2, m2);
+				(void)tracks_expire(&folded, now, 25);
+				(void)tracks_expire(&full, now, 25);
+				run2x(&folded, now, i, &cfgs[c], v0, v1, true, e1, &f1, m1);
+				run2x(&full, now, i, &cfgs[c], v0, v1, false, e2, &f2, m2);
 				assert_memory_equal(e1, e2, 2);
 				assert_int_equal(f1, f2);
 				assert_memory_equal(m1, m2, sizeof(m1));
 			}
+			/* the same paths remembered (but those that saw
+			 * nothing measured, the same as never seen) */
+			assert_int_equal(folded.n + folded.nq, full.n - blank(&full));
+			if (tracks_quiet_bytes(&folded) > most)
+				most = tracks_quiet_bytes(&folded);
+			if (cycle == 15 && tracks_quiet_bytes(&folded) < least)
+				least = tracks_quiet_bytes(&folded);
 		}
-		assert_true(folded.nq > 0);
+		assert_true(folded.nq > npaths / 10);
 		assert_int_equal(full.nq, 0);
+		/* segments grew past their first rows (IPv4's and IPv6's,
+		 * 12 and 24 bytes), then shrank back to them at most */
+		print_message("# %zu quiet of %zu; quiet rows: %zu bytes at most, %zu while few were probed\n", folded.nq, full.n,
+		    most, least);
+		assert_true(most > 3 * first_rows);
+		assert_true(least <= 3 * first_rows);
 		tracks_free(&folded);
 		tracks_free(&full);
 	}
@@ -395,6 +516,7 @@ main(void)
 		cmocka_unit_test(test_probed_path_remembers),
 		cmocka_unit_test(test_quiet_paths_keep_no_entry),
 		cmocka_unit_test(test_folding_changes_nothing),
+		cmocka_unit_test(test_quiet_time_never_early),
 		cmocka_unit_test(test_broken_path_kept_until_clean),
 		cmocka_unit_test(test_forgetting_keeps_the_events),
 		cmocka_unit_test(test_the_key_decides_the_buckets),
