@@ -33,6 +33,12 @@ LAB_CHECKS += tests/e2e/upload-e2e
 # certificate and another CA's are refused in one line while probing goes on locally;
 # a certificate's login cannot insert rows naming another vantage
 LAB_CHECKS += tests/e2e/uploadtls-e2e
+# the shared PostgreSQL killed mid-cycle under three vantages, down UPLOAD_OUTAGE_S (5 s;
+# make stress: 60, STRESS_LONG): each probes on locally, status shows the backlog, then 0;
+# every result of every vantage arrives exactly once (key by key in both stores); a start
+# without upload drops the cursor in one line and retention removes what it held
+LAB_CHECKS += tests/e2e/upload-outage-e2e
+STRESS_LONG += tests/e2e/upload-outage-e2e
 # scaleprobe db on fixture copies and a store aged 500 days: upgrade's copy (mode,
 # old version, rows), a newer store names it, check's lines on broken copies,
 # prune --dry-run changes no byte and counts what prune removes, the file shrinks
