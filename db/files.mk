@@ -16,6 +16,8 @@ DB_SRCS += db/store_keep.c
 DB_SRCS += db/store_prune.c
 DB_SRCS += db/store_backup.c
 DB_SRCS += db/store_check.c
+# db check's fault lines, both engines'
+DB_SRCS += db/store_fault.c
 DB_SRCS += db/store_ckpt.c
 DB_SRCS += db/store_state.c
 DB_SRCS += db/store_alert.c
