@@ -34,6 +34,9 @@ DB_SRCS += db/store_pg_schema.c
 DB_SRCS += db/store_pg_write.c
 DB_SRCS += db/store_pg_read.c
 DB_SRCS += db/store_pg_report.c
+# its retention and db check
+DB_SRCS += db/store_pg_prune.c
+DB_SRCS += db/store_pg_check.c
 # scaleprobed's upload of its results to a shared PostgreSQL, on a thread
 DB_SRCS += db/upload.c
 # its cursor dropped when the daemon starts without an upload
