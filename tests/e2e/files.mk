@@ -47,7 +47,9 @@ LAB_CHECKS += tests/e2e/db-e2e
 # flags and keys against the settings table, probe -c, make install
 LAB_CHECKS += tests/e2e/config-check
 # a group sharded over vantages a, b, c (replicas 2) through scaleprobed -t: the counts
-# sum to 600 of 300 targets, each target owned by exactly two; refusals at their lines
+# sum to 600 of 300 targets, each target owned by exactly two; a vantage not among the
+# names refused at its line, by scaleprobe config check too; a streamed file of 20,000
+# lines shared alike (40,000) and cut as --once walks it
 LAB_CHECKS += tests/e2e/shard-e2e
 # large target sets: a /16 and the lab's /15 interrupted, first SYN, RSS, order
 LAB_CHECKS += tests/e2e/largeset-e2e
