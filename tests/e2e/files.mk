@@ -21,7 +21,8 @@ LAB_CHECKS += tests/e2e/cli-misuse
 LAB_CHECKS += tests/e2e/misuse-table
 # the store: --db keeps what is printed, the evidence proves it, bad files refused
 LAB_CHECKS += tests/e2e/store-e2e
-# one store suite passes against SQLite and a throw-away PostgreSQL (Unix socket only)
+# one store suite passes against SQLite and a throw-away PostgreSQL (Unix socket only),
+# retention's table of histories and db check's faults included; db check and prune --db URI
 LAB_CHECKS += tests/e2e/store-engines
 # scaleprobed uploads to a throw-away PostgreSQL in a namespace of its own (198.18.231.2):
 # a cycle arrives, the server killed and started again loses and doubles nothing, batches
@@ -33,7 +34,7 @@ LAB_CHECKS += tests/e2e/upload-e2e
 # certificate and another CA's are refused in one line while probing goes on locally;
 # a certificate's login cannot insert rows naming another vantage
 LAB_CHECKS += tests/e2e/uploadtls-e2e
-# the shared PostgreSQL killed mid-cycle under three vantages, down UPLOAD_OUTAGE_S (5 s;
+# the shared PostgreSQL killed mid-cycle under three vantages, down UPLOAD_OUTAGE_S (4 s;
 # make stress: 60, STRESS_LONG): each probes on locally, status shows the backlog, then 0;
 # every result of every vantage arrives exactly once (key by key in both stores); a start
 # without upload drops the cursor in one line and retention removes what it held
