@@ -311,7 +311,8 @@ demo-run: all
 # What takes too long for every check: the lab and end-to-end suites run
 # STRESS_RUNS times in a row (every run must pass unchanged) and the fuzzers
 # for FUZZ_SECONDS each; the suites of STRESS_LONG once, in their long form
-# (CRASH_KILLS kills -9, a fault at every write and sync: IOFAULT_ALL).
+# (CRASH_KILLS kills -9, a fault at every write and sync: IOFAULT_ALL, the shared
+# store down a minute: UPLOAD_OUTAGE_S).
 STRESS_RUNS ?= 20
 CRASH_KILLS ?= 100
 stress: deps
@@ -319,7 +320,7 @@ stress: deps
 	@$(MAKE) --no-print-directory stress-run
 
 stress-run: all fuzzers
-	@rc=0; BUILD=$(BUILD) STRESS_RUNS=1 CRASH_KILLS=$(CRASH_KILLS) IOFAULT_ALL=1 \
+	@rc=0; BUILD=$(BUILD) STRESS_RUNS=1 CRASH_KILLS=$(CRASH_KILLS) IOFAULT_ALL=1 UPLOAD_OUTAGE_S=60 \
 	  tools/stress.sh $(STRESS_LONG) -- || rc=1; \
 	BUILD=$(BUILD) STRESS_RUNS=$(STRESS_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) \
 	  ENGINE_MIXED_PATHS=5000 ENGINE_RATE_PATHS=300 \

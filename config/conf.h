@@ -92,11 +92,16 @@ struct blocklist *conf_blocklist(const struct conf *c);
  * Sharded groups (conf_shard.c): for the daemon of vantage, each group
  * with shard names gets mine[] (per targets.v[]: whether rendezvous
  * hashing of the target as written gives it to vantage), shard_total and
- * shard_owned; a vantage not among a group's names, or a streamed file in
- * a sharded group, is an error at its line.  Returns 0, or -1.
+ * shard_owned, and sel, the cut a streamed file's walk makes; a vantage
+ * not among a group's names is an error at its line.  Returns 0, or -1.
  */
 int conf_shard_apply(struct conf *c, const char *vantage, const char *fname,
     struct conf_errors *e);
+/* The sharded groups' streamed files (conf_file.c), after conf_shard_apply:
+ * each read through once, cut as the daemon's walk cuts it, its targets
+ * added to shard_total and shard_owned.  A file that cannot be read
+ * through is an error at its line.  Returns 0, or -1. */
+int conf_shard_files(struct conf *c, const char *fname, struct conf_errors *e);
 unsigned conf_shard_replicas(const struct conf_group *g);	/* min(K, names) */
 /* "# group G: 3,312 of 10,000 targets are this vantage's (shard of 3,
  * replicas 1)\n" for each sharded group: a comment, so the text printed

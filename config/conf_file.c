@@ -1,7 +1,8 @@
 /*
  * conf_file.c -- the I/O of configuration: reads the file and hands its
  * text to the pure parser, then reads the files its settings name (the
- * payloads, the groups' target files, the opt-out list).
+ * payloads, the groups' target files, the opt-out list), and a sharded
+ * group's streamed files through once for the share of one vantage.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -291,4 +292,33 @@ conf_optout_read(struct conf *c, const char *fname, struct conf_errors *e)
 	c->optout_v = v;
 	c->noptout = n;
 	return 0;
+}
+
+int
+conf_shard_files(struct conf *c, const char *fname, struct conf_errors *e)
+{
+	size_t first = e->n;
+
+	for (size_t gi = 0; gi < c->ngroups; gi++) {
+		struct conf_group *g = &c->groups[gi];
+
+		for (size_t f = 0; g->mine != NULL && f < g->nfiles; f++) {
+			struct targets t;
+			uint64_t seen, kept;
+
+			if (!g->files[f].streamed)
+				continue;
+			targets_init(&t);
+			if (targets_count_shard(g->files[f].path, c->allow_large, g->ports,
+			    g->nports, &g->sel, &seen, &kept, &t) != 0)
+				conf_errors_add(e, fname, g->files[f].line, "file: %.*s",
+				    (int)strcspn(strbuf_str(&t.errors), "\n"), strbuf_str(&t.errors));
+			else {
+				g->shard_total += seen;
+				g->shard_owned += kept;
+			}
+			targets_free(&t);
+		}
+	}
+	return e->n > first ? -1 : 0;
 }

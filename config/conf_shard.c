@@ -3,7 +3,9 @@
  * the vantage checked against each group's shard names, and each target
  * as written marked this vantage's or another's by rendezvous hashing
  * (shard.h) over the shard names; the daemon's cycles probe only the
- * marked ones.  Pure: the names in, the marks and errors out.
+ * marked ones, and cut a streamed file to its share (sel) as they read
+ * it (its count: conf_file.c's conf_shard_files).  Pure: the names in,
+ * the marks and errors out.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,13 +56,7 @@ conf_shard_apply(struct conf *c, const char *vantage, const char *fname,
 			    "vantage NAME)", vantage, g->name);
 			continue;
 		}
-		/* a streamed file is walked as one unit, never held as targets */
-		for (size_t f = 0; f < g->nfiles; f++)
-			if (g->files[f].streamed)
-				conf_errors_add(e, fname, g->files[f].line, "file: '%s' is "
-				    "streamed (more than %d targets) and group '%s' is sharded; "
-				    "a sharded group's files are read whole: split the file",
-				    g->files[f].path, TARGETS_STREAM_MIN, g->name);
+		g->sel = (struct shard_sel){ (const char *const *)g->shard, g->nshard, k, self };
 		g->mine = xcalloc(g->targets.n + 1, sizeof(*g->mine));
 		/* a target as written is owned whole: every port and address of
 		 * it, one decision (its entries are adjacent) */

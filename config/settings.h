@@ -28,6 +28,7 @@
 #include "addr.h"
 #include "probe_settings.h"
 #include "result.h"
+#include "shard.h"
 #include "strbuf.h"
 #include "targets.h"
 
@@ -194,6 +195,7 @@ struct conf_group {
 	unsigned replicas_line;
 	bool *mine;			/* per targets.v[]: this vantage's
 					   (conf_shard_apply); NULL: all */
+	struct shard_sel sel;		/* ... and its streamed files' cut */
 	size_t shard_total, shard_owned;	/* targets as written, and ours */
 	bool broken;			/* its group line was wrong: no more
 					   errors are told about it */

@@ -16,6 +16,8 @@ DB_SRCS += db/store_keep.c
 DB_SRCS += db/store_prune.c
 DB_SRCS += db/store_backup.c
 DB_SRCS += db/store_check.c
+# db check's fault lines, both engines'
+DB_SRCS += db/store_fault.c
 DB_SRCS += db/store_ckpt.c
 DB_SRCS += db/store_state.c
 DB_SRCS += db/store_alert.c
@@ -32,8 +34,13 @@ DB_SRCS += db/store_pg_schema.c
 DB_SRCS += db/store_pg_write.c
 DB_SRCS += db/store_pg_read.c
 DB_SRCS += db/store_pg_report.c
+# its retention and db check
+DB_SRCS += db/store_pg_prune.c
+DB_SRCS += db/store_pg_check.c
 # scaleprobed's upload of its results to a shared PostgreSQL, on a thread
 DB_SRCS += db/upload.c
+# its cursor dropped when the daemon starts without an upload
+DB_SRCS += db/upload_forget.c
 # libpq, loaded on the first connect rather than linked (pq_lazy.c)
 DB_SRCS += db/pq_lazy.c
 PROBER_SRCS += $(DB_SRCS)

@@ -5,37 +5,11 @@
  * migrations build for that version (replayed in memory), one line per
  * fault.  The file is opened read-only and never changed.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "store_int.h"
-#include "textsafe.h"
-
-struct fault_sink {
-	store_fault_fn fn;
-	void *arg;
-	int n;
-};
-
-static void fault(struct fault_sink *k, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* A fault line holds names and SQLite's messages, which quote the file's
- * own bytes (a schema's token, a table's name): escaped here into one line
- * of printable ASCII, since db check prints the lines as they are. */
-static void
-fault(struct fault_sink *k, const char *fmt, ...)
-{
-	char line[1024], safe[TEXTSAFE_SIZE(sizeof(line))];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	k->n++;
-	k->fn(k->arg, textsafe(safe, sizeof(safe), line, strlen(line), TEXTSAFE_ASCII));
-}
+#include "store_fault.h"
 
 static const char *
 col(sqlite3_stmt *s, int i)
@@ -48,7 +22,7 @@ col(sqlite3_stmt *s, int i)
 /* Every row of a pragma whose one good answer is a single "ok" (or no
  * row at all): each other row is a fault. */
 static int
-pragma_rows(sqlite3 *db, const char *sql, struct fault_sink *k, bool fk)
+pragma_rows(sqlite3 *db, const char *sql, struct store_fault_sink *k, bool fk)
 {
 	sqlite3_stmt *s;
 	int rc;
@@ -57,7 +31,7 @@ pragma_rows(sqlite3 *db, const char *sql, struct fault_sink *k, bool fk)
 		return -1;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (fk)
-			fault(k, "foreign key: %s row %s refers to a missing row of %s",
+			store_fault(k, "foreign key: %s row %s refers to a missing row of %s",
 			    col(s, 0), col(s, 1), col(s, 2));
 		else if (strcmp(col(s, 0), "ok") != 0) {
 			/* a row may hold several lines, headed by the schema's
@@ -68,7 +42,7 @@ pragma_rows(sqlite3 *db, const char *sql, struct fault_sink *k, bool fk)
 			for (line = strtok_r(buf, "\n", &save); line != NULL;
 			    line = strtok_r(NULL, "\n", &save))
 				if (strncmp(line, "*** in database ", 16) != 0)
-					fault(k, "integrity: %s", line);
+					store_fault(k, "integrity: %s", line);
 		}
 	}
 	sqlite3_finalize(s);
@@ -81,7 +55,7 @@ static const char schema_sql[] =
 
 /* The schema of db against what the migrations build up to version. */
 static int
-schema_diff(sqlite3 *db, int64_t version, struct fault_sink *k)
+schema_diff(sqlite3 *db, int64_t version, struct store_fault_sink *k)
 {
 	sqlite3 *mem = NULL;
 	sqlite3_stmt *s = NULL;
@@ -131,7 +105,7 @@ schema_diff(sqlite3 *db, int64_t version, struct fault_sink *k)
 	    "ORDER BY 2", -1, &s, NULL) != SQLITE_OK)
 		goto out;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		fault(k, "schema: %s %s %s (version %lld)", col(s, 0), col(s, 1), col(s, 2),
+		store_fault(k, "schema: %s %s %s (version %lld)", col(s, 0), col(s, 1), col(s, 2),
 		    (long long)version);
 	rc = rc == SQLITE_DONE ? 0 : -1;
 out:
@@ -144,7 +118,7 @@ int
 store_check(const char *file, bool quick, store_fault_fn fn, void *arg, char *err,
     size_t errlen)
 {
-	struct fault_sink k = { fn, arg, 0 };
+	struct store_fault_sink k = { fn, arg, 0 };
 	sqlite3 *db = NULL;
 	sqlite3_stmt *s;
 	int64_t app = 0, ver = 0;
@@ -169,27 +143,27 @@ store_check(const char *file, bool quick, store_fault_fn fn, void *arg, char *er
 	}
 	if (rc != SQLITE_OK) {
 		/* its header or its schema cannot be read: that is the fault */
-		fault(&k, "unreadable: %s", sqlite3_errmsg(db));
+		store_fault(&k, "unreadable: %s", sqlite3_errmsg(db));
 		sqlite3_close(db);
 		return k.n;
 	}
 	if ((uint32_t)app != STORE_APPLICATION_ID)
-		fault(&k, "not a scaleprobe store (application_id 0x%08x, expected 0x%08x)",
+		store_fault(&k, "not a scaleprobe store (application_id 0x%08x, expected 0x%08x)",
 		    (unsigned)(uint32_t)app, STORE_APPLICATION_ID);
 	if (ver > STORE_SCHEMA_VERSION || ver < 1)
-		fault(&k, "schema version %lld is %s (this scaleprobe's is %d)", (long long)ver,
+		store_fault(&k, "schema version %lld is %s (this scaleprobe's is %d)", (long long)ver,
 		    ver < 1 ? "not valid" : "newer than this scaleprobe knows",
 		    STORE_SCHEMA_VERSION);
 	else if (ver < STORE_SCHEMA_VERSION)
-		fault(&k, "schema version %lld is older than this scaleprobe's (%d): "
+		store_fault(&k, "schema version %lld is older than this scaleprobe's (%d): "
 		    "scaleprobe db upgrade migrates it", (long long)ver, STORE_SCHEMA_VERSION);
 	if (pragma_rows(db, quick ? "PRAGMA quick_check" : "PRAGMA integrity_check", &k,
 	    false) != 0)
-		fault(&k, "integrity: %s", sqlite3_errmsg(db));
+		store_fault(&k, "integrity: %s", sqlite3_errmsg(db));
 	if (pragma_rows(db, "PRAGMA foreign_key_check", &k, true) != 0)
-		fault(&k, "foreign key: %s", sqlite3_errmsg(db));
+		store_fault(&k, "foreign key: %s", sqlite3_errmsg(db));
 	if (ver >= 1 && ver <= STORE_SCHEMA_VERSION && schema_diff(db, ver, &k) != 0)
-		fault(&k, "schema: cannot be compared: %s", sqlite3_errmsg(db));
+		store_fault(&k, "schema: cannot be compared: %s", sqlite3_errmsg(db));
 	sqlite3_close(db);
 	return k.n;
 }

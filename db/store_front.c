@@ -171,9 +171,18 @@ store_get_stats(const struct store *st)
 int64_t
 store_prune(struct store *st, int64_t cutoff_ns)
 {
-	if (st->eng->prune == NULL)
+	struct store_prune p;
+	int rc;
+
+	if (st->eng->prune != NULL)
+		return st->eng->prune(E(st), cutoff_ns);
+	if (st->eng->prune_step == NULL)
 		return lacks(st, "retention");
-	return st->eng->prune(E(st), cutoff_ns);
+	/* an engine without a whole prune of its own: its steps */
+	store_prune_init(&p, cutoff_ns, 0, false);
+	while ((rc = st->eng->prune_step(E(st), &p)) > 0)
+		;
+	return rc != 0 ? -1 : (int64_t)p.results;
 }
 
 int

@@ -407,13 +407,29 @@ fail:
 	return -1;
 }
 
-static void *
-pg_open(const char *where, enum store_mode mode, const struct store_opts *o, char *err,
-    size_t errlen)
+int
+pg_connect(struct pg_store *st, const char *where)
 {
 	static const char *const keys[] = { "connect_timeout", "fallback_application_name",
 	    "dbname", NULL };
 	const char *vals[] = { "10", "scaleprobe", where, NULL };
+
+	store_where_safe(where, st->where, sizeof(st->where));
+	st->c = PQconnectdbParams(keys, vals, 1);
+	if (st->c == NULL || PQstatus(st->c) != CONNECTION_OK) {
+		if (st->c != NULL)
+			return pg_fail(st, "connect");
+		snprintf(st->err, sizeof(st->err), "%s: connect: %s", st->where, pq_lazy_error());
+		return -1;
+	}
+	PQsetNoticeProcessor(st->c, quiet, NULL);
+	return pg_cmd(st, "SET client_min_messages = warning", NULL, "set up");
+}
+
+static void *
+pg_open(const char *where, enum store_mode mode, const struct store_opts *o, char *err,
+    size_t errlen)
+{
 	struct pg_store *st = calloc(1, sizeof(*st));
 
 	refused = false;
@@ -421,22 +437,11 @@ pg_open(const char *where, enum store_mode mode, const struct store_opts *o, cha
 		snprintf(err, errlen, "store: out of memory");
 		return NULL;
 	}
-	store_where_safe(where, st->where, sizeof(st->where));
 	st->mode = mode;
 	/* of store_opts only the batch's bounds are this engine's */
 	st->o.batch_rows = o != NULL && o->batch_rows > 0 ? o->batch_rows : 1000;
 	st->o.batch_ns = o != NULL && o->batch_ns > 0 ? o->batch_ns : 1000000000u;
-	st->c = PQconnectdbParams(keys, vals, 1);
-	if (st->c == NULL || PQstatus(st->c) != CONNECTION_OK) {
-		if (st->c != NULL)
-			pg_fail(st, "connect");
-		else
-			snprintf(st->err, sizeof(st->err), "%s: connect: %s", st->where,
-			    pq_lazy_error());
-		goto fail;
-	}
-	PQsetNoticeProcessor(st->c, quiet, NULL);
-	if (pg_cmd(st, "SET client_min_messages = warning", NULL, "set up") != 0)
+	if (pg_connect(st, where) != 0)
 		goto fail;
 	if (mode == STORE_WRITE) {
 		if (setup_writer(st) != 0)
@@ -597,6 +602,8 @@ const struct store_engine store_engine_pg = {
 	.failing = pg_failing,
 	.pending = pg_pending,
 	.stats = pg_stats,
+	.prune_step = pg_prune_step,
+	.check = pg_check,
 	.size = pg_size,
 	.run_cycle = pg_run_cycle,
 	.state_add = pg_state_add,

@@ -46,7 +46,11 @@ void pgp_opt(struct pg_params *p, bool present, int64_t v);
 void pgp_text(struct pg_params *p, const char *s);	/* NULL: NULL */
 void pgp_bin(struct pg_params *p, const uint8_t *b, size_t len);
 
-/* store_pg.c: "WHERE: what: the server's message" into st->err (one
+/* store_pg.c: st connected to where (st->where its name without a
+ * password; NOTICEs quiet); 0, or -1 with st->err (st->c may be set:
+ * PQfinish it). */
+int pg_connect(struct pg_store *st, const char *where);
+/* "WHERE: what: the server's message" into st->err (one
  * line), -1. */
 int pg_fail(struct pg_store *st, const char *what);
 int pg_failres(struct pg_store *st, PGresult *r, const char *what);
@@ -85,6 +89,12 @@ int64_t pg_last_cycle(void *e, const char *group);
 int64_t pg_discard_unfinished(void *e);
 int pg_alert_put(void *e, const struct store_alert *a, bool clear);
 int64_t pg_alert_each(void *e, const char *vantage, store_alert_fn fn, void *arg);
+
+/* store_pg_prune.c: retention, store_prune.c's rules */
+int pg_prune_step(void *e, struct store_prune *p);
+/* store_pg_check.c: scaleprobe db check on a PostgreSQL store */
+int pg_check(const char *where, bool quick, store_fault_fn fn, void *arg, char *err,
+    size_t errlen);
 
 /* store_pg_read.c */
 void *pg_history_open(void *e, char *err, size_t errlen);

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "store_int.h"
+#include "store_prune_sql.h"
 
 #define PRUNE_BATCH_PATHS	64	/* paths a transaction, by default */
 #define PRUNE_BATCH_ROWS	1000	/* ... or old results, by default */
@@ -39,37 +40,12 @@
 
 enum { PH_PATHS, PH_RUNS_LIST, PH_STATES, PH_RUNS, PH_VACUUM, PH_DONE };
 
-/* Results of paths ?2..?3 older than ?1 that begin or end a state, in
- * temp.prune_keep.  From path_results (its path index) to their scales:
- * the window partitions by path, so only whole paths are filtered.  Of
- * the newer results only the first per path and vantage takes part (the
- * one an old state's last result is compared with): the cost follows the
- * old rows, not a path's whole history.  Should that result lack a scale,
- * the last old one of that scale is kept: more than needed, never less. */
-static const char keep_sql[] =
-	"CREATE TEMP TABLE prune_keep AS "
-	"SELECT DISTINCT path_result_id AS id FROM ("
-	"  SELECT s.path_result_id, s.time_ns,"
-	"    (lag(s.idx) OVER w IS NULL OR lag(s.verdict) OVER w IS NOT s.verdict) AS starts,"
-	"    (lead(s.idx) OVER w IS NULL OR lead(s.verdict) OVER w IS NOT s.verdict) AS ends"
-	"  FROM path_results pr"
-	"  JOIN scale_results s ON s.path_result_id = pr.id"
-	"  JOIN runs r ON r.id = pr.run_id"
-	"  WHERE pr.path_id BETWEEN ?2 AND ?3 AND (pr.time_ns < ?1 OR pr.id IN ("
-	"    SELECT (SELECT n.id FROM path_results n JOIN runs nr ON nr.id = n.run_id"
-	"            WHERE n.path_id = pp.id AND n.time_ns >= ?1 AND nr.vantage = v.vantage"
-	"            ORDER BY n.time_ns, n.id LIMIT 1)"
-	"    FROM paths pp, (SELECT DISTINCT vantage FROM runs) v"
-	"    WHERE pp.id BETWEEN ?2 AND ?3))"
-	"  WINDOW w AS (PARTITION BY s.path_id, r.vantage, s.scale_sent"
-	"               ORDER BY s.time_ns, s.path_result_id))"
-	"WHERE time_ns < ?1 AND (starts OR ends)";
+/* the rules: store_prune_sql.h's, shared with the PostgreSQL engine */
+static const char keep_sql[] = "CREATE TEMP TABLE prune_keep AS " PRUNE_KEEP_SELECT;
 
 /* never a result the shared store has not taken yet (upload_cursor, v7):
  * while the upload fails, the local store is its only copy */
-#define GONE_WHERE \
-	" WHERE path_id BETWEEN ?2 AND ?3 AND time_ns < ?1" \
-	" AND id NOT IN (SELECT id FROM temp.prune_keep)" \
+#define GONE_WHERE PRUNE_GONE_WHERE \
 	" AND id <= coalesce((SELECT last_id FROM upload_cursor WHERE id = 1)," \
 	"                    9223372036854775807)"
 
@@ -80,43 +56,14 @@ static const char gone_sql[] = "DELETE FROM path_results" GONE_WHERE;
 static const char keep_all_sql[] =
 	"INSERT OR IGNORE INTO temp.prune_keep_all SELECT id FROM temp.prune_keep";
 
-/* Of paths ?2..?3: the old results' evidence but for the first and the
- * last old result with a problem, per path and vantage (when newer
- * problems follow, that last old one is kept too: one record more). */
-#define EVIDENCE_WHERE \
-	" WHERE path_result_id IN (" \
-	"  SELECT id FROM path_results WHERE path_id BETWEEN ?2 AND ?3 AND time_ns < ?1) " \
-	"AND path_result_id NOT IN (" \
-	"  SELECT id FROM (" \
-	"    SELECT pr.id," \
-	"      row_number() OVER (PARTITION BY pr.path_id, r.vantage" \
-	"                         ORDER BY pr.time_ns, pr.id) AS first," \
-	"      row_number() OVER (PARTITION BY pr.path_id, r.vantage" \
-	"                         ORDER BY pr.time_ns DESC, pr.id DESC) AS last" \
-	"    FROM path_results pr JOIN runs r ON r.id = pr.run_id" \
-	"    WHERE pr.path_id BETWEEN ?2 AND ?3 AND pr.time_ns < ?1" \
-	"      AND EXISTS (SELECT 1 FROM scale_results s" \
-	"                  WHERE s.path_result_id = pr.id AND s.problem))" \
-	"  WHERE first = 1 OR last = 1)"
+static const char evidence_count_sql[] = "SELECT count(*) FROM evidence" PRUNE_EVIDENCE_WHERE;
+static const char evidence_sql[] = "DELETE FROM evidence" PRUNE_EVIDENCE_WHERE;
 
-static const char evidence_count_sql[] = "SELECT count(*) FROM evidence" EVIDENCE_WHERE;
-static const char evidence_sql[] = "DELETE FROM evidence" EVIDENCE_WHERE;
-
-/* Runs older than ?1 without results (a dry run: without results that
- * stay). */
-static const char runs_list_sql[] =
-	"CREATE TEMP TABLE prune_runs AS SELECT id FROM runs WHERE started_ns < ?1 "
-	"AND NOT EXISTS (SELECT 1 FROM path_results pr WHERE pr.run_id = runs.id)";
-static const char runs_list_dry_sql[] =
-	"CREATE TEMP TABLE prune_runs AS SELECT id FROM runs WHERE started_ns < ?1 "
-	"AND NOT EXISTS (SELECT 1 FROM path_results pr WHERE pr.run_id = runs.id "
-	"AND (pr.time_ns >= ?1 OR pr.id IN (SELECT id FROM temp.prune_keep_all)))";
-static const char states_sql[] =
-	"DELETE FROM target_states WHERE target_id BETWEEN ?2 AND ?3 "
-	"AND run_id IN (SELECT id FROM temp.prune_runs)";
-static const char runs_sql[] =
-	"DELETE FROM runs WHERE id > ?2 AND id <= ?3 AND id IN (SELECT id FROM temp.prune_runs) "
-	"AND NOT EXISTS (SELECT 1 FROM path_results pr WHERE pr.run_id = runs.id)";
+static const char runs_list_sql[] = "CREATE TEMP TABLE prune_runs AS " PRUNE_RUNS_SELECT;
+static const char runs_list_dry_sql[] = "CREATE TEMP TABLE prune_runs AS "
+	PRUNE_RUNS_DRY_SELECT;
+static const char states_sql[] = PRUNE_STATES_DELETE;
+static const char runs_sql[] = PRUNE_RUNS_DELETE;
 
 /* The last id of the next batch of at most n ids of table after lo, or
  * 0 when there is none. */
@@ -154,9 +101,7 @@ paths_end(struct store *st, const struct store_prune *p, int64_t *hi, int64_t *r
 	int rc;
 
 	*hi = 0;
-	if (sqlite3_prepare_v2(st->db, "SELECT p.id, (SELECT count(*) FROM path_results pr "
-	    "WHERE pr.path_id = p.id AND pr.time_ns < ?2) FROM paths p WHERE p.id > ?1 "
-	    "ORDER BY p.id", -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db, PRUNE_PATHS_SCAN, -1, &s, NULL) != SQLITE_OK)
 		return store_fail(st, "prune");
 	sqlite3_bind_int64(s, 1, p->next_id);
 	sqlite3_bind_int64(s, 2, p->cutoff_ns);
@@ -326,8 +271,7 @@ step_states(struct store *st, struct store_prune *p)
 	int64_t hi;
 	uint64_t t0;
 
-	if (batch_end(st, "SELECT max(id) FROM (SELECT id FROM targets WHERE id > ?1 "
-	    "ORDER BY id LIMIT ?2)", p->next_id, p->batch_paths, &hi) != 0)
+	if (batch_end(st, PRUNE_TARGETS_BATCH, p->next_id, p->batch_paths, &hi) != 0)
 		return -1;
 	if (hi == 0) {
 		p->phase = PH_RUNS;
@@ -349,8 +293,7 @@ step_runs(struct store *st, struct store_prune *p)
 	uint64_t t0;
 	int rc;
 
-	if (batch_end(st, "SELECT max(id) FROM (SELECT id FROM temp.prune_runs WHERE id > ?1 "
-	    "ORDER BY id LIMIT ?2)", p->next_id, PRUNE_RUNS_CHUNK, &hi) != 0)
+	if (batch_end(st, PRUNE_RUNS_BATCH, p->next_id, PRUNE_RUNS_CHUNK, &hi) != 0)
 		return -1;
 	if (hi == 0) {
 		p->phase = PH_VACUUM;

@@ -68,4 +68,10 @@ void upload_clean_text(const char *s, char *out, size_t outlen);
  * server and libpq's reason fit one line and no secret is logged. */
 void upload_where(const char *uri, char *out, size_t outlen);
 
+/* The daemon started without "upload" on the SQLite store at file: its
+ * cursor dropped (upload_forget.c), so retention covers every result
+ * again.  1 when there was one (*held: the results it had not yet seen
+ * taken), 0 when none, -1 with one line in err. */
+int upload_forget(const char *file, int64_t *held, char *err, size_t errlen);
+
 #endif

@@ -1,12 +1,14 @@
 /*
  * cmd_config.c -- "scaleprobe config": check a configuration file and
- * print it back normalized (as scaleprobed -t will), or print the
- * settings table that the flags and the file both read.
+ * print it back normalized (as scaleprobed -t will: the sharded groups
+ * cut for the vantage, each one's share counted), or print the settings
+ * table that the flags and the file both read.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "conf.h"
@@ -67,7 +69,7 @@ config_check(int argc, char **argv)
 	const char *path = CONF_DEFAULT_PATH;
 	struct conf_errors e = { NULL, 0 };
 	struct conf c;
-	char *text;
+	char *text, vantage[256];
 	int ch, status;
 
 	while ((ch = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
@@ -87,13 +89,28 @@ config_check(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	conf_init(&c);
-	if (conf_load(&c, path, &e) != 0) {
+	/* the sharded groups cut for the vantage as scaleprobed's would be
+	 * (the vantage setting, else this host's name): the same errors */
+	if (conf_load(&c, path, &e) == 0) {
+		if (c.vantage != NULL)
+			snprintf(vantage, sizeof(vantage), "%s", c.vantage);
+		else if (gethostname(vantage, sizeof(vantage)) != 0)
+			snprintf(vantage, sizeof(vantage), "unknown");
+		if (conf_shard_apply(&c, vantage, path, &e) == 0)
+			conf_shard_files(&c, path, &e);
+	}
+	if (e.n > 0) {
 		text = conf_errors_text(&e);
 		fputs(text, stderr);
 		status = EXIT_USAGE;
 	} else {
+		struct strbuf b = { 0 };
+
 		text = conf_print(&c);
 		fputs(text, stdout);
+		conf_shard_summary(&b, &c);
+		fputs(strbuf_str(&b), stdout);
+		strbuf_free(&b);
 		status = fflush(stdout) == 0 ? EXIT_CLEAN : EXIT_USAGE;
 	}
 	free(text);

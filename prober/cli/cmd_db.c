@@ -126,8 +126,10 @@ db_prune(const char *file, long days, bool dry_run)
 	store_prune_init(&p, cutoff_s * 1000000000, 0, dry_run);
 	while ((rc = store_prune_step(st, &p)) > 0)
 		;
-	/* the freed pages leave the file now, not at the next checkpoint */
-	if (rc == 0 && !dry_run && store_exec(st, "PRAGMA wal_checkpoint(TRUNCATE)") != 0)
+	/* the freed pages leave the file now, not at the next checkpoint
+	 * (PostgreSQL's autovacuum makes them reusable there) */
+	if (rc == 0 && !dry_run && !store_is_uri(file) &&
+	    store_exec(st, "PRAGMA wal_checkpoint(TRUNCATE)") != 0)
 		rc = -1;
 	if (rc != 0) {
 		log_warnx("%s", store_error(st));

@@ -91,10 +91,15 @@ config_gen_new(struct conf *c, uint64_t now)
 			if (cg->files[k].streamed) {
 				struct unit *u = unit_of(g, config_gen, gi, cg->files[k].path);
 
-				if (u->files.n == 0)
+				if (u->files.n == 0) {
 					paths_files_add(&u->files, cg->files[k].path,
 					    config_gen->c.allow_large, cg->ports, cg->nports,
 					    &cg->files[k].scan);
+					/* a sharded group's: cut to this vantage's
+					 * share as the walk reads it */
+					if (cg->mine != NULL)
+						u->files.v[u->files.n - 1].shard = &cg->sel;
+				}
 			}
 		names = xcalloc(g->n + 1, sizeof(*names));
 		for (size_t i = 0; i < g->n; i++)

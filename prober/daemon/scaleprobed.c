@@ -61,7 +61,8 @@ load_conf(const char *path, struct conf *c, char *vantage, size_t vlen)
 		else if (gethostname(vantage, vlen) != 0)
 			snprintf(vantage, vlen, "unknown");
 	}
-	if (rc == 0 && conf_shard_apply(c, vantage, path, &e) == 0) {
+	if (rc == 0 && conf_shard_apply(c, vantage, path, &e) == 0 &&
+	    conf_shard_files(c, path, &e) == 0) {
 		conf_errors_free(&e);
 		return 0;
 	}

@@ -24,9 +24,25 @@ daemon_upload_start(struct daemon *d)
 {
 	const struct conf *c = &d->cur->c;
 	char err[512];
+	int64_t held;
 
-	if (c->upload == NULL)
+	if (c->upload == NULL) {
+		/* taken out of the configuration: its cursor would hold
+		 * retention back for ever */
+		if (store_is_uri(c->database))
+			return 0;
+		switch (upload_forget(c->database, &held, err, sizeof(err))) {
+		case 1:
+			log_info("upload: not set: the upload cursor dropped; retention now "
+			    "covers the %lld results the shared store had not taken",
+			    (long long)held);
+			break;
+		case -1:
+			log_warnx("%s (retention keeps them)", err);
+			break;
+		}
 		return 0;
+	}
 	if (store_is_uri(c->database)) {
 		log_warnx("upload: the database must be a SQLite file (the results' local "
 		    "copy), not a URI");

@@ -1,11 +1,13 @@
 /*
  * shard.c -- rendezvous hashing of targets over a site's vantages
- * (shard.h).
+ * (shard.h), and a list cut to one vantage's share.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "shard.h"
 #include "siphash.h"
+#include "targets.h"
 
 /* Fixed so that every vantage of every version weighs alike: changing it
  * moves every target of every sharded group at once. */
@@ -81,4 +83,29 @@ shard_owns(const char *target, const char *const *vantages, size_t n, unsigned k
 		if (owner[i] == self)
 			return true;
 	return false;
+}
+
+void
+shard_keep(struct targets *t, size_t from, const struct shard_sel *sel, uint64_t *seen,
+    uint64_t *kept)
+{
+	size_t out = from, i = from, j;
+
+	while (i < t->n) {
+		bool own = shard_owns(t->v[i].as_given, sel->names, sel->n, sel->k, sel->self);
+
+		for (j = i + 1; j < t->n && strcmp(t->v[j].as_given, t->v[i].as_given) == 0; j++)
+			;
+		(*seen)++;
+		*kept += own;
+		for (; i < j; i++) {
+			if (own) {
+				t->v[out++] = t->v[i];
+				continue;
+			}
+			free(t->v[i].as_given);
+			free(t->v[i].name);
+		}
+	}
+	t->n = out;
 }

@@ -36,4 +36,22 @@ size_t shard_owners(const char *target, const char *const *vantages, size_t n, u
 bool shard_owns(const char *target, const char *const *vantages, size_t n, unsigned k,
     size_t self);
 
+/* One vantage's share of a sharded group (conf_shard.c): a target's owners
+ * are the k heaviest of names[0..n), and self is this vantage's index. */
+struct shard_sel {
+	const char *const *names;
+	size_t n;
+	unsigned k;
+	size_t self;
+};
+
+/* Of t's entries from index from on, only those of targets as written
+ * that sel owns kept, in order (a target's adjacent entries, one per port,
+ * are one decision); the others' texts freed.  A streamed file is cut so
+ * as it is read, and counted so for scaleprobed -t: *seen and *kept, the
+ * targets as written looked at and kept, are added to. */
+struct targets;
+void shard_keep(struct targets *t, size_t from, const struct shard_sel *sel, uint64_t *seen,
+    uint64_t *kept);
+
 #endif

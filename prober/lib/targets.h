@@ -98,6 +98,13 @@ struct target_file *target_file_open(const char *path, bool allow_large, const u
 struct tstream *target_file_stream(struct target_file *tf);
 void target_file_close(struct target_file *tf);
 
+/* Reads path through once, as the daemon streams it: *seen targets as
+ * written, *kept of them sel's (shard.h's shard_keep; its struct
+ * shard_sel).  Returns 0, or -1 with "path: why" added to t's errors. */
+struct shard_sel;
+int targets_count_shard(const char *path, bool allow_large, const uint16_t *ports, int nports,
+    const struct shard_sel *sel, uint64_t *seen, uint64_t *kept, struct targets *t);
+
 /* What a pass over a whole list found, without keeping it. */
 struct targets_scan {
 	uint64_t entries;		/* targets (one per port) */

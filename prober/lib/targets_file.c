@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "shard.h"
 #include "target_stream.h"
 #include "targets.h"
 
@@ -165,4 +166,29 @@ targets_scan_file(const char *path, bool allow_large, const uint16_t *ports, int
 		targets_add_error(t, "%s: %zu more errors", path,
 		    sum->errors - TARGETS_SCAN_ERRORS);
 	return rc < 0 || sum->errors > 0 ? -1 : 0;
+}
+
+int
+targets_count_shard(const char *path, bool allow_large, const uint16_t *ports, int nports,
+    const struct shard_sel *sel, uint64_t *seen, uint64_t *kept, struct targets *t)
+{
+	struct target_file *tf;
+	struct targets part;
+	int rc;
+
+	*seen = *kept = 0;
+	if ((tf = target_file_open(path, allow_large, ports, nports, t)) == NULL)
+		return -1;
+	do {
+		targets_init(&part);
+		rc = tstream_fill(&tf->s, &part, 4096);
+		/* the file's errors were the load's scan's: only a failed read
+		 * is one here */
+		if (rc < 0)
+			targets_add_error(t, "%s: cannot be read through", path);
+		shard_keep(&part, 0, sel, seen, kept);
+		targets_free(&part);
+	} while (rc == 1);
+	target_file_close(tf);
+	return rc < 0 ? -1 : 0;
 }

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "paths.h"
 #include "resolve.h"
+#include "shard.h"
 #include "target_stream.h"
 
 /* Addresses passed over (blocked, duplicates, no route) in one call of
@@ -393,7 +394,7 @@ paths_files_add(struct paths_files *files, const char *path, bool allow_large,
     const uint16_t *ports, int nports, const struct targets_scan *sum)
 {
 	files->v = xreallocarray(files->v, files->n + 1, sizeof(*files->v));
-	files->v[files->n++] = (struct paths_file){ path, allow_large, ports, nports };
+	files->v[files->n++] = (struct paths_file){ path, allow_large, ports, nports, NULL };
 	files->entries += sum->entries;
 	files->addresses += sum->addresses;
 	files->names += sum->names;
@@ -457,11 +458,18 @@ paths_load(struct paths *p)
 
 	targets_init(&c->t);
 	while (c->t.n < PATHS_CHUNK && p->file_i < f->n) {
+		const struct shard_sel *shard = f->v[p->file_i].shard;
+		size_t from = c->t.n;
+		uint64_t seen = 0, kept = 0;
+
 		if (p->file == NULL && (p->file = target_file_open(f->v[p->file_i].path,
 		    f->v[p->file_i].allow_large, f->v[p->file_i].ports, f->v[p->file_i].nports,
 		    &c->t)) == NULL)
 			break;
 		rc = tstream_fill(target_file_stream(p->file), &c->t, PATHS_CHUNK - c->t.n);
+		/* a sharded group's file: only this vantage's targets stay */
+		if (shard != NULL)
+			shard_keep(&c->t, from, shard, &seen, &kept);
 		if (c->t.nerrors > 0)
 			break;
 		if (rc == 0) {

@@ -94,6 +94,8 @@ struct paths_file {
 	bool allow_large;
 	const uint16_t *ports;
 	int nports;
+	const struct shard_sel *shard;	/* a sharded group's: its share of
+					   the file read (shard.h); NULL: all */
 };
 struct paths_files {
 	struct paths_file *v;

@@ -21,7 +21,8 @@ LAB_CHECKS += tests/e2e/cli-misuse
 LAB_CHECKS += tests/e2e/misuse-table
 # the store: --db keeps what is printed, the evidence proves it, bad files refused
 LAB_CHECKS += tests/e2e/store-e2e
-# one store suite passes against SQLite and a throw-away PostgreSQL (Unix socket only)
+# one store suite passes against SQLite and a throw-away PostgreSQL (Unix socket only),
+# retention's table of histories and db check's faults included; db check and prune --db URI
 LAB_CHECKS += tests/e2e/store-engines
 # scaleprobed uploads to a throw-away PostgreSQL in a namespace of its own (198.18.231.2):
 # a cycle arrives, the server killed and started again loses and doubles nothing, batches
@@ -33,6 +34,12 @@ LAB_CHECKS += tests/e2e/upload-e2e
 # certificate and another CA's are refused in one line while probing goes on locally;
 # a certificate's login cannot insert rows naming another vantage
 LAB_CHECKS += tests/e2e/uploadtls-e2e
+# the shared PostgreSQL killed mid-cycle under three vantages, down UPLOAD_OUTAGE_S (4 s;
+# make stress: 60, STRESS_LONG): each probes on locally, status shows the backlog, then 0;
+# every result of every vantage arrives exactly once (key by key in both stores); a start
+# without upload drops the cursor in one line and retention removes what it held
+LAB_CHECKS += tests/e2e/upload-outage-e2e
+STRESS_LONG += tests/e2e/upload-outage-e2e
 # scaleprobe db on fixture copies and a store aged 500 days: upgrade's copy (mode,
 # old version, rows), a newer store names it, check's lines on broken copies,
 # prune --dry-run changes no byte and counts what prune removes, the file shrinks
@@ -41,7 +48,9 @@ LAB_CHECKS += tests/e2e/db-e2e
 # flags and keys against the settings table, probe -c, make install
 LAB_CHECKS += tests/e2e/config-check
 # a group sharded over vantages a, b, c (replicas 2) through scaleprobed -t: the counts
-# sum to 600 of 300 targets, each target owned by exactly two; refusals at their lines
+# sum to 600 of 300 targets, each target owned by exactly two; a vantage not among the
+# names refused at its line, by scaleprobe config check too; a streamed file of 20,000
+# lines shared alike (40,000) and cut as --once walks it
 LAB_CHECKS += tests/e2e/shard-e2e
 # large target sets: a /16 and the lab's /15 interrupted, first SYN, RSS, order
 LAB_CHECKS += tests/e2e/largeset-e2e

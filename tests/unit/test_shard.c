@@ -3,16 +3,21 @@
  * target keeps exactly K distinct owners, a fourth vantage added to three
  * takes about K/4 of the assignments and nothing else moves, a vantage
  * removed gives up only its own, the list's order does not matter, the
- * load is even, and the edge cases of n and k.
+ * load is even, and the edge cases of n and k; a streamed list of 20,000
+ * targets cut chunk by chunk keeps each target with exactly K vantages,
+ * its ports together, in order.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "shard.h"
+#include "targets.h"
 
 #define TARGETS 10000
 
@@ -167,6 +172,70 @@ test_edges(void **state)
 	assert_int_not_equal(shard_weight("ab", "c"), shard_weight("a", "bc"));
 }
 
+/* targets from..to of a 20,000-line file, each line one target on two
+ * ports (adjacent entries of one text), appended to t */
+static void
+add_lines(struct targets *t, int from, int to)
+{
+	for (int i = from; i < to; i++) {
+		char spec[32];
+		struct targets_opts o80 = { false, 80 }, o443 = { false, 443 };
+
+		snprintf(spec, sizeof(spec), "198.18.%d.%d", 20 + i / 250, 1 + i % 250);
+		assert_int_equal(targets_parse_spec(t, spec, &o80), 0);
+		assert_int_equal(targets_parse_spec(t, spec, &o443), 0);
+	}
+}
+
+static void
+test_keep_cuts_a_stream(void **state)
+{
+	static const char *const names[] = { "a", "b", "c" };
+	static unsigned char owners[20000];
+	uint64_t kept_all = 0;
+
+	(void)state;
+	memset(owners, 0, sizeof(owners));
+	for (size_t v = 0; v < 3; v++) {
+		struct shard_sel sel = { names, 3, 2, v };
+		struct targets t;
+		uint64_t seen = 0, kept = 0;
+		int last = -1;
+
+		targets_init(&t);
+		/* as the walk reads it: chunks, each cut from where it began */
+		for (int c = 0; c < 20000; c += 7000) {
+			size_t from = t.n;
+
+			add_lines(&t, c, c + 7000 < 20000 ? c + 7000 : 20000);
+			shard_keep(&t, from, &sel, &seen, &kept);
+		}
+		assert_int_equal(seen, 20000);
+		assert_int_equal(t.n, 2 * kept);
+		for (size_t i = 0; i < t.n; i += 2) {
+			unsigned a, b;
+			int k;
+
+			assert_int_equal(sscanf(t.v[i].as_given, "198.18.%u.%u", &a, &b), 2);
+			k = (int)(a - 20) * 250 + (int)b - 1;
+			assert_true(k > last && k < 20000);	/* in order, once */
+			last = k;
+			/* its two ports together */
+			assert_string_equal(t.v[i + 1].as_given, t.v[i].as_given);
+			assert_int_equal(t.v[i].port, 80);
+			assert_int_equal(t.v[i + 1].port, 443);
+			assert_true(shard_owns(t.v[i].as_given, names, 3, 2, v));
+			owners[k]++;
+		}
+		kept_all += kept;
+		targets_free(&t);
+	}
+	assert_int_equal(kept_all, 40000);
+	for (int k = 0; k < 20000; k++)
+		if (owners[k] != 2)
+			fail_msg("target %d: %u owners", k, owners[k]);
+}
+
 int
 main(void)
 {
@@ -176,6 +245,7 @@ main(void)
 		cmocka_unit_test(test_order_does_not_matter),
 		cmocka_unit_test(test_load_is_even),
 		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_keep_cuts_a_stream),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -675,111 +675,7 @@ test_query_plans(void **state)
 	sqlite3_close(db);
 }
 
-/* --- retention: a table of histories ------------------------------------ */
-
-/* One path's history, one result per step (time = step, in s), its verdict
- * for the one scale sent a letter: o ok, r rewritten, c closed; a second
- * history (vantage "b") may run beside it.  Every result is traced, so
- * each carries evidence until it is old. */
-static const struct prune_case {
-	const char *name;
-	const char *a, *b;	/* histories of vantage a and b ("" none) */
-	int cutoff;		/* results before this step are old */
-	const char *kept_a, *kept_b;	/* steps kept, as "0,4" */
-	const char *ev_a;	/* steps of vantage a that keep their evidence */
-} prune_cases[] = {
-	{ "one state: its first and last", "ooooo", "", 5, "0,4", "", "" },
-	{ "every change and the step before it", "oorrroo", "", 7, "0,1,2,4,5,6", "", "2,4" },
-	{ "new results untouched", "ooooorrr", "", 3, "0,3,4,5,6,7", "", "3,4,5,6,7" },
-	{ "a state that goes on past the cutoff", "rrrrrr", "", 4, "0,4,5", "", "0,4,5" },
-	{ "vantages apart", "oooo", "rrrr", 4, "0,3", "0,3", "" },
-	{ "evidence of the first and last problem only", "rorrcr", "", 6,
-	  "0,1,2,3,4,5", "", "0,5" },
-	{ "nothing old, nothing goes", "orco", "", 0, "0,1,2,3", "", "0,1,2,3" },
-};
-
-static enum verdict
-verdict_of(char c)
-{
-	return c == 'r' ? VERDICT_REWRITTEN : c == 'c' ? VERDICT_CLOSED : VERDICT_OK;
-}
-
-static void
-write_history(struct store *st, const char *hist, const char *vantage, int64_t t0)
-{
-	for (int k = 0; hist[k] != '\0'; k++) {
-		struct store_run run = { .start = { t0 + k, 0 }, .vantage = vantage,
-		    .settings = "s", .program = "test_store" };
-		struct storegen g;
-		int64_t run_id;
-
-		storegen_make(&g, 1, t0 + k, true);	/* 1: traced, with evidence */
-		g.res.nscales = 1;
-		g.res.verdicts[0].verdict = verdict_of(hist[k]);
-		assert_int_equal(store_run_begin(st, &run, &run_id), 0);
-		assert_int_equal(store_add(st, run_id, &g.res), 0);
-		storegen_free(&g);
-	}
-}
-
-/* The steps of vantage v still stored (with evidence when ev) as "0,4". */
-static void
-steps(struct store *st, const char *vantage, bool ev, int64_t t0, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (int k = 0; k < 16; k++) {
-		char sql[512];
-
-		snprintf(sql, sizeof(sql), "SELECT count(*) FROM path_results pr JOIN runs r ON "
-		    "r.id = pr.run_id %s WHERE r.vantage = '%s' AND pr.time_ns / 1000000000 = %lld",
-		    ev ? "JOIN evidence e ON e.path_result_id = pr.id" : "", vantage,
-		    (long long)(t0 + k));
-		if (store_query_int(st, sql) > 0)
-			n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? "," : "", k);
-	}
-}
-
-static void
-test_prune(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < sizeof(prune_cases) / sizeof(prune_cases[0]); i++) {
-		const struct prune_case *c = &prune_cases[i];
-		const int64_t t0 = FIXTURE_TIME;
-		char file[128], got[128];
-		struct store *st;
-		int64_t n, before;
-
-		snprintf(file, sizeof(file), "%s/prune%zu.sqlite", dir, i);
-		st = open_ok(file, STORE_WRITE, NULL);
-		write_history(st, c->a, "a", t0);
-		write_history(st, c->b, "b", t0);
-		assert_int_equal(store_flush(st, true), 0);
-		before = store_query_int(st, "SELECT count(*) FROM path_results");
-		n = store_prune(st, (t0 + c->cutoff) * 1000000000);
-		if (n < 0)
-			fail_msg("%s: %s", c->name, store_error(st));
-		steps(st, "a", false, t0, got, sizeof(got));
-		if (strcmp(got, c->kept_a) != 0)
-			fail_msg("%s: vantage a kept %s, expected %s", c->name, got, c->kept_a);
-		steps(st, "b", false, t0, got, sizeof(got));
-		if (strcmp(got, c->kept_b) != 0)
-			fail_msg("%s: vantage b kept %s, expected %s", c->name, got, c->kept_b);
-		steps(st, "a", true, t0, got, sizeof(got));
-		if (strcmp(got, c->ev_a) != 0)
-			fail_msg("%s: evidence kept for %s, expected %s", c->name, got, c->ev_a);
-		assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results"),
-		    before - n);
-		/* no run without results, no orphan */
-		assert_int_equal(store_query_int(st, "SELECT count(*) FROM runs WHERE NOT EXISTS "
-		    "(SELECT 1 FROM path_results WHERE run_id = runs.id)"), 0);
-		assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results WHERE "
-		    "path_result_id NOT IN (SELECT id FROM path_results)"), 0);
-		store_close(st, NULL, 0);
-	}
-}
+/* --- retention (its table of histories: test_store_engines, both engines) -- */
 
 /* Pruning gives the pages back: the file shrinks, no free page is left. */
 static void
@@ -1310,7 +1206,6 @@ main(void)
 		cmocka_unit_test(test_killed_writer),
 		cmocka_unit_test(test_flush_by_time),
 		cmocka_unit_test(test_query_plans),
-		cmocka_unit_test(test_prune),
 		cmocka_unit_test(test_prune_vacuum),
 		cmocka_unit_test(test_states),
 		cmocka_unit_test(test_commit_fails),

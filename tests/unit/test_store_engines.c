@@ -8,7 +8,8 @@
  * written through the batched writer come back whole through show,
  * export, side findings, evidence and report, in their orders; NULLs
  * read as absent; states, cycles and alerts; a newer schema is refused;
- * and a URI's password never appears in a message.
+ * retention's table of histories and db check's faults alike; and a
+ * URI's password never appears in a message.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -468,32 +469,181 @@ test_pg_link_lost(void **state)
 	assert_int_equal(store_close(st, err, sizeof(err)), 0);
 }
 
-/* what the PostgreSQL engine lacks yet (retention, db check) fails in one
- * line naming it, without the password; the next error is the engine's
- * own, not that line again */
+/* --- retention: a table of histories (store_prune_sql.h's rules) ------- */
+
+/* One path's history, one result per step (time = step, in s), its verdict
+ * for the one scale sent a letter: o ok, r rewritten, c closed; a second
+ * history (vantage "b") may run beside it.  Every result is traced, so
+ * each carries evidence until it is old. */
+static const struct prune_case {
+	const char *name;
+	const char *a, *b;	/* histories of vantage a and b ("" none) */
+	int cutoff;		/* results before this step are old */
+	const char *kept_a, *kept_b;	/* steps kept, as "0,4" */
+	const char *ev_a;	/* steps of vantage a that keep their evidence */
+} prune_cases[] = {
+	{ "one state: its first and last", "ooooo", "", 5, "0,4", "", "" },
+	{ "every change and the step before it", "oorrroo", "", 7, "0,1,2,4,5,6", "", "2,4" },
+	{ "new results untouched", "ooooorrr", "", 3, "0,3,4,5,6,7", "", "3,4,5,6,7" },
+	{ "a state that goes on past the cutoff", "rrrrrr", "", 4, "0,4,5", "", "0,4,5" },
+	{ "vantages apart", "oooo", "rrrr", 4, "0,3", "0,3", "" },
+	{ "evidence of the first and last problem only", "rorrcr", "", 6,
+	  "0,1,2,3,4,5", "", "0,5" },
+	{ "nothing old, nothing goes", "orco", "", 0, "0,1,2,3", "", "0,1,2,3" },
+};
+
+static enum verdict
+verdict_of(char c)
+{
+	return c == 'r' ? VERDICT_REWRITTEN : c == 'c' ? VERDICT_CLOSED : VERDICT_OK;
+}
+
 static void
-test_pg_lacks(void **state)
+write_history(struct store *st, const char *hist, const char *vantage, int64_t t0)
+{
+	for (int k = 0; hist[k] != '\0'; k++) {
+		struct store_run run = { .start = { t0 + k, 0 }, .vantage = vantage,
+		    .settings = "s", .program = "test_store" };
+		struct storegen g;
+		int64_t run_id;
+
+		storegen_make(&g, 1, t0 + k, true);	/* 1: traced, with evidence */
+		g.res.nscales = 1;
+		g.res.verdicts[0].verdict = verdict_of(hist[k]);
+		assert_int_equal(store_run_begin(st, &run, &run_id), 0);
+		assert_int_equal(store_add(st, run_id, &g.res), 0);
+		storegen_free(&g);
+	}
+}
+
+/* The steps of vantage v still stored (with evidence when ev) as "0,4". */
+static void
+steps(struct store *st, const char *vantage, bool ev, int64_t t0, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < 16; k++) {
+		char sql[512];
+
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM path_results pr JOIN runs r ON "
+		    "r.id = pr.run_id %s WHERE r.vantage = '%s' AND pr.time_ns / 1000000000 = %lld",
+		    ev ? "JOIN evidence e ON e.path_result_id = pr.id" : "", vantage,
+		    (long long)(t0 + k));
+		if (store_query_int(st, sql) > 0)
+			n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? "," : "", k);
+	}
+}
+
+/* The table, each case a new store of either engine: what a dry run
+ * counts, what stays, no run without results and no orphan after. */
+static void
+test_prune(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(prune_cases) / sizeof(prune_cases[0]); i++) {
+		const struct prune_case *c = &prune_cases[i];
+		const int64_t t0 = T0;
+		char err[STORE_ERRLEN], got[128];
+		struct store_prune p;
+		struct store *st;
+		int64_t n, before;
+		int rc;
+
+		new_store();
+		if ((st = store_open(db, STORE_WRITE, NULL, err, sizeof(err))) == NULL)
+			fail_msg("%s", err);
+		write_history(st, c->a, "a", t0);
+		write_history(st, c->b, "b", t0);
+		assert_int_equal(store_flush(st, true), 0);
+		before = store_query_int(st, "SELECT count(*) FROM path_results");
+		store_prune_init(&p, (t0 + c->cutoff) * 1000000000, 1, true);
+		while ((rc = store_prune_step(st, &p)) > 0)
+			;
+		if (rc != 0)
+			fail_msg("%s: dry run: %s", c->name, store_error(st));
+		assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results"), before);
+		n = store_prune(st, (t0 + c->cutoff) * 1000000000);
+		if (n < 0)
+			fail_msg("%s: %s", c->name, store_error(st));
+		if ((int64_t)p.results != n)
+			fail_msg("%s: a dry run counted %llu, the prune removed %lld", c->name,
+			    (unsigned long long)p.results, (long long)n);
+		steps(st, "a", false, t0, got, sizeof(got));
+		if (strcmp(got, c->kept_a) != 0)
+			fail_msg("%s: vantage a kept %s, expected %s", c->name, got, c->kept_a);
+		steps(st, "b", false, t0, got, sizeof(got));
+		if (strcmp(got, c->kept_b) != 0)
+			fail_msg("%s: vantage b kept %s, expected %s", c->name, got, c->kept_b);
+		steps(st, "a", true, t0, got, sizeof(got));
+		if (strcmp(got, c->ev_a) != 0)
+			fail_msg("%s: evidence kept for %s, expected %s", c->name, got, c->ev_a);
+		assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results"),
+		    before - n);
+		/* no run without results, no orphan */
+		assert_int_equal(store_query_int(st, "SELECT count(*) FROM runs WHERE NOT EXISTS "
+		    "(SELECT 1 FROM path_results WHERE run_id = runs.id)"), 0);
+		assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results WHERE "
+		    "path_result_id NOT IN (SELECT id FROM path_results)"), 0);
+		assert_int_equal(store_close(st, err, sizeof(err)), 0);
+	}
+}
+
+struct faults {
+	int n;
+	char all[16384];
+};
+
+static void
+fault_cb(void *arg, const char *line)
+{
+	struct faults *f = arg;
+	size_t used = strlen(f->all);
+
+	f->n++;
+	snprintf(f->all + used, sizeof(f->all) - used, "%s\n", line);
+}
+
+/* db check: a store as written is clean; an index dropped, and a run
+ * deleted under its results with the references unkept (SQLite's
+ * foreign_keys off, PostgreSQL's triggers off for the session), are each
+ * named; a URI's password is never in a message */
+static void
+test_check(void **state)
 {
 	char err[STORE_ERRLEN], uri[600];
-	struct store *st;
-	struct store_prune p;
+	struct faults f = { 0, "" };
+	struct store *st = fill();
 
 	(void)state;
-	if (!store_is_uri(db))
-		skip();
-	st = fill();
-	store_prune_init(&p, 0, 0, false);
-	assert_int_equal(store_prune_step(st, &p), -1);
-	assert_non_null(strstr(store_error(st), "retention is not supported by the PostgreSQL"));
-	assert_int_equal(store_exec(st, "SELECT nonsense FROM nowhere"), -1);
-	assert_null(strstr(store_error(st), "retention"));
-	assert_non_null(strstr(store_error(st), "nowhere"));
 	assert_int_equal(store_close(st, err, sizeof(err)), 0);
+	if (store_check(db, false, fault_cb, &f, err, sizeof(err)) != 0)
+		fail_msg("a clean store: %d faults, %s: %s", f.n, f.all, err);
+	assert_non_null(st = store_open(db, STORE_WRITE, NULL, err, sizeof(err)));
+	assert_int_equal(store_exec(st, "DROP INDEX path_results_target"), 0);
+	assert_int_equal(store_exec(st, store_is_uri(db) ?
+	    "SET session_replication_role = replica; DELETE FROM runs;"
+	    " SET session_replication_role = origin" :
+	    "PRAGMA foreign_keys = OFF; DELETE FROM runs; PRAGMA foreign_keys = ON"), 0);
+	assert_int_equal(store_close(st, err, sizeof(err)), 0);
+	for (int quick = 0; quick < 2; quick++) {
+		memset(&f, 0, sizeof(f));
+		if (store_check(db, quick, fault_cb, &f, err, sizeof(err)) < 1)
+			fail_msg("a broken store: no fault (%s)", err);
+		if (strstr(f.all, "path_results_target") == NULL ||
+		    strstr(f.all, "missing") == NULL)
+			fail_msg("the index dropped not named: %s", f.all);
+		if (strstr(f.all, "foreign key: path_results row") == NULL ||
+		    strstr(f.all, "missing row of runs") == NULL)
+			fail_msg("the results without their run not named: %s", f.all);
+	}
+	if (!store_is_uri(db))
+		return;
 	/* the URI with a password: cut from the message */
-	snprintf(uri, sizeof(uri), "%s%spassword=hunter2", db, strchr(db, '?') ? "&" : "?");
+	snprintf(uri, sizeof(uri), "postgresql://u:hunter2@/nodb?host=/nonexistent-dir");
 	assert_int_equal(store_check(uri, true, NULL, NULL, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "db check is not supported"));
 	assert_null(strstr(err, "hunter2"));
+	assert_non_null(strstr(err, "postgresql://u@/nodb"));
 }
 
 /* a store of a newer schema is refused at open, and left as it is */
@@ -588,7 +738,8 @@ main(void)
 		cmocka_unit_test(test_hostile_cells),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_pg_link_lost),
-		cmocka_unit_test(test_pg_lacks),
+		cmocka_unit_test(test_prune),
+		cmocka_unit_test(test_check),
 		/* last: it leaves a store of results, states and alerts for
 		 * tests/e2e/store-engines' readers */
 		cmocka_unit_test(test_states_alerts),
