@@ -18,6 +18,7 @@ static const char *const stmt_sql[SQL_COUNT] = {
 	[SQL_COMMIT] = "COMMIT",
 	[SQL_ROLLBACK] = "ROLLBACK",
 	[SQL_PATH_RESULT_DEL] = "DELETE FROM path_results WHERE id = ?1",
+	[SQL_HOPS_DEL] = "DELETE FROM hops WHERE path_result_id = ?1",
 	[SQL_TARGET_GET] = "SELECT id FROM targets WHERE spec = ?1",
 	[SQL_TARGET_ADD] = "INSERT OR IGNORE INTO targets (spec) VALUES (?1)",
 	[SQL_PATH_GET] = "SELECT id FROM paths WHERE address = ?1 AND port = ?2",
@@ -242,11 +243,11 @@ step(struct store *st, enum store_stmt k, const char *what)
 }
 
 int
-store_batch_begin(struct store *st)
+store_batch_begin(struct store *st, bool cascade)
 {
 	if (st->in_batch)
 		return 0;
-	if (step(st, SQL_BEGIN, "begin batch") != 0)
+	if (store_fk(st, cascade) != 0 || step(st, SQL_BEGIN, "begin batch") != 0)
 		return -1;
 	st->in_batch = true;
 	st->batch_n = 0;
@@ -609,6 +610,7 @@ add_evidence(struct store *st, int64_t pr, const struct kept_path *p)
 int
 store_exec_path(struct store *st, struct keep *k)
 {
+	static const enum store_stmt undo[] = { SQL_HOPS_DEL, SQL_PATH_RESULT_DEL };
 	sqlite3_stmt *s = st->stmt[SQL_PATH_RESULT_ADD];
 	const struct kept_path *res = &k->u.path;
 	bool sa = res->control.sa.present;
@@ -642,12 +644,16 @@ store_exec_path(struct store *st, struct keep *k)
 	return 0;
 undo:
 	/* a result is stored whole or not at all: what went in of it goes
-	 * (the cascade takes its rows), the batch keeps the others; the
-	 * error said is the insert's; its scale rows wait no more */
+	 * (its hops; no cascade in a batch: store_batch_begin), the batch
+	 * keeps the others; the error said is the insert's; its scale rows
+	 * wait no more (nothing else of it was written: the evidence is
+	 * the last) */
 	if (st->npending > 0 && st->pending[st->npending - 1].pr == pr)
 		st->pending_rows -= st->pending[--st->npending].res->nscales;
-	sqlite3_bind_int64(st->stmt[SQL_PATH_RESULT_DEL], 1, pr);
-	sqlite3_step(st->stmt[SQL_PATH_RESULT_DEL]);
-	sqlite3_reset(st->stmt[SQL_PATH_RESULT_DEL]);
+	for (size_t d = 0; d < sizeof(undo) / sizeof(undo[0]); d++) {
+		sqlite3_bind_int64(st->stmt[undo[d]], 1, pr);
+		sqlite3_step(st->stmt[undo[d]]);
+		sqlite3_reset(st->stmt[undo[d]]);
+	}
 	return -1;
 }
