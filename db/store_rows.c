@@ -281,9 +281,9 @@ get_id(struct store *st, enum store_stmt get)
 /* Target ids the writer has seen, as path ids below: a daemon's cycles
  * name the same targets again.  As many slots as the path cache, the spec
  * kept in its slot (a longer one is looked up each time): 64 bytes a slot,
- * 4 MiB when every slot was used, the pages touched only as slots are.
- * 4,096 slots of strdup'd specs missed most of a group of 50,000 targets,
- * each miss two statements. */
+ * 4 MiB resident once a few thousand targets were seen (a slot's page is
+ * touched when it is used).  4,096 slots of strdup'd specs missed most of
+ * a group of 50,000 targets, each miss two statements. */
 #define TARGET_CACHE_SIZE 65536
 #define TARGET_CACHE_SPEC 56
 struct target_cache {
