@@ -386,7 +386,7 @@ keep_add(struct store *st, struct keep *k, int64_t *handle)
 		st->keep_n++;
 	if (st->failing)
 		goto kept;
-	if (store_batch_begin(st) != 0) {
+	if (store_batch_begin(st, false) != 0) {
 		keep_fail(st);
 		goto kept;
 	}
@@ -464,7 +464,7 @@ keep_retry(struct store *st)
 	struct keep *prev = NULL, *k, *next;
 
 	st->failing = false;
-	if (store_batch_begin(st) != 0) {
+	if (store_batch_begin(st, false) != 0) {
 		keep_fail(st);
 		return -1;
 	}

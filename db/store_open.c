@@ -477,6 +477,7 @@ connect_db(struct store *st)
 	sqlite3_busy_timeout(st->db, st->o.busy_ms);
 	if (sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK)
 		return store_fail(st, "foreign keys");
+	st->fk_on = true;	/* a writer's batches turn them off (store_batch_begin) */
 	if (st->mode == STORE_WRITE && sqlite3_db_readonly(st->db, "main") == 1) {
 		errf(st->err, sizeof(st->err), "%s: read-only (its mode or its file "
 		    "system): a writer cannot use it", file);

@@ -301,14 +301,14 @@ step_runs(struct store *st, struct store_prune *p)
 	}
 	/* their states went (step_states), they have no results: nothing
 	 * refers to them; foreign_keys changes only outside a transaction */
-	if (exec(st, "PRAGMA foreign_keys = OFF") != 0)
+	if (store_fk(st, false) != 0)
 		return -1;
 	if (step_begin(st, p, &t0) != 0) {
-		sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+		store_fk(st, true);
 		return -1;
 	}
 	rc = step_end(st, p, t0, run_range(st, runs_sql, p, p->next_id, hi, &n, NULL));
-	if (exec(st, "PRAGMA foreign_keys = ON") != 0 || rc != 0)
+	if (store_fk(st, true) != 0 || rc != 0)
 		return -1;
 	p->runs += (uint64_t)n;
 	p->next_id = hi;
@@ -366,8 +366,9 @@ store_prune_step(struct store *st, struct store_prune *p)
 		snprintf(st->err, sizeof(st->err), "%s: prune: opened read-only", st->file);
 		return -1;
 	}
-	/* the writer's open batch is this connection's transaction */
-	if (st->mode == STORE_WRITE && store_flush(st, true) != 0)
+	/* the writer's open batch is this connection's transaction; the
+	 * deletes of results take their rows by cascade */
+	if (st->mode == STORE_WRITE && (store_flush(st, true) != 0 || store_fk(st, true) != 0))
 		return -1;
 	if (p->bytes_before < 0) {
 		p->started_ns = store_now_ns();

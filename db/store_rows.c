@@ -18,6 +18,7 @@ static const char *const stmt_sql[SQL_COUNT] = {
 	[SQL_COMMIT] = "COMMIT",
 	[SQL_ROLLBACK] = "ROLLBACK",
 	[SQL_PATH_RESULT_DEL] = "DELETE FROM path_results WHERE id = ?1",
+	[SQL_HOPS_DEL] = "DELETE FROM hops WHERE path_result_id = ?1",
 	[SQL_TARGET_GET] = "SELECT id FROM targets WHERE spec = ?1",
 	[SQL_TARGET_ADD] = "INSERT OR IGNORE INTO targets (spec) VALUES (?1)",
 	[SQL_PATH_GET] = "SELECT id FROM paths WHERE address = ?1 AND port = ?2",
@@ -155,14 +156,14 @@ keep_run_inserted(struct store *st, struct keep *k, int64_t id)
 	}
 	return run_map_set(st, k->run, id);
 }
-/* binds v, or NULL when absent */
+/* binds v, or leaves it NULL when absent: every statement's parameters
+ * are NULL until bound (step_stmt and get_id clear them after each step),
+ * and a bind_null was 2 % of the writer's instructions */
 static void
 bind_opt(sqlite3_stmt *s, int i, bool present, int64_t v)
 {
 	if (present)
 		sqlite3_bind_int64(s, i, v);
-	else
-		sqlite3_bind_null(s, i);
 }
 
 static void
@@ -170,8 +171,6 @@ bind_text(sqlite3_stmt *s, int i, const char *t)
 {
 	if (t != NULL)
 		sqlite3_bind_text(s, i, t, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(s, i);
 }
 
 /* Text that outlives the step (static names, the result's own strings):
@@ -181,8 +180,6 @@ bind_static(sqlite3_stmt *s, int i, const char *t)
 {
 	if (t != NULL)
 		sqlite3_bind_text(s, i, t, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, i);
 }
 
 /* An IPv4 address as inet_ntop writes it, without its locale-aware
@@ -214,7 +211,7 @@ bind_addr(sqlite3_stmt *s, int i, const struct addr *a)
 	char buf[ADDR_STRLEN];
 
 	if (a->family == 0)
-		sqlite3_bind_null(s, i);
+		return;
 	else if (a->family == ADDR_V4)
 		sqlite3_bind_text(s, i, buf, format_v4(a->bytes, buf), SQLITE_TRANSIENT);
 	else
@@ -242,11 +239,11 @@ step(struct store *st, enum store_stmt k, const char *what)
 }
 
 int
-store_batch_begin(struct store *st)
+store_batch_begin(struct store *st, bool cascade)
 {
 	if (st->in_batch)
 		return 0;
-	if (step(st, SQL_BEGIN, "begin batch") != 0)
+	if (store_fk(st, cascade) != 0 || step(st, SQL_BEGIN, "begin batch") != 0)
 		return -1;
 	st->in_batch = true;
 	st->batch_n = 0;
@@ -282,12 +279,17 @@ get_id(struct store *st, enum store_stmt get)
 }
 
 /* Target ids the writer has seen, as path ids below: a daemon's cycles
- * name the same targets again. */
-#define TARGET_CACHE_SIZE 4096
+ * name the same targets again.  As many slots as the path cache, the spec
+ * kept in its slot (a longer one is looked up each time): 64 bytes a slot,
+ * 4 MiB resident once a few thousand targets were seen (a slot's page is
+ * touched when it is used).  4,096 slots of strdup'd specs missed most of
+ * a group of 50,000 targets, each miss two statements. */
+#define TARGET_CACHE_SIZE 65536
+#define TARGET_CACHE_SPEC 56
 struct target_cache {
 	struct {
-		char *spec;
-		int64_t id;
+		int64_t id;		/* 0: empty */
+		char spec[TARGET_CACHE_SPEC];
 	} e[TARGET_CACHE_SIZE];
 };
 
@@ -295,14 +297,16 @@ int64_t
 store_target_id(struct store *st, const char *spec)
 {
 	static const uint8_t key[SIPHASH_KEY_LEN];
-	size_t k = (size_t)(siphash24(key, spec, strlen(spec)) & (TARGET_CACHE_SIZE - 1));
+	size_t len = strlen(spec);
+	size_t k = (size_t)(siphash24(key, spec, len) & (TARGET_CACHE_SIZE - 1));
 	int64_t id;
 
 	if (st->targets == NULL && (st->targets = calloc(1, sizeof(*st->targets))) == NULL) {
 		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
 		return -1;
 	}
-	if (st->targets->e[k].spec != NULL && strcmp(st->targets->e[k].spec, spec) == 0)
+	if (st->targets->e[k].id > 0 && len < TARGET_CACHE_SPEC &&
+	    memcmp(st->targets->e[k].spec, spec, len + 1) == 0)
 		return st->targets->e[k].id;
 	/* new rows cost one statement, known ones two */
 	bind_static(st->stmt[SQL_TARGET_ADD], 1, spec);
@@ -312,18 +316,16 @@ store_target_id(struct store *st, const char *spec)
 	}
 	if (id < 0)
 		return -1;
-	free(st->targets->e[k].spec);
-	st->targets->e[k].spec = strdup(spec);
-	st->targets->e[k].id = id;
+	if (len < TARGET_CACHE_SPEC) {
+		memcpy(st->targets->e[k].spec, spec, len + 1);
+		st->targets->e[k].id = id;
+	}
 	return id;
 }
 
 void
 store_caches_free(struct store *st)
 {
-	if (st->targets != NULL)
-		for (size_t k = 0; k < TARGET_CACHE_SIZE; k++)
-			free(st->targets->e[k].spec);
 	free(st->targets);
 	free(st->paths);
 	st->targets = NULL;
@@ -609,6 +611,7 @@ add_evidence(struct store *st, int64_t pr, const struct kept_path *p)
 int
 store_exec_path(struct store *st, struct keep *k)
 {
+	static const enum store_stmt undo[] = { SQL_HOPS_DEL, SQL_PATH_RESULT_DEL };
 	sqlite3_stmt *s = st->stmt[SQL_PATH_RESULT_ADD];
 	const struct kept_path *res = &k->u.path;
 	bool sa = res->control.sa.present;
@@ -642,12 +645,16 @@ store_exec_path(struct store *st, struct keep *k)
 	return 0;
 undo:
 	/* a result is stored whole or not at all: what went in of it goes
-	 * (the cascade takes its rows), the batch keeps the others; the
-	 * error said is the insert's; its scale rows wait no more */
+	 * (its hops; no cascade in a batch: store_batch_begin), the batch
+	 * keeps the others; the error said is the insert's; its scale rows
+	 * wait no more (nothing else of it was written: the evidence is
+	 * the last) */
 	if (st->npending > 0 && st->pending[st->npending - 1].pr == pr)
 		st->pending_rows -= st->pending[--st->npending].res->nscales;
-	sqlite3_bind_int64(st->stmt[SQL_PATH_RESULT_DEL], 1, pr);
-	sqlite3_step(st->stmt[SQL_PATH_RESULT_DEL]);
-	sqlite3_reset(st->stmt[SQL_PATH_RESULT_DEL]);
+	for (size_t d = 0; d < sizeof(undo) / sizeof(undo[0]); d++) {
+		sqlite3_bind_int64(st->stmt[undo[d]], 1, pr);
+		sqlite3_step(st->stmt[undo[d]]);
+		sqlite3_reset(st->stmt[undo[d]]);
+	}
 	return -1;
 }

@@ -70,7 +70,7 @@ store_discard_unfinished(struct store *st)
 	int64_t n;
 
 	if (st->mode != STORE_WRITE || store_flush(st, true) != 0 ||
-	    store_batch_begin(st) != 0)
+	    store_batch_begin(st, true) != 0)
 		return -1;
 	s = store_prep(st, "DELETE FROM path_results WHERE run_id IN "
 	    "(SELECT id FROM runs WHERE cycle IS NOT NULL) AND NOT EXISTS "

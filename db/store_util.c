@@ -110,3 +110,15 @@ store_keep_wal(sqlite3 *db)
 	return sqlite3_exec(db, "PRAGMA journal_size_limit = 67108864", NULL, NULL, NULL) ==
 	    SQLITE_OK ? 0 : -1;
 }
+
+int
+store_fk(struct store *st, bool on)
+{
+	if (st->fk_on == on)
+		return 0;
+	if (sqlite3_exec(st->db, on ? "PRAGMA foreign_keys = ON" : "PRAGMA foreign_keys = OFF",
+	    NULL, NULL, NULL) != SQLITE_OK)
+		return store_fail(st, "foreign keys");
+	st->fk_on = on;
+	return 0;
+}
