@@ -346,7 +346,7 @@ setup_writer(struct store *st, int64_t version)
 	if (sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK)
 		return store_fail(st, "journal mode");
-	if (store_keep_wal(st->db) != 0)
+	if (store_keep_wal(st->db, st->o.wal_bytes) != 0)
 		return store_fail(st, "persistent WAL");
 	if (store_rows_prepare(st) != 0)
 		return -1;
@@ -440,6 +440,8 @@ store_new(const char *file, enum store_mode mode, const struct store_opts *o, ch
 		st->o.retry_ns = 5000000000u;
 	if (st->o.ckpt_ns == 0)
 		st->o.ckpt_ns = 1000000000u;
+	if (st->o.wal_bytes == 0)
+		st->o.wal_bytes = STORE_WAL_BYTES;
 	return st;
 }
 
