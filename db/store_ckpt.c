@@ -240,10 +240,10 @@ store_ckpt_failed(struct store *st, char *why, size_t len)
 	if (c == NULL)
 		return false;
 	pthread_mutex_lock(&c->lock);
-	if ((failed = c->failed) && why != NULL && len > 0)
-		snprintf(why, len, "%s: checkpoint: %s", st->file, c->why);
-	else if ((failed = c->bound_busy) && why != NULL && len > 0)
-		snprintf(why, len, "%s: %s", st->file, c->bound_why);
+	failed = c->failed || c->bound_busy;
+	if (failed && why != NULL && len > 0)
+		snprintf(why, len, "%s: %s%s", st->file, c->failed ? "checkpoint: " : "",
+		    c->failed ? c->why : c->bound_why);
 	pthread_mutex_unlock(&c->lock);
 	return failed;
 }
