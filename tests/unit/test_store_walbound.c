@@ -219,17 +219,17 @@ test_reader_in_the_way(void **state)
 	    (unsigned long long)busy);
 	assert_true(w.last > 2 * BOUND);
 	assert_true(busy >= 1);
-	/* once a turn at most, not once a commit */
+	/* once a turn at most, not once a commit (a bound that only a
+	 * clock running slow could break, however loaded the machine) */
 	assert_true(busy <= 1 + (now_ns() - t0) / turn);
-	assert_true(busy < batches / 2);
 	assert_true(store_ckpt_failed(st, why, sizeof(why)));
 	printf("# %s\n", why);
 	assert_non_null(strstr(why, "readers hold older snapshots"));
 	snapshot(rd, false);
-	/* the reader gone, the writer goes on: within a few turns the RESTART
-	 * completes (bounded: 200 batches), then the WAL restarts */
+	/* the reader gone, the writer goes on: a turn later the RESTART
+	 * completes (bounded: 60 s), then the WAL restarts */
 	t0 = now_ns();
-	for (i = 0; i < 200 * BATCH && store_ckpt_failed(st, NULL, 0); i++)
+	while (store_ckpt_failed(st, NULL, 0) && now_ns() - t0 < 60 * 1000000000ull)
 		walk_add(&w);
 	assert_false(store_ckpt_failed(st, NULL, 0));
 	for (i = 0; i < 2 * BATCH; i++)
