@@ -51,7 +51,22 @@ struct store_opts {
 	uint64_t ckpt_ns;	/* the checkpoint thread's turn while
 				   anything is pending, and a failed
 				   checkpoint's retry (0: 1 s) */
+	uint64_t wal_bytes;	/* the WAL's bound: a commit that leaves
+				   it larger is followed by the writer's
+				   own RESTART checkpoint (0:
+				   STORE_WAL_BYTES) */
 };
+
+/* The WAL's bound (db/store_ckpt.c): the thread's checkpoints never let
+ * a writer that commits without pause restart it, so it grew with every
+ * commit (5 GB in a daemon cycle of a million results, its -shm index
+ * 10 MiB of the daemon's memory).  Also the size the WAL file is cut to
+ * when it restarts. */
+#define STORE_WAL_BYTES		(64u << 20)
+/* How long the writer's RESTART checkpoint waits for readers that hold
+ * older snapshots (show, report) before it gives up until the next
+ * turn (ckpt_ns): the event loop's stall when a reader is in the way. */
+#define STORE_WAL_BUSY_MS	50
 
 #define STORE_RETRY_MAX_NS	(60 * 1000000000ull)
 
@@ -84,6 +99,11 @@ struct store_stats {
 	uint64_t dropped;		/* results and states lost: the store
 					   failed with STORE_KEEP_BYTES kept */
 	uint64_t refused;		/* rows the schema refused (constraint) */
+	uint64_t wal_ckpt;		/* the writer's RESTART checkpoints
+					   (the WAL past wal_bytes) ... */
+	uint64_t wal_busy;		/* ... those readers kept from
+					   completing */
+	uint64_t wal_ckpt_ns_max;	/* the longest of them: its stall */
 };
 
 /* Opens file; NULL with one line in err (naming the file) when it cannot
@@ -136,9 +156,10 @@ const char *store_error(const struct store *st);
 /* The last write failed and its rows wait in memory for a retry. */
 bool store_failing(const struct store *st);
 /* The writer's last checkpoint (db/store_ckpt.c: the WAL copied into the
- * file, on a thread of its own) failed, not merely busy: one line into
- * why.  Commits go on into the WAL, which keeps them until a checkpoint,
- * tried again every second, succeeds. */
+ * file, on a thread of its own) failed, not merely busy, or the WAL is
+ * past its bound and readers kept the writer's RESTART checkpoint from
+ * completing: one line into why.  Commits go on into the WAL, which keeps
+ * them until a checkpoint, tried again every second, succeeds. */
 bool store_ckpt_failed(struct store *st, char *why, size_t len);
 /* Rows (path results and target states) in the open batch, not yet
  * committed: the writer's backlog. */

@@ -11,6 +11,19 @@
  * failed or busy one is tried again a turn later, never sooner, however
  * large the WAL; commits go on into the WAL meanwhile, which keeps every
  * one of them until a checkpoint succeeds.
+ *
+ * Those PASSIVE checkpoints copy the WAL into the file but never restart
+ * it: only a write that finds every frame copied starts the WAL again from
+ * its beginning, and a writer that commits without pause never lets the
+ * thread catch up (a daemon cycle of a million results left a 5 GB WAL
+ * and its -shm index, 10 MiB of the daemon's memory, growing to the end).
+ * So when a commit leaves the WAL past its bound (store_opts.wal_bytes),
+ * the writer itself, between two batches, runs a RESTART checkpoint: what
+ * the thread has not copied yet is copied, and it waits until readers are
+ * off the WAL, so that the next batch writes it from the start (and cuts
+ * the file to the bound).  Readers that hold older snapshots (show,
+ * report) are waited for STORE_WAL_BUSY_MS at most; when they are still
+ * there it is said (store_ckpt_failed), and tried again a turn later.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,6 +49,12 @@ struct store_ckpt {
 	bool again;		/* the last one failed or was busy: a turn
 				   is waited out before the next */
 	char why[STORE_ERRLEN];	/* ... with SQLite's message */
+	int wal_pages;		/* the WAL's frames at the last commit */
+	int page_size;
+	uint64_t bound_at;	/* monotonic ns: no RESTART before (a busy
+				   one waits a turn) */
+	bool bound_busy;	/* readers kept the last one from completing */
+	char bound_why[STORE_ERRLEN];
 };
 
 static void *
@@ -103,6 +122,7 @@ ckpt_hook(void *arg, sqlite3 *db, const char *name, int pages)
 	(void)name;
 	pthread_mutex_lock(&c->lock);
 	c->pending = pages;
+	c->wal_pages = pages;
 	if (pages >= CKPT_PAGES)
 		pthread_cond_signal(&c->wake);
 	pthread_mutex_unlock(&c->lock);
@@ -129,8 +149,9 @@ store_ckpt_start(struct store *st)
 	 * it reads the file once: a connection that never read it has not
 	 * seen that it is in WAL mode, and its checkpoints do nothing
 	 * (returning SQLITE_OK, the WAL growing for the writer's life) */
-	if (store_keep_wal(c->db) != 0 || store_db_int(c->db, "PRAGMA schema_version", &rc) < 0 ||
-	    rc != SQLITE_OK) {
+	if (store_keep_wal(c->db, st->o.wal_bytes) != 0 ||
+	    store_db_int(c->db, "PRAGMA schema_version", &rc) < 0 || rc != SQLITE_OK ||
+	    (c->page_size = (int)store_db_int(c->db, "PRAGMA page_size", &rc)) <= 0) {
 		sqlite3_close(c->db);
 		free(c);
 		return store_fail(st, "checkpointer");
@@ -161,6 +182,55 @@ store_ckpt_hold(struct store *st, bool hold)
 		pthread_mutex_unlock(&st->ckpt->run);
 }
 
+void
+store_ckpt_bound(struct store *st)
+{
+	struct store_ckpt *c = st->ckpt;
+	uint64_t t0, dt;
+	int pages, rc, log = 0, done = 0;
+
+	if (c == NULL)
+		return;
+	pthread_mutex_lock(&c->lock);
+	pages = c->wal_pages;
+	pthread_mutex_unlock(&c->lock);
+	t0 = store_now_ns();
+	/* the file's bytes: its header, then a header of 24 bytes a frame */
+	if (32 + (uint64_t)pages * (uint64_t)(c->page_size + 24) <= st->o.wal_bytes ||
+	    t0 < c->bound_at)
+		return;
+	/* a PASSIVE one in progress is waited for: what it copies, this one
+	 * need not */
+	pthread_mutex_lock(&c->run);
+	sqlite3_busy_timeout(st->db, STORE_WAL_BUSY_MS);
+	rc = sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_RESTART, &log, &done);
+	sqlite3_busy_timeout(st->db, st->o.busy_ms);
+	pthread_mutex_unlock(&c->run);
+	dt = store_now_ns() - t0;
+	st->stats.wal_ckpt++;
+	if (dt > st->stats.wal_ckpt_ns_max)
+		st->stats.wal_ckpt_ns_max = dt;
+	pthread_mutex_lock(&c->lock);
+	if (rc == SQLITE_OK) {
+		c->bound_busy = false;
+		c->bound_at = 0;
+	} else {
+		char sys[128] = "";
+
+		/* busy: readers on older snapshots (frames copied up to
+		 * theirs); anything else is a failure the thread sees too */
+		st->stats.wal_busy += (rc & 0xff) == SQLITE_BUSY;
+		store_sys_error(st->db, rc, sys, sizeof(sys));
+		snprintf(c->bound_why, sizeof(c->bound_why), "the WAL is past its bound of %llu "
+		    "bytes (%d pages, %d copied): RESTART checkpoint: %s%s%s",
+		    (unsigned long long)st->o.wal_bytes, log, done, sqlite3_errstr(rc), sys,
+		    (rc & 0xff) == SQLITE_BUSY ? " (readers hold older snapshots)" : "");
+		c->bound_busy = true;
+		c->bound_at = store_now_ns() + c->every_ns;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
 bool
 store_ckpt_failed(struct store *st, char *why, size_t len)
 {
@@ -170,8 +240,10 @@ store_ckpt_failed(struct store *st, char *why, size_t len)
 	if (c == NULL)
 		return false;
 	pthread_mutex_lock(&c->lock);
-	if ((failed = c->failed) && why != NULL && len > 0)
-		snprintf(why, len, "%s: checkpoint: %s", st->file, c->why);
+	failed = c->failed || c->bound_busy;
+	if (failed && why != NULL && len > 0)
+		snprintf(why, len, "%s: %s%s", st->file, c->failed ? "checkpoint: " : "",
+		    c->failed ? c->why : c->bound_why);
 	pthread_mutex_unlock(&c->lock);
 	return failed;
 }

@@ -125,8 +125,9 @@ int64_t store_db_int(sqlite3 *db, const char *sql, int *rc);
  * finalized (0, or -1 err set naming what). */
 sqlite3_stmt *store_prep(struct store *st, const char *sql);
 int store_done(struct store *st, sqlite3_stmt *s, const char *what);
-/* A writer's connection db keeps the -wal and -shm at its close; 0 or -1. */
-int store_keep_wal(sqlite3 *db);
+/* A writer's connection db keeps the -wal and -shm at its close, the WAL
+ * cut to limit bytes when it restarts; 0 or -1. */
+int store_keep_wal(sqlite3 *db, uint64_t limit);
 /* PRAGMA foreign_keys on (the cascades of a delete) or off (the writer's
  * batches), only outside a transaction; a change re-prepares every
  * statement, so it is made only when it differs.  0, or -1 err set. */
@@ -139,6 +140,10 @@ void store_ckpt_stop(struct store *st);
  * TRUNCATE, which another checkpoint in progress would refuse busy at
  * once, never waiting) gets the checkpoint lock. */
 void store_ckpt_hold(struct store *st, bool hold);
+/* After a commit, on the writer's thread: the WAL past wal_bytes gets
+ * the writer's RESTART checkpoint (readers waited for STORE_WAL_BUSY_MS
+ * at most; when they are still in the way, not again before ckpt_ns). */
+void store_ckpt_bound(struct store *st);
 
 /* store_rows.c: the writer's statements prepared (0, or -1 err set) and
  * finalized; opens the batch when none is; targets.id of spec (added

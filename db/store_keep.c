@@ -455,6 +455,9 @@ keep_commit(struct store *st)
 	st->in_batch = false;
 	st->retry_wait = 0;
 	keep_clear(st);
+	/* between batches, no transaction open: where the writer can take
+	 * a checkpoint's stall when the WAL is past its bound */
+	store_ckpt_bound(st);
 	return 0;
 }
 

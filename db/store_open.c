@@ -326,14 +326,16 @@ setup_writer(struct store *st, int64_t version)
 	if (version == 0 &&
 	    sqlite3_exec(st->db, "PRAGMA auto_vacuum = INCREMENTAL", NULL, NULL, NULL) != SQLITE_OK)
 		return store_fail(st, "auto_vacuum");
-	/* a batch's pages stay in memory until its commit (the default 2 MB
-	 * spills a batch of 1,000 results to the WAL page by page); statement
-	 * journals and retention's temporary table stay in memory too.  8 MB
-	 * writes as fast as 64 MB did (store_bench, 300,000 results with
-	 * evidence, 1,000 a batch: 18,245 against 17,856 a second; 4 MB
-	 * 16,801) at a fifth of the peak RSS (17 against 82 MB): memory
-	 * follows the work in flight, not the size of the file */
-	if (sqlite3_exec(st->db, "PRAGMA cache_size = -8192", NULL, NULL, NULL) != SQLITE_OK ||
+	/* the page cache: 2 MiB.  Statement journals and retention's
+	 * temporary table stay in memory.  A batch of new paths dirties pages
+	 * all over the indexes, so a larger cache holds them for the commit
+	 * but does not make the writer faster: store_bench, 200,000 results
+	 * of new paths, gave 150, 144 and 147 thousand scale rows per CPU
+	 * second of the writer at 8, 2 and 1 MiB (then again 148, 153 and
+	 * 148), the WAL the same size, at 16.5, 9.9 and 9.1 MiB of peak RSS.
+	 * In a daemon cycle over a million paths the 8 MiB it had were the
+	 * largest share of the store's memory. */
+	if (sqlite3_exec(st->db, "PRAGMA cache_size = -2048", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(st->db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL) != SQLITE_OK)
 		return store_fail(st, "cache size");
 	if (migrate(st, version) != 0)
@@ -346,7 +348,7 @@ setup_writer(struct store *st, int64_t version)
 	if (sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK)
 		return store_fail(st, "journal mode");
-	if (store_keep_wal(st->db) != 0)
+	if (store_keep_wal(st->db, st->o.wal_bytes) != 0)
 		return store_fail(st, "persistent WAL");
 	if (store_rows_prepare(st) != 0)
 		return -1;
@@ -440,6 +442,8 @@ store_new(const char *file, enum store_mode mode, const struct store_opts *o, ch
 		st->o.retry_ns = 5000000000u;
 	if (st->o.ckpt_ns == 0)
 		st->o.ckpt_ns = 1000000000u;
+	if (st->o.wal_bytes == 0)
+		st->o.wal_bytes = STORE_WAL_BYTES;
 	return st;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "evidence.h"
 #include "siphash.h"
@@ -335,18 +336,27 @@ store_caches_free(struct store *st)
 /* Path ids the writer has seen, so a daemon's every cycle over the same
  * paths costs no lookup.  A direct-mapped cache: a collision only costs
  * the lookup again.  Rows of paths are never deleted, so a committed id stays true; the ids
- * of a transaction that failed are dropped with it (keep_fail). */
+ * of a transaction that failed are dropped with it (keep_fail).  An entry
+ * is 16 bytes (it was 32, 2 MiB of a daemon's memory): a tag for the path
+ * and its id.  An IPv4 path's tag is its address and port, exactly; an
+ * IPv6 path's a SipHash of them under a key drawn for the cache, so two
+ * paths share a tag with a chance of 2^-64 a lookup, and none can be made
+ * to (without a key drawn, IPv6 paths are not cached). */
 #define PATH_CACHE_SIZE 65536
+#define PATH_TAG_V4	(1ull << 63)	/* an IPv6 tag never has it */
 struct path_cache {
+	uint8_t key[SIPHASH_KEY_LEN];
+	bool keyed;
 	struct {
-		struct addr a;
-		uint16_t port;
+		uint64_t tag;
 		int64_t id;		/* 0: empty */
 	} e[PATH_CACHE_SIZE];
 };
 
-static size_t
-path_slot(const struct addr *a, uint16_t port)
+/* The slot and tag of (a, port); false when it is not cached. */
+static bool
+path_slot(const struct path_cache *c, const struct addr *a, uint16_t port, size_t *k,
+    uint64_t *tag)
 {
 	static const uint8_t key[SIPHASH_KEY_LEN];
 	uint8_t b[19];
@@ -355,21 +365,34 @@ path_slot(const struct addr *a, uint16_t port)
 	memcpy(b + 1, a->bytes, 16);
 	b[17] = (uint8_t)(port >> 8);
 	b[18] = (uint8_t)port;
-	return (size_t)(siphash24(key, b, sizeof(b)) & (PATH_CACHE_SIZE - 1));
+	*k = (size_t)(siphash24(key, b, sizeof(b)) & (PATH_CACHE_SIZE - 1));
+	if (a->family == ADDR_V4) {
+		*tag = PATH_TAG_V4 | (uint64_t)a->bytes[0] << 40 | (uint64_t)a->bytes[1] << 32 |
+		    (uint64_t)a->bytes[2] << 24 | (uint64_t)a->bytes[3] << 16 | port;
+		return true;
+	}
+	*tag = siphash24(c->key, b, sizeof(b)) & ~PATH_TAG_V4;
+	return c->keyed;
 }
 
 static int64_t
 path_id(struct store *st, const struct kept_path *res)
 {
-	size_t k = path_slot(&res->dst, res->port);
+	uint64_t tag;
+	size_t k;
+	bool cached;
 	int64_t id;
 
-	if (st->paths == NULL && (st->paths = calloc(1, sizeof(*st->paths))) == NULL) {
-		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
-		return -1;
+	if (st->paths == NULL) {
+		if ((st->paths = calloc(1, sizeof(*st->paths))) == NULL) {
+			snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
+			return -1;
+		}
+		st->paths->keyed = getrandom(st->paths->key, sizeof(st->paths->key), 0) ==
+		    (ssize_t)sizeof(st->paths->key);
 	}
-	if (st->paths->e[k].id > 0 && st->paths->e[k].port == res->port &&
-	    addr_equal(&st->paths->e[k].a, &res->dst))
+	cached = path_slot(st->paths, &res->dst, res->port, &k, &tag);
+	if (cached && st->paths->e[k].id > 0 && st->paths->e[k].tag == tag)
 		return st->paths->e[k].id;
 	bind_addr(st->stmt[SQL_PATH_ADD], 1, &res->dst);
 	sqlite3_bind_int(st->stmt[SQL_PATH_ADD], 2, res->port);
@@ -379,9 +402,8 @@ path_id(struct store *st, const struct kept_path *res)
 		sqlite3_bind_int(st->stmt[SQL_PATH_GET], 2, res->port);
 		id = get_id(st, SQL_PATH_GET);
 	}
-	if (id > 0) {
-		st->paths->e[k].a = res->dst;
-		st->paths->e[k].port = res->port;
+	if (id > 0 && cached) {
+		st->paths->e[k].tag = tag;
 		st->paths->e[k].id = id;
 	}
 	return id;

@@ -97,18 +97,21 @@ store_done(struct store *st, sqlite3_stmt *s, const char *what)
  * A writer's -wal and -shm stay when its last connection closes (the WAL,
  * checkpointed, cut to nothing): without them a reader that may not write
  * the directory could not read a store no writer has open (readonly_query).
- * SQLite makes them with the database's mode and owner.
+ * SQLite makes them with the database's mode and owner.  limit: the WAL's
+ * bound (store_opts.wal_bytes).
  */
 int
-store_keep_wal(sqlite3 *db)
+store_keep_wal(sqlite3 *db, uint64_t limit)
 {
+	char sql[64];
 	int persist = 1;
 
 	if (sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist) != SQLITE_OK)
 		return -1;
-	/* a limit (any) makes the close cut the kept WAL to 0 bytes */
-	return sqlite3_exec(db, "PRAGMA journal_size_limit = 67108864", NULL, NULL, NULL) ==
-	    SQLITE_OK ? 0 : -1;
+	/* a limit (any) makes the close cut the kept WAL to 0 bytes, and a
+	 * WAL that restarts is cut to it at the commit after */
+	snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit = %llu", (unsigned long long)limit);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
 
 int

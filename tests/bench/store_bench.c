@@ -3,7 +3,10 @@
  * "The store"): N synthetic results (3 scale rows each) through store_add
  * with the real schema and indexes, with or without evidence; prints
  * result rows per second, bytes per stored result, the longest commit
- * and insert (the event loop's worst stall) and the process's peak RSS.
+ * and insert (the event loop's worst stall), the p99 and largest of the
+ * store_add calls that committed (the commit with what follows it: the
+ * WAL's RESTART checkpoint past its bound), the -wal's largest size and
+ * the process's peak RSS.
  *
  * usage: store_bench FILE N [evidence 0|1] [batch] [paths]
  *   paths: results cycle over this many paths, as a daemon's cycles do
@@ -19,6 +22,22 @@
 
 #include "store.h"
 #include "../unit/storegen.h"
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static long long
+file_size(const char *file)
+{
+	struct stat sb;
+
+	return stat(file, &sb) == 0 ? (long long)sb.st_size : 0;
+}
 
 /* CPU seconds of the calling thread: the writer's share of its event
  * loop, whatever else the machine runs. */
@@ -57,6 +76,9 @@ main(int argc, char **argv)
 	struct stat sb;
 	struct rusage ru;
 	char wal[4096];
+	uint64_t *lat = NULL, batches = 0;
+	size_t nlat = 0;
+	long long wal_max = 0;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: store_bench FILE N [evidence 0|1] [batch] [paths]\n");
@@ -70,6 +92,10 @@ main(int argc, char **argv)
 	if (npaths == 0)
 		npaths = n;
 	unlink(argv[1]);
+	snprintf(wal, sizeof(wal), "%s-wal", argv[1]);
+	/* a commit at most every result */
+	if ((lat = malloc(n * sizeof(*lat))) == NULL)
+		return 2;
 	if ((st = store_open(argv[1], STORE_WRITE, &o, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "%s\n", err);
 		return 2;
@@ -90,9 +116,18 @@ main(int argc, char **argv)
 		storegen_make(&g, i % npaths, 1764000000 + i / npaths * 3600, ev);
 		gen += now() - g0;
 		gencpu += cpu() - gc0;
+		g0 = now();
 		if (store_add(st, run_id, &g.res) != 0) {
 			fprintf(stderr, "%s\n", store_error(st));
 			return 1;
+		}
+		if (store_get_stats(st)->batches != batches) {
+			long long sz = file_size(wal);
+
+			batches = store_get_stats(st)->batches;
+			lat[nlat++] = (uint64_t)((now() - g0) * 1e9);
+			if (sz > wal_max)
+				wal_max = sz;
 		}
 		storegen_free(&g);
 	}
@@ -110,7 +145,6 @@ main(int argc, char **argv)
 	st = store_open(argv[1], STORE_WRITE, NULL, err, sizeof(err));
 	store_close(st, NULL, 0);
 	stat(argv[1], &sb);
-	snprintf(wal, sizeof(wal), "%s-wal", argv[1]);
 	printf("%u path results (%u scale rows), evidence %s: %.2f s in the store "
 	    "(%.0f scale rows/s, %.0f path results/s); file %lld bytes, %.0f bytes per "
 	    "scale row, %.0f per path result\n", n, 3 * n, ev ? "on" : "off", t, 3 * n / t,
@@ -121,6 +155,16 @@ main(int argc, char **argv)
 	    "evidence %llu packets, %llu bytes\n", (unsigned long long)ss.batches,
 	    ss.commit_ns_max / 1e6, ss.add_ns_max / 1e6, (unsigned long long)ss.evidence,
 	    (unsigned long long)ss.evidence_bytes);
+	qsort(lat, nlat, sizeof(*lat), cmp_u64);
+	printf("%zu store_add calls that committed: p99 %.3f ms, max %.3f ms; -wal at most "
+	    "%lld bytes\n", nlat, nlat ? lat[(nlat * 99) / 100] / 1e6 : 0.0,
+	    nlat ? lat[nlat - 1] / 1e6 : 0.0, wal_max);
+#ifdef STORE_WAL_BYTES
+	printf("%llu RESTART checkpoints of the WAL past its bound (%llu busy), longest "
+	    "%.3f ms\n", (unsigned long long)ss.wal_ckpt, (unsigned long long)ss.wal_busy,
+	    ss.wal_ckpt_ns_max / 1e6);
+#endif
+	free(lat);
 	/* the writer's memory: the whole process (generator, writer and its
 	 * checkpoint thread) at its peak */
 	getrusage(RUSAGE_SELF, &ru);

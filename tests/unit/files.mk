@@ -139,6 +139,10 @@ test_retention_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null) -lpthread
 UNIT_TESTS += test_store_readers
 test_store_readers_SRCS = $(DB_SRCS) tests/unit/storegen.c
 test_store_readers_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
+# the writer's WAL under its bound with readers about, a reader in the way said
+UNIT_TESTS += test_store_walbound
+test_store_walbound_SRCS = $(DB_SRCS) tests/unit/storegen.c
+test_store_walbound_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 # scaleprobed's open alerts in the store: written, changed and cleared through the
 # writer, committed at once, read back per vantage
 UNIT_TESTS += test_store_alert
