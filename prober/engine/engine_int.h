@@ -61,6 +61,7 @@ struct vstate {
  * result of each is handed over as it ends, the last one's says so. */
 struct flow_group {
 	int left;			/* flows not yet handed over */
+	int started;			/* flows admitted: the next one's number */
 	void *user;			/* the caller's (path_result.group_user) */
 };
 
