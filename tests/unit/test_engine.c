@@ -1407,10 +1407,11 @@ window_data(struct fake *f, int i, uint32_t irs, uint32_t off, uint32_t len,
 }
 
 /* A flight proving more than the shift sent, then a FIN: the window test
- * measures again on a second connection, from port_lo + 32 + v with that
- * port's cookie as ISN; its SYN-ACK, matched through that port, gets the
- * ACK and the request from there too.  Its server then says nothing: the
- * first connection's bound stands. */
+ * measures again on a second connection, on the first's 4-tuple and ISN
+ * (the flow's branch: nothing leaves from port_lo + 32 + v, the slot kept
+ * for a SYN proxy); its SYN-ACK, a new connection's and no copy, gets the
+ * ACK (W = 1) and the request from there too.  Its server then says
+ * nothing: the first connection's bound stands. */
 static void
 test_window_second_port(void **state)
 {
@@ -1420,6 +1421,7 @@ test_window_second_port(void **state)
 	uint64_t now = 1 * SEC;
 	int seen = 0, first = -1, second = -1, data_sent = 0;
 	bool acked2 = false;
+	struct engine_counters n;
 	const uint32_t irs = 0x11223344;
 
 	(void)state;
@@ -1434,9 +1436,10 @@ test_window_second_port(void **state)
 			 * only for scale 0 (variant 1) */
 			if (window && f->syn[seen].variant != 1)
 				continue;
-			if (window && f->syn[seen].sport == 60993)
+			assert_int_not_equal(f->syn[seen].sport, 60993 + ENGINE_SECOND_PORTS);
+			if (window && f->syn[seen].sport == 60993 && first < 0)
 				first = seen;
-			if (window && f->syn[seen].sport == 60993 + ENGINE_SECOND_PORTS)
+			else if (window && f->syn[seen].sport == 60993 && data_sent)
 				second = seen;
 			size_t len = answer(f, seen, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1,
 			    pkt, sizeof(pkt));
@@ -1458,7 +1461,7 @@ test_window_second_port(void **state)
 					break;
 				}
 		for (int i = 0; second >= 0 && i < f->nseg; i++)
-			if (f->seg[i].sport == 60993 + ENGINE_SECOND_PORTS &&
+			if (f->seg[i].sport == 60993 &&
 			    f->seg[i].ack == irs + 1 && f->seg[i].window == 1)
 				acked2 = true;
 	}
@@ -1466,7 +1469,12 @@ test_window_second_port(void **state)
 	assert_true(data_sent);
 	assert_true(second >= 0);
 	assert_int_equal(f->syn[second].isn, cookie_isn_for(f, second));
+	assert_int_equal(f->syn[second].isn, f->syn[first].isn);
+	for (int i = 0; i < f->nseg; i++)
+		assert_int_not_equal(f->seg[i].sport, 60993 + ENGINE_SECOND_PORTS);
 	assert_true(acked2);
+	engine_counters(e, &n);
+	assert_int_equal(n.replayed, 0);	/* a new connection, not a copy */
 	assert_int_equal(f->nres, 1);
 	assert_true(f->res[0].window[0].ran);
 	assert_int_equal(f->res[0].window[0].scale_effective, -1);
