@@ -515,7 +515,7 @@ test_newer_refused(void **state)
 }
 
 /* a PostgreSQL store of the first version this engine wrote (5: no flows
- * columns, no uploads, no clocks) is refused by a reader, which names the writer that upgrades
+ * columns, no uploads, no clocks, no branches) is refused by a reader, which names the writer that upgrades
  * it, and brought to the current version by a writer's open */
 static void
 test_pg_migrates(void **state)
@@ -529,7 +529,8 @@ test_pg_migrates(void **state)
 	st = fill();
 	/* what version 5 had: none of what the migrations since add */
 	assert_int_equal(store_exec(st, "ALTER TABLE scale_results DROP COLUMN flows,"
-	    " DROP COLUMN flows_affected; DROP TABLE vantage_results;"
+	    " DROP COLUMN flows_affected, DROP COLUMN branch_hop, DROP COLUMN branch_problem,"
+	    " DROP COLUMN branch_clean; DROP TABLE vantage_results;"
 	    " ALTER TABLE runs DROP COLUMN clock; UPDATE scaleprobe_schema SET version = 5"), 0);
 	assert_int_equal(store_close(st, err, sizeof(err)), 0);
 	assert_null(store_open(db, STORE_READ, NULL, err, sizeof(err)));
@@ -539,7 +540,8 @@ test_pg_migrates(void **state)
 	assert_int_equal(store_query_int(st, "SELECT version FROM scaleprobe_schema"),
 	    STORE_SCHEMA_VERSION);
 	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results"
-	    " WHERE flows IS NULL AND flows_affected IS NULL"),
+	    " WHERE flows IS NULL AND flows_affected IS NULL AND branch_hop IS NULL"
+	    " AND branch_problem IS NULL AND branch_clean IS NULL"),
 	    store_query_int(st, "SELECT count(*) FROM scale_results"));
 	assert_int_equal(store_close(st, err, sizeof(err)), 0);
 	assert_non_null(st = store_open(db, STORE_READ, NULL, err, sizeof(err)));
