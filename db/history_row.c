@@ -29,7 +29,6 @@ void
 history_row_read(const struct history_cells *c, const void *src, struct history_row *row)
 {
 	int64_t uid = c->num(src, 20, 0, UINT32_MAX, -1);
-	struct addr a[FLOW_BRANCH_ADDRS];
 
 	memset(row, 0, sizeof(*row));
 	row->path_result_id = c->num(src, 0, INT64_MIN, INT64_MAX, -1);
@@ -58,12 +57,6 @@ history_row_read(const struct history_cells *c, const void *src, struct history_
 	row->flows = num(c, src, 21, 2, RESULT_MAX_FLOWS);
 	row->flows_affected = row->flows > 0 ? num(c, src, 22, 0, row->flows) : -1;
 	/* the branch: whole or none, each side addresses only */
-	row->branch_hop = num(c, src, 23, 1, RESULT_MAX_HOPS);
-	row->branch_problem = c->text(src, 24);
-	row->branch_clean = c->text(src, 25);
-	if (row->branch_hop < 1 || flow_branch_side_parse(row->branch_problem, a) < 1 ||
-	    flow_branch_side_parse(row->branch_clean, a) < 1) {
-		row->branch_hop = -1;
-		row->branch_problem = row->branch_clean = NULL;
-	}
+	(void)flow_branch_from_cells(num(c, src, 23, 1, RESULT_MAX_HOPS), c->text(src, 24),
+	    c->text(src, 25), &row->branch);
 }

@@ -66,3 +66,40 @@ flow_branch_side_parse(const char *text, struct addr *a)
 		p = comma + 1;
 	}
 }
+
+int
+flow_branch_from_cells(int hop, const char *problem, const char *clean, struct flow_branch *b)
+{
+	memset(b, 0, sizeof(*b));
+	if (hop < 1 || hop > RESULT_MAX_HOPS ||
+	    (b->nproblem = flow_branch_side_parse(problem, b->problem)) < 1 ||
+	    (b->nclean = flow_branch_side_parse(clean, b->clean)) < 1) {
+		memset(b, 0, sizeof(*b));
+		return -1;
+	}
+	b->hop_index = hop;
+	return 0;
+}
+
+void
+flow_branch_json(struct json *j, const struct flow_branch *b)
+{
+	char buf[ADDR_STRLEN];
+
+	if (b == NULL || b->hop_index <= 0)
+		return;
+	json_key(j, "branch");
+	json_object_begin(j);
+	json_kint(j, "hop_index", b->hop_index);
+	json_key(j, "problem");
+	json_array_begin(j);
+	for (int k = 0; k < b->nproblem && k < FLOW_BRANCH_ADDRS; k++)
+		json_string(j, addr_format(&b->problem[k], buf, sizeof(buf)));
+	json_array_end(j);
+	json_key(j, "clean");
+	json_array_begin(j);
+	for (int k = 0; k < b->nclean && k < FLOW_BRANCH_ADDRS; k++)
+		json_string(j, addr_format(&b->clean[k], buf, sizeof(buf)));
+	json_array_end(j);
+	json_object_end(j);
+}

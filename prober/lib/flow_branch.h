@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "addr.h"
+#include "json.h"
 #include "result.h"
 
 /* The longest side, with its NUL. */
@@ -26,5 +27,14 @@ void flow_branch_side_format(const struct addr *a, int n, char *buf, size_t len)
  * 1..FLOW_BRANCH_ADDRS, or -1 for anything else (NULL, empty, too many,
  * not an address, spaces). */
 int flow_branch_side_parse(const char *text, struct addr *a);
+
+/* A branch from the store's three cells (hop 1..RESULT_MAX_HOPS, each side
+ * one to four addresses): 0, or -1 with *b zeroed (hop_index 0: none). */
+int flow_branch_from_cells(int hop, const char *problem, const char *clean,
+    struct flow_branch *b);
+
+/* "branch": {"hop_index": N, "problem": [...], "clean": [...]} as the
+ * next member of the object j is in; nothing for b NULL or without one. */
+void flow_branch_json(struct json *j, const struct flow_branch *b);
 
 #endif
