@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "addr.h"
+#include "flow_branch.h"
 #include "infer_flows.h"
 
 /* A judged flow of one scale with verdict v ('o' ok, 'r' rewritten, 'i'
@@ -285,6 +286,57 @@ test_want_table(void **state)
 	}
 }
 
+/* The stored branch read back (flow_branch_from_cells): whole or not at
+ * all -- a hop in 1..30 and each side one to four addresses joined by
+ * commas, nothing else; and written the same way it is read. */
+static void
+test_branch_cells(void **state)
+{
+	static const struct {
+		int hop;
+		const char *problem, *clean;
+		int np, nc;		/* -1: refused */
+	} t[] = {
+		{ 3, "198.18.31.2", "198.18.32.2", 1, 1 },
+		{ 30, "fd00::1,198.18.1.1", "a::1,b::2,c::3,d::4", 2, 4 },
+		{ 0, "198.18.31.2", "198.18.32.2", -1, -1 },
+		{ 31, "198.18.31.2", "198.18.32.2", -1, -1 },
+		{ -1, "198.18.31.2", "198.18.32.2", -1, -1 },
+		{ 3, NULL, "198.18.32.2", -1, -1 },
+		{ 3, "198.18.31.2", "", -1, -1 },
+		{ 3, "198.18.31.2,", "198.18.32.2", -1, -1 },
+		{ 3, ",198.18.31.2", "198.18.32.2", -1, -1 },
+		{ 3, "198.18.31.2, 198.18.31.3", "198.18.32.2", -1, -1 },
+		{ 3, "a::1,b::2,c::3,d::4,e::5", "198.18.32.2", -1, -1 },
+		{ 3, "198.18.31.2", "x'; DROP TABLE paths", -1, -1 },
+		{ 3, "198.18.31.256", "198.18.32.2", -1, -1 },
+		{ 3, "198.18.31.2\n", "198.18.32.2", -1, -1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct flow_branch b;
+		char p[FLOW_BRANCH_TEXT], c[FLOW_BRANCH_TEXT];
+		int rc = flow_branch_from_cells(t[i].hop, t[i].problem, t[i].clean, &b);
+
+		printf("cells: %d '%s' '%s'\n", t[i].hop, t[i].problem ? t[i].problem : "(null)",
+		    t[i].clean);
+		if (t[i].np < 0) {
+			assert_int_equal(rc, -1);
+			assert_int_equal(b.hop_index, 0);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(b.hop_index, t[i].hop);
+		assert_int_equal(b.nproblem, t[i].np);
+		assert_int_equal(b.nclean, t[i].nc);
+		flow_branch_side_format(b.problem, b.nproblem, p, sizeof(p));
+		flow_branch_side_format(b.clean, b.nclean, c, sizeof(c));
+		assert_string_equal(p, t[i].problem);
+		assert_string_equal(c, t[i].clean);
+	}
+}
+
 int
 main(void)
 {
@@ -294,6 +346,7 @@ main(void)
 		cmocka_unit_test(test_branch),
 		cmocka_unit_test(test_stop_table),
 		cmocka_unit_test(test_want_table),
+		cmocka_unit_test(test_branch_cells),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
