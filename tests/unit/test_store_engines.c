@@ -319,10 +319,10 @@ branch_cb(void *arg, const struct history_row *r)
 static void
 test_branch_round_trip(void **state)
 {
+	struct flow_branch br[RESULT_MAX_SCALES] = { { 0 } };
 	char err[STORE_ERRLEN];
 	struct store *w = fill();
 	struct storegen g;
-	struct flow_branch br[RESULT_MAX_SCALES] = { { 0 } };
 	struct history *h;
 	struct branches x = { 0 };
 	char addr[ADDR_STRLEN], p[FLOW_BRANCH_TEXT], c[FLOW_BRANCH_TEXT];
