@@ -89,7 +89,9 @@ setting_format(struct strbuf *b, const struct conf *c, const struct setting *s,
 	switch (s->type) {
 	case SETT_UINT:
 		memcpy(&u, f, sizeof(u));
-		if (u != 0 || s->def != NULL)	/* 0 without a default: unset */
+		if (u == 0 && s->zero_word != NULL)
+			strbuf_printf(b, "%s%s %s\n", indent, k, s->zero_word);
+		else if (u != 0 || s->def != NULL)	/* 0 without a default: unset */
 			strbuf_printf(b, "%s%s %u\n", indent, k, u);
 		break;
 	case SETT_SECONDS:

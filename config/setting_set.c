@@ -28,9 +28,10 @@ setting_expected(const struct setting *s, char *buf, size_t len)
 		conf_format_duration(hi, sizeof(hi), (uint32_t)s->hi);
 		snprintf(buf, len, "a duration in %s..%s (N, Ns, Nm, Nh, Nd or Nw)", lo, hi);
 	} else
-		snprintf(buf, len, "%s%sin %.0f..%.0f%s%s", s->noun ? s->noun : "",
+		snprintf(buf, len, "%s%sin %.0f..%.0f%s%s%s%s", s->noun ? s->noun : "",
 		    s->noun ? " " : "", s->lo, s->hi, s->unit ? " " : "",
-		    s->unit ? s->unit : "");
+		    s->unit ? s->unit : "", s->zero_word ? " or " : "",
+		    s->zero_word ? s->zero_word : "");
 }
 
 /* Decimal digits only (no sign, no spaces), into *out; -1 past 2^32-1. */
@@ -328,6 +329,10 @@ check_number(const struct setting *s, const char *v, uint32_t *u, double *d, cha
 		errno = 0;
 		*d = strtod(v, &end);
 		ok = errno == 0 && end != v && *end == '\0' && *d > s->lo && *d <= s->hi;
+	} else if (s->type == SETT_UINT && s->zero_word != NULL &&
+	    strcmp(v, s->zero_word) == 0) {
+		*u = 0;
+		ok = true;
 	} else
 		ok = (s->type == SETT_UINT ? parse_u32(v, u) : parse_duration(v, u)) == 0 &&
 		    *u >= s->lo && *u <= s->hi;

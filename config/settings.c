@@ -118,10 +118,11 @@ const struct setting settings[SET_COUNT] = {
 	{ .id = SET_FLOWS, .key = "flows", .flag = "flows", .type = SETT_UINT,
 	  .restart = true, .where = SETW_TOP | SETW_CLI,
 	  .off = OFF(probe.flows), .lo = 1, .hi = 64, .noun = "a count of flows",
-	  .def = "1", .arg = "N",
+	  .zero_word = "auto", .def = "1", .arg = "N|auto",
 	  .help = "probe each scale over N flows (source ports), @R\n"
 	  "(default @D): a box on one branch of a load-balanced\n"
-	  "path shows as flows_affected k of N" },
+	  "path shows as flows_affected k of N; auto: one flow,\n"
+	  "and up to 16 where it shows a problem (MDA, 95 %)" },
 	/* the store and its lock are opened once, the lock as root */
 	{ .id = SET_DATABASE, .key = "database", .flag = "db", .type = SETT_PATH,
 	  .where = SETW_TOP | SETW_CLI, .restart = true, .off = OFF(database),

@@ -147,6 +147,8 @@ struct setting {
 	const char *noun;	/* "a rate": "'0' is not a rate in 1..10000000" */
 	const char *unit;	/* after the range: "seconds" */
 	const char *const *choices;
+	const char *zero_word;	/* a SETT_UINT's word for 0, which the range
+				   then leaves out ("auto"); NULL: none */
 	const char *def;	/* the default, as the file writes it; NULL: none */
 	const char *arg;	/* the argument's name in the usage: "PPS" */
 	const char *help;	/* usage text; "\n" continues on the next line */

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "result.h"
+
 struct store;
 struct history;
 
@@ -43,6 +45,8 @@ struct history_row {
 	int flows, flows_affected;	/* probed over several flows (store v6):
 					   how many, and on how many the verdict
 					   was a problem; -1 both for one flow */
+	struct flow_branch branch;	/* where its flows part (store v8);
+					   hop_index 0: none (or not whole) */
 	/* export's groups only (0 in show's rows): the group's first time and
 	 * how many results it holds; the other fields are its latest row's */
 	int64_t first_ns;

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "flow_branch.h"
 #include "history_row.h"
 #include "result.h"
 #include "silent_hops.h"
@@ -55,4 +56,7 @@ history_row_read(const struct history_cells *c, const void *src, struct history_
 	/* NULL for a path probed on one flow: -1 both */
 	row->flows = num(c, src, 21, 2, RESULT_MAX_FLOWS);
 	row->flows_affected = row->flows > 0 ? num(c, src, 22, 0, row->flows) : -1;
+	/* the branch: whole or none, each side addresses only */
+	(void)flow_branch_from_cells(num(c, src, 23, 1, RESULT_MAX_HOPS), c->text(src, 24),
+	    c->text(src, 25), &row->branch);
 }

@@ -16,8 +16,9 @@
 	"pr.id, s.idx, pr.time_ns, t.spec, p.address, p.family, r.vantage, p.port, " \
 	"s.scale_sent, s.reply, s.verdict, s.reason, s.sa_wscale, s.scale_quoted, " \
 	"s.scale_effective, s.hop_index, s.last_clean_index, s.hop_address, " \
-	"s.last_clean_address, s.hop_silent, r.on_demand_uid, s.flows, s.flows_affected"
-#define HISTORY_ROW_NCOLS 23
+	"s.last_clean_address, s.hop_silent, r.on_demand_uid, s.flows, s.flows_affected, " \
+	"s.branch_hop, s.branch_problem, s.branch_clean"
+#define HISTORY_ROW_NCOLS 26
 
 /* show: a host's path results with their scales */
 #define HISTORY_SHOW_SELECT \

@@ -95,7 +95,7 @@ struct store {
  * the schema from version i to i + 1. */
 extern const char *const store_migrations[STORE_SCHEMA_VERSION];
 
-#define STORE_SCALE_COLS	27
+#define STORE_SCALE_COLS	30
 #define STORE_HOP_COLS		6
 #define STORE_FINDING_COLS	7
 
@@ -177,6 +177,7 @@ struct kept_scale {
 	int scale_effective, scale_effective_min;
 	int64_t flight_bytes;
 	int flows, flows_affected;	/* flows 0 or 1: one flow (NULL) */
+	struct flow_branch branch;	/* hop_index 0: none (NULL) */
 	int nfindings;
 	struct side_finding *findings;	/* [nfindings] */
 };

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "evidence.h"
+#include "flow_branch.h"
 #include "store_int.h"
 
 static char *
@@ -64,6 +65,8 @@ keep_scale(struct kept_scale *ks, const struct path_result *res, int i, size_t *
 	ks->flight_bytes = w->flight_bytes;
 	ks->flows = res->flows;
 	ks->flows_affected = res->flows_affected[i];
+	if (flow_branch_of(res, i) != NULL)
+		ks->branch = *flow_branch_of(res, i);
 	if (verdict_name(v->verdict) != NULL && (ks->reason = dup_or_null(v->reason, bytes)) == NULL)
 		return -1;
 	if (nf > 0) {

@@ -175,9 +175,16 @@ static const char pg_schema_v7[] =
 	"CREATE INDEX vantage_results_time ON vantage_results (time_ns);"
 	"ALTER TABLE runs ADD COLUMN clock TEXT;";
 
+/* v8: the branch where a scale's flows part (store_schema.c's v8) */
+static const char pg_schema_v8[] =
+	"ALTER TABLE scale_results ADD COLUMN branch_hop INTEGER;"
+	"ALTER TABLE scale_results ADD COLUMN branch_problem TEXT;"
+	"ALTER TABLE scale_results ADD COLUMN branch_clean TEXT;";
+
 /* the migrations after pg_schema_full, from version 5 on: [i] takes a
  * store from PG_SCHEMA_BASE + i to the next */
 const char *const pg_migrations[PG_SCHEMA_VERSION - PG_SCHEMA_BASE] = {
 	pg_schema_v6,
 	pg_schema_v7,
+	pg_schema_v8,
 };

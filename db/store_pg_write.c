@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "evidence.h"
+#include "flow_branch.h"
 #include "siphash.h"
 #include "store_pg_int.h"
 
@@ -114,6 +115,8 @@ add_scale(struct pg_store *st, int64_t pr, int64_t pid, const struct path_result
 	const struct window_obs *w = &res->window[i];
 	const char *vname = verdict_name(v->verdict);
 	char hop[ADDR_STRLEN], clean[ADDR_STRLEN];
+	char bp[FLOW_BRANCH_TEXT], bc[FLOW_BRANCH_TEXT];
+	const struct flow_branch *b = flow_branch_of(res, i);
 	bool sa = o->sa.present, win = w->ran && !w->inconclusive;
 	struct pg_params p;
 
@@ -151,13 +154,21 @@ add_scale(struct pg_store *st, int64_t pr, int64_t pid, const struct path_result
 	pgp_opt(&p, v->hop.present && v->hop.silent != 0, (int64_t)v->hop.silent);
 	pgp_opt(&p, res->flows > 1, res->flows);
 	pgp_opt(&p, res->flows > 1, res->flows_affected[i]);
+	pgp_opt(&p, b != NULL, b != NULL ? b->hop_index : 0);
+	if (b != NULL) {
+		flow_branch_side_format(b->problem, b->nproblem, bp, sizeof(bp));
+		flow_branch_side_format(b->clean, b->nclean, bc, sizeof(bc));
+	}
+	pgp_text(&p, b != NULL ? bp : NULL);
+	pgp_text(&p, b != NULL ? bc : NULL);
 	if (pg_cmd(st, "INSERT INTO scale_results (path_result_id, idx, path_id, time_ns,"
 	    " problem, scale_sent, reply, icmp_type, icmp_code, sa_present, sa_wscale, sa_mss,"
 	    " sa_sack, sa_ts, scale_quoted, scale_effective, scale_effective_min, flight_bytes,"
 	    " verdict, reason, hop_index, hop_address, last_clean_index, last_clean_address,"
-	    " hop_silent, flows, flows_affected) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,"
+	    " hop_silent, flows, flows_affected, branch_hop, branch_problem, branch_clean)"
+	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,"
 	    " $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25,"
-	    " $26, $27)", &p,
+	    " $26, $27, $28, $29, $30)", &p,
 	    "insert scale result") != 0)
 		return -1;
 	st->stats.scales++;

@@ -11,6 +11,7 @@
 #include <sys/random.h>
 
 #include "evidence.h"
+#include "flow_branch.h"
 #include "siphash.h"
 #include "store_int.h"
 
@@ -90,7 +91,7 @@ store_multi(struct store *st, int kind, int n)
 	    "scale_sent, reply, icmp_type, icmp_code, sa_present, sa_wscale, sa_mss, sa_sack, "
 	    "sa_ts, scale_quoted, scale_effective, scale_effective_min, flight_bytes, verdict, "
 	    "reason, hop_index, hop_address, last_clean_index, last_clean_address, hop_silent, "
-	    "flows, flows_affected";
+	    "flows, flows_affected, branch_hop, branch_problem, branch_clean";
 	static const char hop_cols[] = "path_result_id, ttl, address, quote, rfc4884, rtt_us";
 	static const char finding_cols[] = "path_result_id, scale_idx, idx, kind, detail, "
 	    "hop_index, hop_address";
@@ -443,6 +444,25 @@ store_exec_run(struct store *st, struct keep *k)
 	return keep_run_inserted(st, k, sqlite3_last_insert_rowid(st->db));
 }
 
+/* A scale's branch as parameters i .. i + 2 (hop, problem side, clean
+ * side); NULL each without one. */
+static void
+bind_branch(sqlite3_stmt *s, int i, const struct flow_branch *b)
+{
+	char t[FLOW_BRANCH_TEXT];
+
+	bind_opt(s, i, b->hop_index > 0, b->hop_index);
+	if (b->hop_index < 1) {
+		sqlite3_bind_null(s, i + 1);
+		sqlite3_bind_null(s, i + 2);
+		return;
+	}
+	flow_branch_side_format(b->problem, b->nproblem, t, sizeof(t));
+	bind_text(s, i + 1, t);
+	flow_branch_side_format(b->clean, b->nclean, t, sizeof(t));
+	bind_text(s, i + 2, t);
+}
+
 /* Scale i's row as parameters base+1 .. base+STORE_SCALE_COLS of s. */
 static void
 bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct kept_path *res,
@@ -483,6 +503,7 @@ bind_scale(sqlite3_stmt *s, int base, int64_t pr, int64_t pid, const struct kept
 	bind_opt(s, base + 25, v->hop.present && v->hop.silent != 0, v->hop.silent);
 	bind_opt(s, base + 26, o->flows > 1, o->flows);
 	bind_opt(s, base + 27, o->flows > 1, o->flows_affected);
+	bind_branch(s, base + 28, &o->branch);
 }
 
 /* Finding k of scale i of result pr as parameters base+1 .. base+7 of s. */

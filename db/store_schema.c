@@ -208,6 +208,16 @@ static const char schema_v7[] =
 	"  last_ok_ns INTEGER);"
 	"ALTER TABLE runs ADD COLUMN clock TEXT;";
 
+/* v8: where a scale's flows part (--flows): the branch, the first TTL at
+ * which the routers heard by the flows that saw the problem and by those
+ * that answered without it differ, and those routers, each side's
+ * addresses joined by commas (flow_branch.h); NULL where no branch was
+ * found, as every row before it. */
+static const char schema_v8[] =
+	"ALTER TABLE scale_results ADD COLUMN branch_hop INTEGER;"
+	"ALTER TABLE scale_results ADD COLUMN branch_problem TEXT;"
+	"ALTER TABLE scale_results ADD COLUMN branch_clean TEXT;";
+
 const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v1,
 	schema_v2,
@@ -216,4 +226,5 @@ const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v5,
 	schema_v6,
 	schema_v7,
+	schema_v8,
 };

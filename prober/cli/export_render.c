@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "export_render.h"
+#include "flow_branch.h"
 #include "silent_hops.h"
 #include "when.h"
 
@@ -15,6 +16,8 @@ static const char *const columns[] = {
 	"scale_effective", "hop_index", "hop_address", "last_clean_index",
 	"last_clean_address", "first_seen", "last_seen", "times_seen", "vantage",
 	"hop_exact", "silent_hops", "flows", "flows_affected",
+	/* CSV only; JSON has them as one object, "branch" */
+	"branch_hop", "branch_problem", "branch_clean",
 };
 
 void
@@ -52,7 +55,7 @@ csv_int(struct csv *c, int64_t v)
 void
 export_csv_row(struct csv *c, const struct history_row *r)
 {
-	char t[JSON_TIME_LEN], s[96];
+	char t[JSON_TIME_LEN], s[96], b[FLOW_BRANCH_TEXT];
 
 	csv_field(c, r->target);
 	csv_field(c, r->address);
@@ -81,6 +84,13 @@ export_csv_row(struct csv *c, const struct history_row *r)
 	 * empty for one flow */
 	csv_int(c, r->flows > 1 ? r->flows : -1);
 	csv_int(c, r->flows > 1 ? r->flows_affected : -1);
+	/* where its flows part: the TTL and each side's routers, "a,b";
+	 * empty without a branch */
+	csv_int(c, r->branch.hop_index > 0 ? r->branch.hop_index : -1);
+	flow_branch_side_format(r->branch.problem, r->branch.nproblem, b, sizeof(b));
+	csv_field(c, r->branch.hop_index > 0 ? b : NULL);
+	flow_branch_side_format(r->branch.clean, r->branch.nclean, b, sizeof(b));
+	csv_field(c, r->branch.hop_index > 0 ? b : NULL);
 	csv_end_row(c);
 }
 
@@ -125,5 +135,6 @@ export_json_row(struct json *j, const struct history_row *r)
 		json_kint(j, columns[18], r->flows);
 		json_kint(j, columns[19], r->flows_affected);
 	}
+	flow_branch_json(j, &r->branch);
 	json_object_end(j);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "flow_branch.h"
 #include "show_render.h"
 #include "silent_hops.h"
 #include "textsafe.h"
@@ -86,6 +87,14 @@ text_series(FILE *f, const struct show_series *s)
 	if (r->flows > 1 && r->flows_affected >= 0)
 		fprintf(f, "      flows: a problem on %d of %d (the latest result)\n",
 		    r->flows_affected, r->flows);
+	if (r->branch.hop_index > 0) {
+		char p[FLOW_BRANCH_TEXT], c[FLOW_BRANCH_TEXT];
+
+		flow_branch_side_format(r->branch.problem, r->branch.nproblem, p, sizeof(p));
+		flow_branch_side_format(r->branch.clean, r->branch.nclean, c, sizeof(c));
+		fprintf(f, "      branch: at hop %d the flows with the problem went via %s, "
+		    "those without via %s\n", r->branch.hop_index, p, c);
+	}
 	if (show_is_problem(r->verdict))
 		text_hop(f, r);
 	for (size_t i = 0; i < s->nfi; i++) {
@@ -243,6 +252,7 @@ json_series(struct json *j, const struct show_series *s)
 		json_kint(j, "flows", r->flows);
 		json_kint(j, "flows_affected", r->flows_affected);
 	}
+	flow_branch_json(j, &r->branch);
 	json_key(j, "hop");
 	if (r->hop_index < 0)
 		json_null(j);

@@ -19,6 +19,8 @@
 
 static uint64_t engine_default_burst(uint64_t rate);
 static uint64_t packets_sent(const struct engine *e);
+static void flow_admit(struct engine *e, const struct engine_path *p, int f,
+    struct flow_group *g, uint64_t now);
 
 struct engine *
 engine_new(const struct engine_config *cfg, const struct engine_ops *ops)
@@ -178,6 +180,13 @@ engine_counters(const struct engine *e, struct engine_counters *out)
 	out->mem_now = e->mem;
 }
 
+/* The flows a path starts with: all of them, or one under flows_auto. */
+static size_t
+first_flows(const struct engine *e)
+{
+	return e->cfg.flows_auto ? 1 : (size_t)e->plan.flows;
+}
+
 /* Any flow of (dst, port) in flight: they end one by one. */
 static const struct path_slot *
 engine_any_flow(const struct engine *e, const struct addr *dst, uint16_t port)
@@ -278,9 +287,27 @@ evidence_syns(struct engine *e, struct path_slot *s)
 	engine_mem(e, (int64_t)evidence_bytes(s->ev) - (int64_t)before);
 }
 
-/* Hands the finished path to the caller and frees its slot. */
+/* The flows the caller asked to add to s's path (flows_auto): admitted
+ * on the next flows' ports, up to the plan's; the number added. */
+static int
+flows_add(struct engine *e, struct path_slot *s, int more, uint64_t now)
+{
+	struct flow_group *g = s->group;
+	int n = 0;
+
+	if (!e->cfg.flows_auto || g == NULL || more <= 0)
+		return 0;
+	for (; n < more && g->started < e->plan.flows; n++) {
+		g->left++;
+		flow_admit(e, &s->path, g->started++, g, now);
+	}
+	return n;
+}
+
+/* Hands the finished path to the caller and frees its slot; under
+ * flows_auto the flows the caller asks for start now. */
 static void
-path_finish(struct engine *e, struct path_slot *s)
+path_finish(struct engine *e, struct path_slot *s, uint64_t now)
 {
 	struct path_result *r = &e->result;
 	uint64_t drops = e->ops.capture_drops ? e->ops.capture_drops(e->ops.arg) : 0;
@@ -318,10 +345,10 @@ path_finish(struct engine *e, struct path_slot *s)
 	path_slot_list_remove(s);
 	engine_path_unlink(e, s);
 	e->inflight--;
-	if (r->group_last)
-		e->n.paths_done++;
 	engine_out_retire(e, s);
 	e->ops.done(e->ops.arg, r);
+	if (flows_add(e, s, r->group_last ? r->flows_more : 0, now) == 0 && r->group_last)
+		e->n.paths_done++;
 	group_leave(s->group, false);
 	path_slot_free(e, s);
 }
@@ -329,7 +356,7 @@ path_finish(struct engine *e, struct path_slot *s)
 /* Moves every path that is over with a stage to the next stage that wants
  * it, or to its result.  The only place a path changes stage. */
 static void
-move_on(struct engine *e, enum stage_id from, struct path_slot *s)
+move_on(struct engine *e, enum stage_id from, struct path_slot *s, uint64_t now)
 {
 	for (int i = (int)from + 1; i < STAGE_COUNT; i++) {
 		const struct stage_ops *ops = e->stages[i].ops;
@@ -341,17 +368,17 @@ move_on(struct engine *e, enum stage_id from, struct path_slot *s)
 		path_slot_list_append(&e->stages[i].waiting, s);
 		return;
 	}
-	path_finish(e, s);
+	path_finish(e, s, now);
 }
 
 static void
-move_all(struct engine *e)
+move_all(struct engine *e, uint64_t now)
 {
 	struct path_slot *s;
 
 	while ((s = e->moving.head) != NULL) {
 		path_slot_list_remove(s);
-		move_on(e, s->left, s);
+		move_on(e, s->left, s, now);
 	}
 }
 
@@ -385,7 +412,7 @@ admit_waiting(struct engine *e, uint64_t now)
 			s->running = true;
 			st->running++;
 			st->ops->start(e, s, now);
-			move_all(e);
+			move_all(e, now);
 		}
 	}
 }
@@ -454,7 +481,7 @@ path_admit(struct engine *e, uint64_t now)
 	int rc;
 
 	if (e->no_more_paths || e->paths_later ||
-	    e->inflight + (size_t)e->plan.flows > e->cfg.max_inflight || stages_full(e))
+	    e->inflight + first_flows(e) > e->cfg.max_inflight || stages_full(e))
 		return false;
 	if ((rc = e->ops.next_path(e->ops.arg, &p)) != 1) {
 		if (rc == ENGINE_PATH_LATER)
@@ -472,9 +499,9 @@ path_admit(struct engine *e, uint64_t now)
 	e->n.paths_started++;
 	if (e->plan.flows > 1) {
 		g = xcalloc(1, sizeof(*g));
-		g->left = e->plan.flows;
+		g->left = g->started = (int)first_flows(e);
 	}
-	for (int f = 0; f < e->plan.flows; f++)
+	for (int f = 0; f < (int)first_flows(e); f++)
 		flow_admit(e, &p, f, g, now);
 	return true;
 }
@@ -496,17 +523,17 @@ engine_run(struct engine *e, uint64_t now)
 	};
 	uint64_t sent = packets_sent(e), drained_at = sent;
 	e->wants_run = false;
-	move_all(e);
+	move_all(e, now);
 	engine_out_rsts(e, now);
 	for (size_t i = 0; i < sizeof(run_order) / sizeof(run_order[0]); i++) {
 		e->stages[run_order[i]].ops->run(e, now);
-		move_all(e);
+		move_all(e, now);
 	}
 	admit_waiting(e, now);
 	while (!stage_sending(e, STAGE_HANDSHAKE) && !stage_backlog(e) && engine_out_can(e, now) &&
 	    path_admit(e, now)) {
 		e->stages[STAGE_HANDSHAKE].ops->run(e, now);
-		move_all(e);
+		move_all(e, now);
 		/* a fast link answers while we send: read the capture every
 		 * ENGINE_DRAIN_EVERY packets, here where no stage is between
 		 * two steps, so a burst never outgrows the capture ring */
@@ -514,7 +541,7 @@ engine_run(struct engine *e, uint64_t now)
 			if (e->ops.flush != NULL)
 				e->ops.flush(e->ops.arg);
 			e->ops.drain(e->ops.arg);
-			move_all(e);
+			move_all(e, now);
 			/* the RSTs the replies drew go now, as at the top of a
 			 * run: a burst over a whole list is one run, and its
 			 * RSTs waited for its end (a ring of 131,072 at 65,536
@@ -560,7 +587,7 @@ next_wake(struct engine *e, uint64_t now)
 		}
 	}
 	if (!e->no_more_paths && !e->paths_later &&
-	    e->inflight + (size_t)e->plan.flows <= e->cfg.max_inflight &&
+	    e->inflight + first_flows(e) <= e->cfg.max_inflight &&
 	    !stage_sending(e, STAGE_HANDSHAKE) && !stage_backlog(e) && !stages_full(e))
 		one = true;
 	if (one) {

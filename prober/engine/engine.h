@@ -74,6 +74,10 @@ struct engine_config {
 					   (0: 1); the guard's range holds
 					   portplan_blocks(flows,
 					   ENGINE_PLAN_VARIANTS) blocks */
+	bool flows_auto;		/* flows is the most a path gets: it
+					   starts with one, and the caller adds
+					   more as each last one ends
+					   (path_result.flows_more) */
 	uint8_t key[16];		/* SipHash key of this run */
 	size_t max_inflight;		/* paths at once */
 	uint8_t ttl;			/* TTL / hop limit of handshake SYNs */

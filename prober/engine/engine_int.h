@@ -61,6 +61,7 @@ struct vstate {
  * result of each is handed over as it ends, the last one's says so. */
 struct flow_group {
 	int left;			/* flows not yet handed over */
+	int started;			/* flows admitted: the next one's number */
 	void *user;			/* the caller's (path_result.group_user) */
 };
 
@@ -272,8 +273,10 @@ uint64_t engine_out_tokens(struct engine *e, uint64_t now);
 uint64_t engine_out_when(struct engine *e, uint64_t now, uint64_t n);
 void engine_out_free(struct engine *e);
 
-/* stage_window.c: whether s tests variant v now (its segments go there). */
+/* stage_window.c: whether s tests variant v now (its segments go there);
+ * and runs its second connection on the first's 4-tuple. */
 bool stage_window_owns(const struct engine *e, const struct path_slot *s, int v);
+bool stage_window_second_here(const struct engine *e, const struct path_slot *s, int v);
 
 /* engine_match.c: a captured packet to the path and stage it answers. */
 void engine_match_input(struct engine *e, const uint8_t *pkt, size_t len, uint64_t now);

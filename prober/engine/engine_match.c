@@ -144,7 +144,8 @@ input_tcp(struct engine *e, const struct reply *r, const uint8_t *pkt, size_t le
 		 * owed to this flow any more, however late its SYN-ACK */
 		if (synack) {
 			uint64_t bit = rst_flow_bit(COOKIE_TAG_WINDOW,
-			    engine_out_second_port(e, m.flow, m.v, r->dport));
+			    engine_out_second_port(e, m.flow, m.v, r->dport) ||
+			    stage_window_second_here(e, m.s, m.v));
 
 			/* a copy: the machine re-ACKs a few (our ACK may have
 			 * been lost), then ignores them */

@@ -320,9 +320,11 @@ win_start(struct engine *e, struct path_slot *s, uint64_t now)
 		window_config_defaults(&wc, e->cfg.variant_scale[v]);
 		wc.request = req;
 		wc.request_len = len;
-		/* a second connection, if it comes to one, from a port of its
-		 * own: a SYN proxy or stateful firewall still holds the first
-		 * one's 4-tuple (closed) and would not let a new one through */
+		/* a second connection, if it comes to one, runs on the first's
+		 * 4-tuple (the flow's branch of a load-balanced path); this
+		 * port of its own only where the first showed a SYN proxy,
+		 * which holds the closed 4-tuple and would not let a new one
+		 * through (window.c) */
 		wc.isn_second = cookie_isn(&e->key, &s->path.src, &s->path.dst,
 		    engine_second_sport(e, s->path.flow, v),
 		    s->path.port, COOKIE_TAG_WINDOW);
@@ -492,6 +494,12 @@ const struct stage_ops stage_window_ops = {
 };
 
 /* Whether s tests variant v now: its segments go to the machine. */
+bool
+stage_window_second_here(const struct engine *e, const struct path_slot *s, int v)
+{
+	return stage_window_owns(e, s, v) && window_second_here(win_slot(e, s)->win[v]);
+}
+
 bool
 stage_window_owns(const struct engine *e, const struct path_slot *s, int v)
 {

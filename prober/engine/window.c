@@ -59,9 +59,12 @@
  * A second connection.  When the connection ends with a flight larger
  *   than W<<s allows (a box raised the shift) but no plateau (the
  *   congestion window capped the flights long before W<<s''), a second
- *   connection (from its own source port, isn_second, after a pause for
- *   the first one's stragglers; without isn_second on the same 4-tuple
- *   and ISN) measures again with W = 1: every shift up to 14 then
+ *   connection (after a pause for the first one's stragglers, on the
+ *   first's 4-tuple and ISN, so on a load-balanced path the branch the
+ *   flow measured: the first ended with our RST, which leaves the server
+ *   nothing of it; from its own source port with isn_second only where
+ *   the first showed a SYN proxy, which holds the closed 4-tuple for
+ *   seconds) measures again with W = 1: every shift up to 14 then
  *   fits under the flight a server can send at once, so the shift comes
  *   out exact.  (Lowering W within the first connection would shrink its
  *   right edge, which TCP discourages.)  Each connection has max_ns.
@@ -152,6 +155,12 @@ bool
 window_done(const struct window *w)
 {
 	return w->st == ST_DONE;
+}
+
+bool
+window_second_here(const struct window *w)
+{
+	return w->second && !w->second_port;
 }
 
 /* --- what arrives ---------------------------------------------------------- */
@@ -320,7 +329,7 @@ void
 window_input(struct window *w, const struct window_seg *s, uint64_t now)
 {
 	w->now = max64(w->now, now);
-	if (w->cfg.isn_second != 0 && s->second != w->second) {
+	if (w->cfg.isn_second != 0 && s->second != (w->second && w->second_port)) {
 		w->ignored++;		/* the other connection's */
 		return;
 	}

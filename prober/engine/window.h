@@ -206,6 +206,10 @@ size_t window_act_options(const struct window_act *a, uint8_t *buf, size_t cap);
 
 bool window_done(const struct window *w);
 
+/* Whether the second connection runs (or ran) on the first's 4-tuple:
+ * its SYN-ACK is a new connection's, not a copy of the first's. */
+bool window_second_here(const struct window *w);
+
 /* The result so far (final once window_done). */
 void window_result(const struct window *w, struct window_result *res);
 

@@ -34,7 +34,7 @@ window_push(struct window *w, enum window_act_kind kind, uint32_t seq, uint8_t f
 	a = &w->q[(w->qhead + w->qlen++) % WINDOW_QLEN];
 	memset(a, 0, sizeof(*a));
 	a->kind = (uint8_t)kind;
-	a->second = w->second && w->cfg.isn_second != 0;
+	a->second = w->second && w->second_port;
 	a->seq = seq;
 	a->flags = flags;
 	a->len = len;

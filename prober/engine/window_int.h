@@ -102,6 +102,11 @@ struct window {
 
 	/* the first connection, when a second one measures again */
 	bool second;
+	bool second_port;		/* the second from its own port
+					   (cfg.isn_second): only where the
+					   first showed a SYN proxy, which holds
+					   the closed 4-tuple; else on the
+					   first's, the flow's branch */
 	uint64_t pause_until;
 	struct window_result first;
 	bool proxy;			/* a proxy's evidence, either connection */

@@ -59,12 +59,14 @@ window_finish(struct window *w, enum window_end end)
 	w->st = ST_DONE;
 }
 
-/* The second connection: same 4-tuple and ISN, W = 1, a fresh budget. */
+/* The second connection: same 4-tuple and ISN (the flow's branch), or
+ * behind a SYN proxy its own port; W = 1, a fresh budget. */
 void
 window_restart(struct window *w)
 {
 	w->second = true;
-	if (w->cfg.isn_second != 0)
+	w->second_port = w->cfg.isn_second != 0 && w->proxy;
+	if (w->second_port)
 		w->isn = w->cfg.isn_second;	/* its own port: no straggler of
 						   the first, no state a box kept */
 	w->w = window_choose_w(WINDOW_MAX_SCALE);

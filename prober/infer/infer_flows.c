@@ -207,3 +207,62 @@ infer_flows_merge(struct path_result *res, struct flows_acc *acc)
 		}
 	}
 }
+
+int
+infer_flows_stop(int k)
+{
+	double p;
+	int n = 0;
+
+	if (k < 1)
+		return 1;
+	/* the bound (k + 1) (k / (k + 1))^n for n = 0, 1, ... */
+	for (p = k + 1; p > FLOWS_AUTO_RISK; n++)
+		p *= (double)k / (double)(k + 1);
+	return n;
+}
+
+int
+infer_flows_want(const struct flows_acc *acc, int cap)
+{
+	bool more = false;
+	int k = 1, want;
+
+	if (acc->n < 1)
+		return 1;
+	for (int f = 0; f < acc->n; f++) {
+		enum verdict first = VERDICT_NONE;
+
+		for (int i = 0; i < RESULT_MAX_SCALES; i++) {
+			enum verdict v = acc->answers[f].verdict[i];
+
+			if (!infer_is_measured(v))
+				continue;
+			if (verdict_is_problem(v) || (first != VERDICT_NONE && v != first))
+				more = true;
+			if (first == VERDICT_NONE)
+				first = v;
+		}
+	}
+	if (!more)
+		return acc->n;
+	for (int i = 0; i < RESULT_MAX_SCALES; i++) {
+		uint32_t seen = 0;
+		int kk = 0;
+
+		for (int f = 0; f < acc->n; f++) {
+			enum verdict v = acc->answers[f].verdict[i];
+
+			if (infer_is_measured(v) && (unsigned)v < 32)
+				seen |= UINT32_C(1) << (unsigned)v;
+		}
+		for (; seen != 0; seen &= seen - 1)
+			kk++;
+		if (kk > k)
+			k = kk;
+	}
+	want = infer_flows_stop(k);
+	if (want > cap)
+		want = cap;
+	return want > acc->n ? want : acc->n;
+}

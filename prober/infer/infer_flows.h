@@ -48,4 +48,24 @@ void infer_flows_add(struct flows_acc *acc, const struct path_result *res,
  * flow_answers and the branches in flow_branch (pointing into acc). */
 void infer_flows_merge(struct path_result *res, struct flows_acc *acc);
 
+/*
+ * --flows auto (prober/design-notes.md "Adaptive flows"): MDA's rule for
+ * when another flow is unlikely to find a new answer.  With k answers
+ * seen, k + 1 equally likely branches would all land on the k seen in n
+ * flows with probability at most (k + 1) (k / (k + 1))^n (the union
+ * bound): the stopping point n_k is the least n making that at most
+ * FLOWS_AUTO_RISK -- 6 flows rule out a 2nd answer, 11 a 3rd, 16 a 4th.
+ */
+#define FLOWS_AUTO_RISK 0.05
+
+/* n_k for k >= 1 answers seen (1 for k < 1). */
+int infer_flows_stop(int k);
+
+/* The flows path acc needs in all, at most cap: acc->n (no more) while
+ * its flows show no problem and each flow's scales agree -- a clean path
+ * costs one flow -- else the stopping point of the most answers any one
+ * scale saw (an answer: a measured verdict, ok, unsupported or a
+ * problem).  1 for a path with no flow yet. */
+int infer_flows_want(const struct flows_acc *acc, int cap);
+
 #endif

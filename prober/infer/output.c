@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "flow_branch.h"
 #include "infer.h"
 #include "output.h"
 #include "silent_hops.h"
@@ -149,31 +150,6 @@ json_hops(struct json *j, const struct path_result *res)
 	json_array_end(j);
 }
 
-/* Where the flows of a scale part, when their traces show it
- * (struct flow_branch). */
-static void
-json_branch(struct json *j, const struct flow_branch *b)
-{
-	char buf[ADDR_STRLEN];
-
-	if (b == NULL || b->hop_index <= 0)
-		return;
-	json_key(j, "branch");
-	json_object_begin(j);
-	json_kint(j, "hop_index", b->hop_index);
-	json_key(j, "problem");
-	json_array_begin(j);
-	for (int k = 0; k < b->nproblem && k < FLOW_BRANCH_ADDRS; k++)
-		json_string(j, addr_format(&b->problem[k], buf, sizeof(buf)));
-	json_array_end(j);
-	json_key(j, "clean");
-	json_array_begin(j);
-	for (int k = 0; k < b->nclean && k < FLOW_BRANCH_ADDRS; k++)
-		json_string(j, addr_format(&b->clean[k], buf, sizeof(buf)));
-	json_array_end(j);
-	json_object_end(j);
-}
-
 static void
 json_scale(struct json *j, const struct variant_obs *o, const struct scale_verdict *v,
     const struct window_obs *w, int flows, int affected, const struct flow_branch *b)
@@ -212,7 +188,7 @@ json_scale(struct json *j, const struct variant_obs *o, const struct scale_verdi
 	/* probed over several flows (--flows): on how many it was a problem */
 	if (flows > 1) {
 		json_kint(j, "flows_affected", affected);
-		json_branch(j, b);
+		flow_branch_json(j, b);
 	}
 	json_hop(j, &v->hop);
 	json_findings(j, v);

@@ -18,6 +18,7 @@ PURE_SRCS += prober/lib/strbuf.c
 PURE_SRCS += prober/lib/textsafe.c
 PURE_SRCS += prober/lib/probe_settings.c
 PURE_SRCS += prober/lib/silent_hops.c
+PURE_SRCS += prober/lib/flow_branch.c
 # whether the clock was synchronised, as timesyncd or chronyc tell it
 PURE_SRCS += prober/lib/clocksync.c
 PURE_SRCS += prober/lib/unixaddr.c

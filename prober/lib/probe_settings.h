@@ -39,6 +39,11 @@ struct probe_payload {
 	size_t len;
 };
 
+/* The most flows --flows auto gives a path: MDA's stopping point for a
+ * 4th answer (infer_flows_stop(3)); a path may see rewritten, stripped,
+ * dropped and ok, no more (prober/design-notes.md "Adaptive flows"). */
+#define PROBE_FLOWS_AUTO_MAX 16
+
 struct probe_settings {
 	int scales[RESULT_MAX_SCALES];	/* window-scale shifts, in order */
 	int nscales;
@@ -50,7 +55,10 @@ struct probe_settings {
 					   (and their RSTs, the window test's
 					   segments) */
 	uint32_t flows;			/* source ports per variant, each its own
-					   branch of a load-balanced path */
+					   branch of a load-balanced path; 0:
+					   auto, one and more where the first
+					   shows a problem, up to
+					   PROBE_FLOWS_AUTO_MAX */
 	enum probe_trace trace;
 	bool window_test;
 	struct probe_payload *payloads;	/* sorted by port */

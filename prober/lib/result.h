@@ -239,6 +239,11 @@ struct path_result {
 	const struct flow_answer *flow_answers;	/* flows entries, during done */
 	const struct flow_branch *flow_branch;	/* per scale, during done; NULL:
 					   none */
+	/* Set by the caller in done on a group_last result of a path whose
+	 * engine runs flows_auto: the flows to add to the path, each on the
+	 * next flow's ports (0: it is over).  group_last then means only that
+	 * no other flow of the path is in flight. */
+	int flows_more;
 };
 
 const char *reply_kind_name(enum reply_kind k);

@@ -292,7 +292,9 @@ run_filter(char *buf, size_t len, uint16_t lo, unsigned nports)
 static int
 run_flows(const struct probe_settings *ps)
 {
-	return ps->flows >= 1 && ps->flows <= PORTPLAN_MAX_FLOWS ? (int)ps->flows : 1;
+	if (ps->flows == 0)
+		return PROBE_FLOWS_AUTO_MAX;
+	return ps->flows <= PORTPLAN_MAX_FLOWS ? (int)ps->flows : 1;
 }
 
 size_t
@@ -355,6 +357,7 @@ run_engine_new(struct runner *r)
 	ec.retries = (int)ps->retries;
 	ec.port_lo = guard_port_lo(r->guard);
 	ec.flows = r->flows;
+	ec.flows_auto = r->flows_auto;
 	ec.max_inflight = runner_max_inflight(ps);
 	ec.ttl = (uint8_t)ps->syn_ttl;
 	ec.trace = ps->trace;
@@ -390,6 +393,7 @@ run_open(struct runner *r)
 		return -1;
 	}
 	r->flows = run_flows(&r->ps);
+	r->flows_auto = r->ps.flows == 0;
 	if ((r->guard = guard_open(portplan_blocks(r->flows, ENGINE_PLAN_VARIANTS), err,
 	    sizeof(err))) == NULL) {
 		log_warnx("%s", err);

@@ -49,7 +49,9 @@ struct runner {
 	struct event *ended;		/* batches to tell done */
 	struct guard *guard;
 	int flows;			/* per path, fixed at open (the guard's
-					   range is sized by it) */
+					   range is sized by it); under
+					   flows_auto the most a path gets */
+	bool flows_auto;		/* --flows auto */
 	struct sender *sender;
 	struct capture *cap[PATHS_MAX_IFACES];
 	char ifnames[PATHS_MAX_IFACES][ROUTE_IFNAMSIZ];

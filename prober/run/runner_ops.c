@@ -367,8 +367,23 @@ run_done(void *arg, struct path_result *res)
 		infer_flows_add(acc, res, run_flow_sport(r, res));
 		if (!res->group_last)
 			return;
-		infer_flows_merge(res, acc);
+		if (r->flows_auto) {
+			/* another flow where this one leaves doubt (MDA's rule) */
+			int want = infer_flows_want(acc, r->flows);
+
+			if (want > acc->n) {
+				res->flows_more = want - acc->n;
+				return;
+			}
+		}
 		*res->group_user = NULL;
+		if (acc->n == 1) {
+			/* auto on a path its first flow settled: one flow, as
+			 * --flows 1 reports it */
+			res->flows = 1;
+			res->flow = 0;
+		} else
+			infer_flows_merge(res, acc);
 		run_hand_on(r, b, res);
 		free(acc);
 		return;

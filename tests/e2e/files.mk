@@ -145,5 +145,9 @@ LAB_CHECKS += tests/e2e/dashboard-e2e
 # with flows_affected 1..7 of 8 and a reason naming the source port, each flow's
 # answers kept, its branch named (hop 3, a's router vs b's) in JSON, reason and show, and
 # export's rows carrying flows/flows_affected; the clean path ok on every flow; the
-# default adds no field, 4 SYNs
+# default adds no field, 4 SYNs; --flows auto flags the half-rewritten path on 1..N-1 of
+# N flows (N MDA's 6..16) with its branch in both families, and costs the clean path
+# exactly --flows 1's packets; on mp-raise every flow's window test measures its own SYN's
+# branch (the second connection on the flow's 4-tuple); the branch stored (v8) and read back
+# by show and export
 LAB_CHECKS += tests/e2e/flows-e2e

@@ -182,10 +182,12 @@ def export_csv(sched, cases, path):
     take_times(want, got, "CSV")
     buf = io.StringIO(newline="")
     w = csv.writer(buf, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
-    # CSV's last columns, flows and flows_affected, are empty for one flow
-    w.writerow(COLUMNS + ["flows", "flows_affected"])
+    # CSV's last columns, flows and flows_affected and the branch, are empty
+    # for one flow
+    w.writerow(COLUMNS + ["flows", "flows_affected", "branch_hop", "branch_problem",
+                          "branch_clean"])
     for r in want:
-        w.writerow([csv_cell(c, r[c]) for c in COLUMNS] + ["", ""])
+        w.writerow([csv_cell(c, r[c]) for c in COLUMNS] + ["", "", "", "", ""])
     exp = buf.getvalue().encode("utf-8")
     if data != exp:
         for i, (a, b) in enumerate(zip(data.split(b"\r\n"), exp.split(b"\r\n"))):

@@ -55,21 +55,32 @@ def box_hops(row):
     return out
 
 
+def box_sets(row):
+    """{branch: the WS its box sets} (every box of the table is ws-set:N)."""
+    out = {}
+    if row["boxes"] != "-":
+        for b in row["boxes"].split(","):
+            out[b.split("@")[0]] = int(b.split(":")[1])
+    return out
+
+
 def ws_after(row, branch, k):
     """WS of our SYN as hop k sees it on branch (k = dist: the server)."""
     h = box_hops(row).get(branch)
-    return 0 if h is not None and k >= h else SCALE
+    return box_sets(row)[branch] if h is not None and k >= h else SCALE
 
 
 def derive(row):
     """The table's expected columns from its branches and boxes (every box
-    of the table sets WS 0: ok at scale 0, rewritten at 7 and 14)."""
+    of the table sets WS N: rewritten at each scale but N, ok at N)."""
     hops, n = box_hops(row), len(row["branches"].split(","))
     for b in row["boxes"].split(",") if row["boxes"] != "-" else []:
-        if not b.endswith("=ws-set:0"):
+        if "=ws-set:" not in b:
             return None
-    bad = "rewritten" if hops else "ok"
-    return {"v0": "ok", "v7": bad, "v14": bad,
+    sets = box_sets(row)
+    v = {"v%d" % s: "rewritten" if any(x != s for x in sets.values()) else "ok"
+         for s in (0, 7, 14)}
+    return {**v,
             "hop": ",".join("%s=%d" % (x, h) for x, h in sorted(hops.items())) or "-",
             "clean": ",".join("%s=%d" % (x, h - 1) for x, h in sorted(hops.items())) or "-",
             "share": "%d/%d" % (len(hops), n)}
@@ -207,7 +218,7 @@ def main():
                 if ws != exp:
                     wrong.append("flow %d on %s: WS at hops 3, 4, server %s, want %s"
                                  % (i, x, [ws[k] for k in (3, 4, 6)], [exp[k] for k in (3, 4, 6)]))
-                broken += ws[6] == 0
+                broken += ws[6] != SCALE
             mapping[tag] = "".join(where)
             count = {x: where.count(x) for x in branches}
             floor = FLOWS // len(branches) // 4
@@ -224,7 +235,8 @@ def main():
                     "boxes %s %s: WS quoted at hops 3, 4 and received as each flow's branch "
                     "says (%s); %d of %d flows rewritten, the flows of %s%s"
                     % (tag, row["boxes"], ", ".join(
-                        "%s: %s" % (x, "0 from hop %d" % boxed[x] if x in boxed else "7 throughout")
+                        "%s: %s" % (x, "%d from hop %d" % (box_sets(row)[x], boxed[x])
+                                    if x in boxed else "7 throughout")
                         for x in branches), broken, FLOWS, ",".join(sorted(boxed)) or "no branch",
                        "; " + "; ".join(wrong[:4]) if wrong else ""))
     with open(map_out, "w") as f:

@@ -471,6 +471,7 @@ test_changed(void **state)
 		{ SET_MAX_INFLIGHT, "", "max-inflight 8\n" },			/* UINT, unset */
 		{ SET_SYN_TTL, "syn-ttl 64\n", "syn-ttl 63\n" },
 		{ SET_FLOWS, "", "flows 8\n" },
+		{ SET_FLOWS, "flows 1\n", "flows auto\n" },		/* UINT, its word */
 		{ SET_TIMEOUT, "timeout 1.5\n", "timeout 1.25\n" },		/* SECONDS */
 		{ SET_ALERT_TIMEOUT, "alert-timeout 30s\n", "alert-timeout 31s\n" },
 		{ SET_INTERVAL, "interval 1h\n", "interval 61m\n" },		/* DURATION */

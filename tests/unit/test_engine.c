@@ -52,6 +52,10 @@ struct fake {
 	uint32_t trace_pace;		/* engine_config.trace_pace */
 	uint32_t trace_pace_floor_milli;	/* and its floor */
 	size_t max_traces;		/* 0: 4 */
+	int flows;			/* engine_config.flows; 0: one */
+	bool flows_auto;		/* and flows_auto: then done asks */
+	int more[MAXPATHS][4];		/* path i's flows_more, in turn */
+	int asked[MAXPATHS];
 };
 
 static int
@@ -179,6 +183,9 @@ f_done(void *arg, struct path_result *r)
 	struct fake *f = arg;
 
 	f->ndone++;
+	for (int i = 0; f->flows_auto && r->group_last && i < f->npaths; i++)
+		if (r->target == f->paths[i].target && f->asked[i] < 4)
+			r->flows_more = f->more[i][f->asked[i]++];
 	if (f->ext != NULL)
 		return;
 	assert_true(f->nres < MAXPATHS);
@@ -252,6 +259,8 @@ engine_traced(struct fake *f, uint32_t rate, int retries, size_t inflight,
 	c.trace_pace = f->trace_pace;
 	c.trace_pace_floor_milli = f->trace_pace_floor_milli;
 	c.window_test = f->window_test;
+	c.flows = f->flows;
+	c.flows_auto = f->flows_auto;
 	c.max_windows = f->max_windows ? f->max_windows : 1;
 	memset(&o, 0, sizeof(o));
 	o.arg = f;
@@ -391,6 +400,91 @@ test_all_answered(void **state)
 	engine_counters(e, &n);
 	assert_int_equal(n.synacks, 4);
 	assert_int_equal(n.rejected, 0);
+	engine_free(e);
+	free(f);
+}
+
+/* --flows auto: a path starts with its first flow only; when its last
+ * flow in flight ends, the flows the caller asks for (flows_more) start on
+ * the next flows' ports, no more than the plan holds; a path the caller
+ * asks nothing more of costs its first flow's SYNs, and each path is done
+ * once. */
+static void
+test_flows_auto(void **state)
+{
+	struct fake *f = fake_new(2, 0);
+	struct engine *e;
+	struct engine_counters n;
+	int per_flow[4] = { 0 }, order[8], nres0 = 0;
+	uint64_t now = 1 * SEC;
+
+	(void)state;
+	f->paths[0].port = f->paths[1].port = 81;	/* no window test */
+	f->flows = 4;
+	f->flows_auto = true;
+	f->more[0][0] = 2;	/* path 0: two more after its first ... */
+	f->more[0][1] = 5;	/* ... then five: the plan has room for one */
+	e = engine_for(f, 1000, 0, 16);
+	engine_run(e, now);
+	/* the first flow of each path only: 4 SYNs each */
+	assert_int_equal(f->nsyn, 8);
+	for (int round = 0; round < 10 && !engine_finished(e); round++) {
+		for (; f->answered < f->nsyn; f->answered++) {
+			uint8_t pkt[256];
+			size_t len = answer(f, f->answered, WIRE_TH_SYN | WIRE_TH_ACK,
+			    f->syn[f->answered].variant ? 7 : -1, 1, pkt, sizeof(pkt));
+
+			engine_input(e, now, pkt, len);
+		}
+		now += SEC / 100;
+		engine_run(e, now);
+	}
+	assert_true(engine_finished(e));
+	/* path 0: 1 + 2 + 1 flows, path 1: its first */
+	assert_int_equal(f->nsyn, 20);
+	assert_int_equal(f->nres, 5);
+	for (int i = 0; i < f->nsyn; i++) {
+		int fl = (f->syn[i].sport - 60992) / 32, v = (f->syn[i].sport - 60992) % 32;
+
+		assert_int_equal(v, f->syn[i].variant);
+		assert_true(fl >= 0 && fl < 4);
+		if (addr_equal(&f->syn_dst[i], &f->paths[0].dst))
+			per_flow[fl]++;
+		else
+			assert_int_equal(fl, 0);
+	}
+	for (int fl = 0; fl < 4; fl++)
+		assert_int_equal(per_flow[fl], 4);
+	for (int i = 0; i < f->nres; i++) {
+		const struct path_result *r = &f->res[i];
+
+		assert_int_equal(r->flows, 4);
+		if (r->target == f->paths[1].target) {
+			assert_int_equal(r->flow, 0);
+			assert_true(r->group_last);
+			continue;
+		}
+		order[nres0++] = r->flow;
+	}
+	/* path 0's flows in the order asked: 0, then 1 and 2, then 3; the
+	 * last in flight of each round says so */
+	assert_int_equal(nres0, 4);
+	assert_int_equal(order[0], 0);
+	assert_int_equal(order[1] + order[2], 3);
+	assert_int_equal(order[3], 3);
+	for (int i = 0, k = 0; i < f->nres; i++)
+		if (f->res[i].target == f->paths[0].target) {
+			assert_int_equal(f->res[i].group_last, k != 1);
+			k++;
+		}
+	assert_int_equal(f->asked[0], 3);
+	assert_int_equal(f->asked[1], 1);
+	/* each path started and done once, each SYN-ACK its RST, nothing held */
+	engine_counters(e, &n);
+	const uint64_t got[] = { n.paths_started, n.paths_done, n.rsts_sent, n.mem_now };
+	const uint64_t want[] = { 2, 2, 20, 0 };
+	for (size_t i = 0; i < sizeof(got) / sizeof(got[0]); i++)
+		assert_int_equal(got[i], want[i]);
 	engine_free(e);
 	free(f);
 }
@@ -1314,10 +1408,11 @@ window_data(struct fake *f, int i, uint32_t irs, uint32_t off, uint32_t len,
 }
 
 /* A flight proving more than the shift sent, then a FIN: the window test
- * measures again on a second connection, from port_lo + 32 + v with that
- * port's cookie as ISN; its SYN-ACK, matched through that port, gets the
- * ACK and the request from there too.  Its server then says nothing: the
- * first connection's bound stands. */
+ * measures again on a second connection, on the first's 4-tuple and ISN
+ * (the flow's branch: nothing leaves from port_lo + 32 + v, the slot kept
+ * for a SYN proxy); its SYN-ACK, a new connection's and no copy, gets the
+ * ACK (W = 1) and the request from there too.  Its server then says
+ * nothing: the first connection's bound stands. */
 static void
 test_window_second_port(void **state)
 {
@@ -1327,6 +1422,7 @@ test_window_second_port(void **state)
 	uint64_t now = 1 * SEC;
 	int seen = 0, first = -1, second = -1, data_sent = 0;
 	bool acked2 = false;
+	struct engine_counters n;
 	const uint32_t irs = 0x11223344;
 
 	(void)state;
@@ -1341,9 +1437,10 @@ test_window_second_port(void **state)
 			 * only for scale 0 (variant 1) */
 			if (window && f->syn[seen].variant != 1)
 				continue;
-			if (window && f->syn[seen].sport == 60993)
+			assert_int_not_equal(f->syn[seen].sport, 60993 + ENGINE_SECOND_PORTS);
+			if (window && f->syn[seen].sport == 60993 && first < 0)
 				first = seen;
-			if (window && f->syn[seen].sport == 60993 + ENGINE_SECOND_PORTS)
+			else if (window && f->syn[seen].sport == 60993 && data_sent)
 				second = seen;
 			size_t len = answer(f, seen, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1,
 			    pkt, sizeof(pkt));
@@ -1365,7 +1462,7 @@ test_window_second_port(void **state)
 					break;
 				}
 		for (int i = 0; second >= 0 && i < f->nseg; i++)
-			if (f->seg[i].sport == 60993 + ENGINE_SECOND_PORTS &&
+			if (f->seg[i].sport == 60993 &&
 			    f->seg[i].ack == irs + 1 && f->seg[i].window == 1)
 				acked2 = true;
 	}
@@ -1373,7 +1470,12 @@ test_window_second_port(void **state)
 	assert_true(data_sent);
 	assert_true(second >= 0);
 	assert_int_equal(f->syn[second].isn, cookie_isn_for(f, second));
+	assert_int_equal(f->syn[second].isn, f->syn[first].isn);
+	for (int i = 0; i < f->nseg; i++)
+		assert_int_not_equal(f->seg[i].sport, 60993 + ENGINE_SECOND_PORTS);
 	assert_true(acked2);
+	engine_counters(e, &n);
+	assert_int_equal(n.replayed, 0);	/* a new connection, not a copy */
 	assert_int_equal(f->nres, 1);
 	assert_true(f->res[0].window[0].ran);
 	assert_int_equal(f->res[0].window[0].scale_effective, -1);
@@ -1839,6 +1941,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_answered),
+		cmocka_unit_test(test_flows_auto),
 		cmocka_unit_test(test_silence_retries),
 		cmocka_unit_test(test_forged_and_icmp),
 		cmocka_unit_test(test_rst_and_late),

@@ -22,6 +22,7 @@
 
 #include "export_pcap.h"
 #include "export_render.h"
+#include "flow_branch.h"
 #include "history.h"
 #include "show_fold.h"
 #include "show_render.h"
@@ -163,9 +164,12 @@ mute_row(void)
 	r.last_clean_index = 1;
 	r.last_clean_address = "198.18.1.2";
 	r.hop_silent = (1u << 2) | (1u << 3);
-	/* probed over 8 flows, 3 of them through the box */
+	/* probed over 8 flows, 3 of them through the box, which they reached
+	 * via 198.18.3.2 at hop 3 where the others went via two routers */
 	r.flows = 8;
 	r.flows_affected = 3;
+	assert_int_equal(flow_branch_from_cells(3, "198.18.3.2", "198.18.33.2,fd00::33",
+	    &r.branch), 0);
 	return r;
 }
 
@@ -177,15 +181,16 @@ test_csv_row(void **state)
 	static const char want[] =
 	    "target,address,port,family,verdict,scale_sent,scale_quoted,scale_effective,"
 	    "hop_index,hop_address,last_clean_index,last_clean_address,first_seen,last_seen,"
-	    "times_seen,vantage,hop_exact,silent_hops,flows,flows_affected\r\n"
+	    "times_seen,vantage,hop_exact,silent_hops,flows,flows_affected,branch_hop,"
+	    "branch_problem,branch_clean\r\n"
 	    "ws0-in.lab,198.18.100.11,80,ipv4,rewritten,7,0,0,3,198.18.3.2,2,198.18.2.2,"
 	    "2025-11-24T16:00:00.000Z,2025-11-26T16:00:00.005Z,3,\"lab \"\"west\"\",\nrack 2\","
-	    "true,,,\r\n"
+	    "true,,,,,,\r\n"
 	    "x,fd00::1,,ipv6,stripped,14,,,,,,,2025-11-24T16:00:00.000Z,"
-	    "2025-11-24T16:00:00.000Z,1,,,,,\r\n"
+	    "2025-11-24T16:00:00.000Z,1,,,,,,,,\r\n"
 	    "ws0-mute.lab,198.18.100.11,80,ipv4,rewritten,7,0,0,4,198.18.4.2,1,198.18.1.2,"
 	    "2025-11-24T16:00:00.000Z,2025-11-26T16:00:00.005Z,3,\"lab \"\"west\"\",\nrack 2\","
-	    "false,2 3,8,3\r\n";
+	    "false,2 3,8,3,3,198.18.3.2,\"198.18.33.2,fd00::33\"\r\n";
 
 	(void)state;
 	export_csv_header(&c);
@@ -221,7 +226,8 @@ test_json_row(void **state)
 	    "\"first_seen\":\"2025-11-24T16:00:00.000Z\","
 	    "\"last_seen\":\"2025-11-26T16:00:00.005Z\",\"times_seen\":3,"
 	    "\"vantage\":\"lab \\\"west\\\",\\nrack 2\",\"hop_exact\":false,\"silent_hops\":[2,3],"
-	    "\"flows\":8,\"flows_affected\":3},"
+	    "\"flows\":8,\"flows_affected\":3,\"branch\":{\"hop_index\":3,"
+	    "\"problem\":[\"198.18.3.2\"],\"clean\":[\"198.18.33.2\",\"fd00::33\"]}},"
 	    "{\"target\":\"x\",\"address\":\"fd00::1\",\"port\":null,\"family\":\"ipv6\","
 	    "\"verdict\":\"stripped\",\"scale_sent\":14,\"scale_quoted\":null,"
 	    "\"scale_effective\":null,\"hop_index\":null,\"hop_address\":null,"

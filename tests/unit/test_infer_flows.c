@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "addr.h"
+#include "flow_branch.h"
 #include "infer_flows.h"
 
 /* A judged flow of one scale with verdict v ('o' ok, 'r' rewritten, 'i'
@@ -209,6 +210,133 @@ test_branch(void **state)
 	}
 }
 
+/* MDA's stopping points at 95 % from the union bound: Augustin et al.'s
+ * published 6, 11, 16, 21, 27, 33 for a 2nd to a 7th answer (past that
+ * the bound asks one flow more than their exact figures at some k). */
+static void
+test_stop_table(void **state)
+{
+	static const int want[] = { 1, 6, 11, 16, 21, 27, 33, 39, 45, 51, 57 };
+
+	(void)state;
+	for (int k = 0; k < (int)(sizeof(want) / sizeof(want[0])); k++)
+		assert_int_equal(infer_flows_stop(k), want[k]);
+	assert_int_equal(infer_flows_stop(-3), 1);
+}
+
+/* The flows a path needs under --flows auto: one while its flows show no
+ * problem and each flow's scales agree; else the stopping point of the
+ * most answers one scale saw, at most the cap, never fewer than it has. */
+static void
+test_want_table(void **state)
+{
+	static const struct {
+		const char *flows;	/* flows by spaces, a letter per scale: o ok,
+					   u unsupported, r rewritten, s stripped,
+					   d syn-dropped, i inconclusive, - none */
+		int cap, want;
+	} t[] = {
+		{ "", 16, 1 },
+		{ "ooo", 16, 1 },		/* a clean path: one flow */
+		{ "uuu", 16, 1 },
+		{ "iii", 16, 1 },		/* nothing measured: nothing to gain */
+		{ "o-i", 16, 1 },
+		{ "ooo ooo", 16, 2 },		/* --flows-like: never fewer */
+		{ "oor", 16, 6 },		/* a problem: rule out a 2nd answer */
+		{ "rrr", 16, 6 },
+		{ "oou", 16, 6 },		/* scales disagree */
+		{ "oor oor oor oor oor", 16, 6 },
+		{ "oor oor oor oor oor oor", 16, 6 },	/* 6 seen the same: done */
+		{ "oor ooo", 16, 11 },		/* two answers on one scale: a 3rd? */
+		{ "oor oor oor oor oor oor ooo", 16, 11 },
+		{ "oor ooo oos", 16, 16 },	/* three: a 4th? */
+		{ "oor ooo oos ood", 16, 16 },	/* four: 21, past the cap */
+		{ "oor", 4, 4 },
+		{ "oor", 1, 1 },			/* --flows 1-like cap */
+		{ "ooi oir", 16, 6 },		/* one answer per scale, a problem */
+		{ "ioo oor", 16, 11 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct flows_acc *acc = calloc(1, sizeof(*acc));
+		const char *c = t[i].flows;
+		int sc = 0;
+
+		assert_non_null(acc);
+		if (*c != '\0')
+			acc->n = 1;
+		for (; *c != '\0'; c++) {
+			enum verdict v;
+
+			if (*c == ' ') {
+				acc->n++;
+				sc = 0;
+				continue;
+			}
+			v = *c == 'o' ? VERDICT_OK : *c == 'u' ? VERDICT_UNSUPPORTED :
+			    *c == 'r' ? VERDICT_REWRITTEN : *c == 's' ? VERDICT_STRIPPED :
+			    *c == 'd' ? VERDICT_SYN_DROPPED : *c == 'i' ? VERDICT_INCONCLUSIVE :
+			    VERDICT_NONE;
+			acc->answers[acc->n - 1].verdict[sc++] = v;
+		}
+		printf("want: '%s' cap %d -> %d\n", t[i].flows, t[i].cap, t[i].want);
+		assert_int_equal(infer_flows_want(acc, t[i].cap), t[i].want);
+		free(acc);
+	}
+}
+
+/* The stored branch read back (flow_branch_from_cells): whole or not at
+ * all -- a hop in 1..30 and each side one to four addresses joined by
+ * commas, nothing else; and written the same way it is read. */
+static void
+test_branch_cells(void **state)
+{
+	static const struct {
+		int hop;
+		const char *problem, *clean;
+		int np, nc;		/* -1: refused */
+	} t[] = {
+		{ 3, "198.18.31.2", "198.18.32.2", 1, 1 },
+		{ 30, "fd00::1,198.18.1.1", "a::1,b::2,c::3,d::4", 2, 4 },
+		{ 0, "198.18.31.2", "198.18.32.2", -1, -1 },
+		{ 31, "198.18.31.2", "198.18.32.2", -1, -1 },
+		{ -1, "198.18.31.2", "198.18.32.2", -1, -1 },
+		{ 3, NULL, "198.18.32.2", -1, -1 },
+		{ 3, "198.18.31.2", "", -1, -1 },
+		{ 3, "198.18.31.2,", "198.18.32.2", -1, -1 },
+		{ 3, ",198.18.31.2", "198.18.32.2", -1, -1 },
+		{ 3, "198.18.31.2, 198.18.31.3", "198.18.32.2", -1, -1 },
+		{ 3, "a::1,b::2,c::3,d::4,e::5", "198.18.32.2", -1, -1 },
+		{ 3, "198.18.31.2", "x'; DROP TABLE paths", -1, -1 },
+		{ 3, "198.18.31.256", "198.18.32.2", -1, -1 },
+		{ 3, "198.18.31.2\n", "198.18.32.2", -1, -1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct flow_branch b;
+		char p[FLOW_BRANCH_TEXT], c[FLOW_BRANCH_TEXT];
+		int rc = flow_branch_from_cells(t[i].hop, t[i].problem, t[i].clean, &b);
+
+		printf("cells: %d '%s' '%s'\n", t[i].hop, t[i].problem ? t[i].problem : "(null)",
+		    t[i].clean);
+		if (t[i].np < 0) {
+			assert_int_equal(rc, -1);
+			assert_int_equal(b.hop_index, 0);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(b.hop_index, t[i].hop);
+		assert_int_equal(b.nproblem, t[i].np);
+		assert_int_equal(b.nclean, t[i].nc);
+		flow_branch_side_format(b.problem, b.nproblem, p, sizeof(p));
+		flow_branch_side_format(b.clean, b.nclean, c, sizeof(c));
+		assert_string_equal(p, t[i].problem);
+		assert_string_equal(c, t[i].clean);
+	}
+}
+
 int
 main(void)
 {
@@ -216,6 +344,9 @@ main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_long_reason),
 		cmocka_unit_test(test_branch),
+		cmocka_unit_test(test_stop_table),
+		cmocka_unit_test(test_want_table),
+		cmocka_unit_test(test_branch_cells),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -223,13 +223,16 @@ copy_file(const char *from, const char *to)
 }
 
 /* A result of several flows keeps, per scale, the flows and how many the
- * verdict was a problem on; one flow's rows leave both NULL (v6). */
+ * verdict was a problem on; one flow's rows leave both NULL (v6); and the
+ * branch where its flows part, each side's addresses joined by commas,
+ * NULL on the scales without one (v8). */
 static void
 test_flows_columns(void **state)
 {
 	struct store_run run = { .start = { FIXTURE_TIME, 0 }, .vantage = "lab",
 	    .settings = "scales=0,7,14 rate=100", .program = "test_store" };
 	static const int flows[] = { 1, 8 };	/* results 0 and 1 */
+	struct flow_branch branch[RESULT_MAX_SCALES] = { { 0 } };
 	char file[128];
 	struct store *st;
 	int64_t run_id;
@@ -245,6 +248,15 @@ test_flows_columns(void **state)
 		g.res.flows = flows[r];
 		for (int i = 0; i < g.res.nscales && flows[r] > 1; i++)
 			g.res.flows_affected[i] = i;
+		if (flows[r] > 1) {
+			assert_int_equal(addr_parse("198.18.31.2", &branch[1].problem[0]), 0);
+			assert_int_equal(addr_parse("198.18.32.2", &branch[1].clean[0]), 0);
+			assert_int_equal(addr_parse("fd00::2", &branch[1].clean[1]), 0);
+			branch[1].hop_index = 3;
+			branch[1].nproblem = 1;
+			branch[1].nclean = 2;
+			g.res.flow_branch = branch;
+		}
 		if (store_add(st, run_id, &g.res) != 0)
 			fail_msg("store_add %u: %s", r, store_error(st));
 		storegen_free(&g);
@@ -256,6 +268,12 @@ test_flows_columns(void **state)
 	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results s JOIN "
 	    "paths p ON p.id = s.path_id WHERE p.address = '198.19.0.0' AND flows IS NULL "
 	    "AND flows_affected IS NULL"), 3);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results s JOIN "
+	    "paths p ON p.id = s.path_id WHERE p.address = '198.19.0.1' AND idx = 1 AND "
+	    "branch_hop = 3 AND branch_problem = '198.18.31.2' AND "
+	    "branch_clean = '198.18.32.2,fd00::2'"), 1);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results WHERE "
+	    "branch_hop IS NULL AND branch_problem IS NULL AND branch_clean IS NULL"), 5);
 	assert_int_equal(store_close(st, NULL, 0), 0);
 }
 

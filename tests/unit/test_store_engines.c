@@ -22,6 +22,7 @@
 #include <libpq-fe.h>
 
 #include "evidence.h"
+#include "flow_branch.h"
 #include "history.h"
 #include "report_query.h"
 #include "store.h"
@@ -294,6 +295,74 @@ absent_cb(void *arg, const struct history_row *r)
 	x->sent += r->scale_sent == -1;
 	x->target_odd |= strcmp(r->target, "host4.example") != 0 && r->target[0] != '\0';
 	return 0;
+}
+
+struct branches {
+	int n, whole;
+	struct flow_branch b[4];
+};
+
+static int
+branch_cb(void *arg, const struct history_row *r)
+{
+	struct branches *x = arg;
+
+	if (r->scale_idx >= 0 && r->scale_idx < 4)
+		x->b[r->scale_idx] = r->branch;
+	x->whole += r->branch.hop_index > 0;
+	x->n++;
+	return 0;
+}
+
+/* A scale's branch (v8) goes into either engine and comes back through
+ * show's reader as written, the other scales' as none; a side edited into
+ * something that is not addresses reads as no branch at all */
+static void
+test_branch_round_trip(void **state)
+{
+	struct flow_branch br[RESULT_MAX_SCALES] = { { 0 } };
+	char err[STORE_ERRLEN];
+	struct store *w = fill();
+	struct storegen g;
+	struct history *h;
+	struct branches x = { 0 };
+	char addr[ADDR_STRLEN], p[FLOW_BRANCH_TEXT], c[FLOW_BRANCH_TEXT];
+	struct history_query q = { NULL, -1, INT64_MIN, NULL };
+	struct store_run run = { { T0, 0 }, "v1", "scale 7", "test", false, 0, CLOCK_SYNC_NONE };
+	int64_t id;
+
+	(void)state;
+	assert_int_equal(flow_branch_from_cells(3, "198.18.31.2", "198.18.32.2,fd00::32",
+	    &br[1]), 0);
+	assert_int_equal(store_run_begin(w, &run, &id), 0);
+	storegen_make(&g, 900, T0 + 900, false);
+	g.res.flows = 8;
+	g.res.flows_affected[1] = 3;
+	g.res.flow_branch = br;
+	assert_int_equal(store_add(w, id, &g.res), 0);
+	assert_int_equal(store_flush(w, true), 0);
+	assert_non_null(h = history_open(w, err, sizeof(err)));
+	q.host = addr_format(&g.res.dst, addr, sizeof(addr));
+	if (history_show(h, &q, branch_cb, &x) != 0)
+		fail_msg("%s", history_error(h));
+	assert_int_equal(x.n, 3);
+	assert_int_equal(x.whole, 1);
+	assert_int_equal(x.b[1].hop_index, 3);
+	flow_branch_side_format(x.b[1].problem, x.b[1].nproblem, p, sizeof(p));
+	flow_branch_side_format(x.b[1].clean, x.b[1].nclean, c, sizeof(c));
+	assert_string_equal(p, "198.18.31.2");
+	assert_string_equal(c, "198.18.32.2,fd00::32");
+	/* hostile: the clean side edited into text */
+	assert_int_equal(store_exec(w, "UPDATE scale_results SET branch_clean = 'x,y'"
+	    " WHERE branch_hop IS NOT NULL"), 0);
+	memset(&x, 0, sizeof(x));
+	if (history_show(h, &q, branch_cb, &x) != 0)
+		fail_msg("%s", history_error(h));
+	assert_int_equal(x.n, 3);
+	assert_int_equal(x.whole, 0);
+	storegen_free(&g);
+	history_close(h);
+	assert_int_equal(store_close(w, err, sizeof(err)), 0);
 }
 
 /* What the store holds is read as what it may be, not as what the
@@ -665,7 +734,7 @@ test_newer_refused(void **state)
 }
 
 /* a PostgreSQL store of the first version this engine wrote (5: no flows
- * columns, no uploads, no clocks) is refused by a reader, which names the writer that upgrades
+ * columns, no uploads, no clocks, no branches) is refused by a reader, which names the writer that upgrades
  * it, and brought to the current version by a writer's open */
 static void
 test_pg_migrates(void **state)
@@ -679,7 +748,8 @@ test_pg_migrates(void **state)
 	st = fill();
 	/* what version 5 had: none of what the migrations since add */
 	assert_int_equal(store_exec(st, "ALTER TABLE scale_results DROP COLUMN flows,"
-	    " DROP COLUMN flows_affected; DROP TABLE vantage_results;"
+	    " DROP COLUMN flows_affected, DROP COLUMN branch_hop, DROP COLUMN branch_problem,"
+	    " DROP COLUMN branch_clean; DROP TABLE vantage_results;"
 	    " ALTER TABLE runs DROP COLUMN clock; UPDATE scaleprobe_schema SET version = 5"), 0);
 	assert_int_equal(store_close(st, err, sizeof(err)), 0);
 	assert_null(store_open(db, STORE_READ, NULL, err, sizeof(err)));
@@ -689,7 +759,8 @@ test_pg_migrates(void **state)
 	assert_int_equal(store_query_int(st, "SELECT version FROM scaleprobe_schema"),
 	    STORE_SCHEMA_VERSION);
 	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results"
-	    " WHERE flows IS NULL AND flows_affected IS NULL"),
+	    " WHERE flows IS NULL AND flows_affected IS NULL AND branch_hop IS NULL"
+	    " AND branch_problem IS NULL AND branch_clean IS NULL"),
 	    store_query_int(st, "SELECT count(*) FROM scale_results"));
 	assert_int_equal(store_close(st, err, sizeof(err)), 0);
 	assert_non_null(st = store_open(db, STORE_READ, NULL, err, sizeof(err)));
@@ -736,6 +807,7 @@ main(void)
 		cmocka_unit_test(test_show),
 		cmocka_unit_test(test_export_findings_evidence),
 		cmocka_unit_test(test_hostile_cells),
+		cmocka_unit_test(test_branch_round_trip),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_pg_link_lost),
 		cmocka_unit_test(test_prune),
