@@ -281,17 +281,22 @@ get_id(struct store *st, enum store_stmt get)
 }
 
 /* Target ids the writer has seen, as path ids below: a daemon's cycles
- * name the same targets again.  As many slots as the path cache, the spec
- * kept in its slot (a longer one is looked up each time): 64 bytes a slot,
- * 4 MiB resident once a few thousand targets were seen (a slot's page is
- * touched when it is used).  4,096 slots of strdup'd specs missed most of
- * a group of 50,000 targets, each miss two statements. */
+ * name the same targets again.  As many slots as the path cache, and as
+ * small: a slot is a tag and an id, 16 bytes, 1 MiB resident once a few
+ * thousand targets were seen (a slot's page is touched when it is used).
+ * The tag is a SipHash of the spec under a key drawn for the cache, so two
+ * specs share a tag with a chance of 2^-64 a lookup and none can be made
+ * to; without a key drawn, nothing is cached.  A spec kept in its slot
+ * (64 bytes) cost 4 MiB, a tenth of a million-target daemon's peak;
+ * 4,096 slots of strdup'd specs missed most of a group of 50,000 targets,
+ * each miss two statements. */
 #define TARGET_CACHE_SIZE 65536
-#define TARGET_CACHE_SPEC 56
 struct target_cache {
+	uint8_t key[SIPHASH_KEY_LEN];
+	bool keyed;
 	struct {
+		uint64_t tag;
 		int64_t id;		/* 0: empty */
-		char spec[TARGET_CACHE_SPEC];
 	} e[TARGET_CACHE_SIZE];
 };
 
@@ -301,14 +306,19 @@ store_target_id(struct store *st, const char *spec)
 	static const uint8_t key[SIPHASH_KEY_LEN];
 	size_t len = strlen(spec);
 	size_t k = (size_t)(siphash24(key, spec, len) & (TARGET_CACHE_SIZE - 1));
+	uint64_t tag;
 	int64_t id;
 
-	if (st->targets == NULL && (st->targets = calloc(1, sizeof(*st->targets))) == NULL) {
-		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
-		return -1;
+	if (st->targets == NULL) {
+		if ((st->targets = calloc(1, sizeof(*st->targets))) == NULL) {
+			snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
+			return -1;
+		}
+		st->targets->keyed = getrandom(st->targets->key, sizeof(st->targets->key), 0) ==
+		    (ssize_t)sizeof(st->targets->key);
 	}
-	if (st->targets->e[k].id > 0 && len < TARGET_CACHE_SPEC &&
-	    memcmp(st->targets->e[k].spec, spec, len + 1) == 0)
+	tag = siphash24(st->targets->key, spec, len);
+	if (st->targets->keyed && st->targets->e[k].id > 0 && st->targets->e[k].tag == tag)
 		return st->targets->e[k].id;
 	/* new rows cost one statement, known ones two */
 	bind_static(st->stmt[SQL_TARGET_ADD], 1, spec);
@@ -318,8 +328,8 @@ store_target_id(struct store *st, const char *spec)
 	}
 	if (id < 0)
 		return -1;
-	if (len < TARGET_CACHE_SPEC) {
-		memcpy(st->targets->e[k].spec, spec, len + 1);
+	if (st->targets->keyed) {
+		st->targets->e[k].tag = tag;
 		st->targets->e[k].id = id;
 	}
 	return id;
