@@ -34,6 +34,8 @@ DB_SRCS += db/store_pg_read.c
 DB_SRCS += db/store_pg_report.c
 # scaleprobed's upload of its results to a shared PostgreSQL, on a thread
 DB_SRCS += db/upload.c
+# its batches: read from the local store, copied into the shared one's tables
+DB_SRCS += db/upload_rows.c
 # libpq, loaded on the first connect rather than linked (pq_lazy.c)
 DB_SRCS += db/pq_lazy.c
 PROBER_SRCS += $(DB_SRCS)
