@@ -124,7 +124,8 @@ test_store_SRCS = $(DB_SRCS) tests/unit/storegen.c tests/unit/faultvfs.c
 test_store_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 # the clock's synchronisation read from timesyncd's flag and chronyc's CSV line
 UNIT_TESTS += test_clocksync
-# the upload's pure parts: backoff, the text sent of a hostile one, the stale alert
+# the upload's pure parts: backoff, the text sent of a hostile one, the stale alert,
+# which store identities are taken
 UNIT_TESTS += test_upload
 test_upload_SRCS = $(DB_SRCS)
 test_upload_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)

@@ -1,7 +1,7 @@
 /*
  * test_upload.c -- the upload's pure parts (db/upload.h): the backoff's
  * steps and bound, the text sent for a hostile local one, and when the
- * upload-stale alert holds.
+ * upload-stale alert holds; which local store identities are taken.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "upload.h"
+#include "upload_int.h"
 
 static void
 test_backoff(void **state)
@@ -80,6 +81,27 @@ test_where(void **state)
 	}
 }
 
+/* a store's identity is its key's part: exactly 32 lowercase hex digits */
+static void
+test_store_ok(void **state)
+{
+	static const struct { const char *s; bool ok; } t[] = {
+		{ "0123456789abcdef0123456789abcdef", true },
+		{ "dd98ac4a21e2578daf154ed10b8fcf77", true },
+		{ "0123456789ABCDEF0123456789abcdef", false },
+		{ "0123456789abcdef0123456789abcde", false },
+		{ "0123456789abcdef0123456789abcdef0", false },
+		{ "0123456789abcdef0123456789abcdeg", false },
+		{ "0123456789abcdef 123456789abcdef", false },
+		{ "", false },
+		{ NULL, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		assert_int_equal(upload_store_ok(t[i].s), t[i].ok);
+}
+
 static void
 test_stale(void **state)
 {
@@ -111,6 +133,7 @@ main(void)
 		cmocka_unit_test(test_clean_text),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_where),
+		cmocka_unit_test(test_store_ok),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
