@@ -24,14 +24,18 @@ LAB_CHECKS += tests/e2e/store-e2e
 # one store suite passes against SQLite and a throw-away PostgreSQL (Unix socket only)
 LAB_CHECKS += tests/e2e/store-engines
 # scaleprobed uploads to a throw-away PostgreSQL in a namespace of its own (198.18.231.2):
-# a cycle arrives, the server killed and started again loses and doubles nothing, batches
-# sent twice are stored once, each run's clock goes with it; db/roles.sql: a vantage
-# inserts only rows naming itself, a reader only reads
+# a cycle arrives in the tables readers read, the server killed and started again loses
+# and doubles nothing, batches sent twice are stored once, a local store made again
+# (ids from 1) arrives whole, each run's clock goes with it; db/roles.sql: a vantage
+# inserts only rows naming itself (runs, path results, scales), a reader only reads
 LAB_CHECKS += tests/e2e/upload-e2e
 # three vantages upload over TLS, each by a client certificate named as it (a throw-away
 # CA; hostssl cert only): each lands its cycle once under its own vantage; a revoked
 # certificate and another CA's are refused in one line while probing goes on locally;
-# a certificate's login cannot insert rows naming another vantage
+# a certificate's login cannot insert rows naming another vantage; one vantage's route
+# crossing a box: report --db as the reader (text, JSON, HTML via Chromium's DOM) names
+# the path broken from a, fine from b and c; show side by side; export's vantage per
+# row; a's show --json and export --pcap on the shared store are its own file's
 LAB_CHECKS += tests/e2e/uploadtls-e2e
 # scaleprobe db on fixture copies and a store aged 500 days: upgrade's copy (mode,
 # old version, rows), a newer store names it, check's lines on broken copies,
