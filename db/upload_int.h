@@ -16,11 +16,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* a store's identity (schema v8's store_identity): 32 lowercase hex */
+/* A store's identity (schema v8's store_identity): UPLOAD_STORE_LEN
+ * lowercase hex digits. */
 #define UPLOAD_STORE_LEN	32
 
-struct ubatch;
+/* Pure: whether s is a store's identity, nothing before or after it. */
+bool upload_store_ok(const char *s);
 
+/* A batch: its results and their rows, held until the next read. */
 struct ubatch *ubatch_new(void);
 void ubatch_free(struct ubatch *b);
 
@@ -36,9 +39,5 @@ int ubatch_read(struct ubatch *b, sqlite3 *db, int64_t cursor, int max, int64_t 
  * server's reason in err (nothing of the batch stored). */
 int ubatch_send(struct ubatch *b, PGconn *pg, const char *store, uint64_t *stored, char *err,
     size_t errlen);
-
-/* Pure: whether s is a store's identity (UPLOAD_STORE_LEN lowercase hex
- * digits, nothing else). */
-bool upload_store_ok(const char *s);
 
 #endif

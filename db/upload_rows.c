@@ -115,7 +115,9 @@ struct ures {
 	int n[NTAB];			/* rows of each table */
 	struct ucell *rows[NTAB];	/* n[t] * tables[t].ncol */
 	bool fresh;			/* the server had not taken it */
-	int64_t target, path;		/* the shared store's ids */
+	int64_t target, path, run_pg;	/* the shared store's ids */
+	char num[3][24];		/* run_pg, target, path as sent */
+	char prid[24];			/* its path result's id there */
 };
 
 struct arena {
@@ -465,6 +467,9 @@ st_free(struct ustmt *s)
 	free(s->fmt);
 }
 
+static void st_sql(struct ustmt *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 static void
 st_sql(struct ustmt *s, const char *fmt, ...)
 {
@@ -652,107 +657,206 @@ run_id(struct ustmt *s, PGconn *pg, struct urun *u, const char *store, char *err
 	return u->pg = st_id(s, pg, "insert run", err, errlen);
 }
 
-/* The id of a target or a path: inserted, or the row already there (a
- * vantage's role may insert them, not update). */
-static int64_t
-dict_id(struct ustmt *s, PGconn *pg, const struct ures *r, bool path, char *err,
-    size_t errlen)
+/* A statement's parameters at most: it is sent and another begun before
+ * it passes PostgreSQL's 65,535. */
+#define UPLOAD_MAXP	30000
+
+static const struct ubatch *sort_b;	/* qsort's: the batch sorted */
+static int sort_col;
+
+static int
+by_cell(const void *x, const void *y)
 {
-	st_reset(s);
-	if (!path) {
-		st_sql(s, "WITH i AS (INSERT INTO targets (spec) VALUES (");
-		st_param(s, &r->pr[PR_SPEC], "");
-		st_sql(s, ") ON CONFLICT (spec) DO NOTHING RETURNING id) SELECT id FROM i"
-		    " UNION ALL SELECT id FROM targets WHERE spec = $1");
-		return st_id(s, pg, "insert target", err, errlen);
-	}
-	st_sql(s, "WITH i AS (INSERT INTO paths (address, port, family) VALUES (");
-	st_param(s, &r->pr[PR_ADDRESS], "");
-	st_param(s, &r->pr[PR_PORT], ",");
-	st_param(s, &r->pr[PR_FAMILY], ",");
-	st_sql(s, ") ON CONFLICT (address, port) DO NOTHING RETURNING id) SELECT id FROM i"
-	    " UNION ALL SELECT id FROM paths WHERE address = $1 AND port = $2::integer");
-	return st_id(s, pg, "insert path", err, errlen);
+	const struct ures *r = &sort_b->r[*(const int *)x], *o = &sort_b->r[*(const int *)y];
+	int c = strcmp(r->pr[sort_col].v, o->pr[sort_col].v);
+
+	if (c == 0 && sort_col == PR_ADDRESS)
+		c = strcmp(r->pr[PR_PORT].v, o->pr[PR_PORT].v);
+	return c;
 }
 
-/* The target's and path's ids of b->r[i], from an earlier result of the
- * batch naming the same when there is one. */
+/* The fresh results' targets (path false) or paths, inserted when new (a
+ * vantage's role may insert, not update) in one statement, in one order
+ * (two vantages inserting the same wait on each other, never deadlock),
+ * then their ids read in another: a statement of its own sees a row
+ * another vantage committed while this one waited on it. */
 static int
-dicts(struct ubatch *b, int i, struct ustmt *s, PGconn *pg, char *err, size_t errlen)
+dicts(struct ubatch *b, struct ustmt *s, PGconn *pg, bool path, char *err, size_t errlen)
 {
-	struct ures *r = &b->r[i];
+	int *ix = alloc(b, (size_t)b->n * sizeof(int)), m = 0, k = 0;
+	int col = path ? PR_ADDRESS : PR_SPEC;
+	PGresult *r;
 
-	for (int j = 0; j < i && (r->target == 0 || r->path == 0); j++) {
-		const struct ures *o = &b->r[j];
-
-		if (!o->fresh)
-			continue;
-		if (r->target == 0 && strcmp(o->pr[PR_SPEC].v, r->pr[PR_SPEC].v) == 0)
-			r->target = o->target;
-		if (r->path == 0 && strcmp(o->pr[PR_ADDRESS].v, r->pr[PR_ADDRESS].v) == 0 &&
-		    strcmp(o->pr[PR_PORT].v, r->pr[PR_PORT].v) == 0)
-			r->path = o->path;
+	if (ix == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
 	}
-	if (r->target == 0 && (r->target = dict_id(s, pg, r, false, err, errlen)) < 0)
-		return -1;
-	if (r->path == 0 && (r->path = dict_id(s, pg, r, true, err, errlen)) < 0)
-		return -1;
+	for (int i = 0; i < b->n; i++)
+		if (b->r[i].fresh)
+			ix[m++] = i;
+	if (m == 0)
+		return 0;
+	sort_b = b;
+	sort_col = col;
+	qsort(ix, (size_t)m, sizeof(*ix), by_cell);
+	/* each once */
+	for (int i = 0; i < m; i++)
+		if (k == 0 || by_cell(&ix[k - 1], &ix[i]) != 0)
+			ix[k++] = ix[i];
+	for (int pass = 0; pass < 2; pass++) {
+		st_reset(s);
+		if (pass == 0)
+			st_sql(s, path ? "INSERT INTO paths (address, port, family) VALUES " :
+			    "INSERT INTO targets (spec) VALUES ");
+		else
+			st_sql(s, path ? "SELECT id, address, port FROM paths WHERE"
+			    " (address, port) IN (" : "SELECT id, spec, 0 FROM targets WHERE spec IN (");
+		for (int i = 0; i < k; i++) {
+			const struct ures *u = &b->r[ix[i]];
+
+			st_sql(s, "%s", i ? "," : "");
+			if (path) {
+				st_param(s, &u->pr[PR_ADDRESS], "(");
+				st_param(s, &u->pr[PR_PORT], ",");
+				if (pass == 0)
+					st_param(s, &u->pr[PR_FAMILY], ",");
+				st_sql(s, ")");
+			} else
+				st_param(s, &u->pr[PR_SPEC], pass == 0 ? "(" : "");
+			if (!path && pass == 0)
+				st_sql(s, ")");
+		}
+		st_sql(s, "%s", pass == 0 ? " ON CONFLICT DO NOTHING" : ")");
+		if ((r = st_run(s, pg, pass == 0 ? PGRES_COMMAND_OK : PGRES_TUPLES_OK,
+		    path ? "insert paths" : "insert targets", err, errlen)) == NULL)
+			return -1;
+		if (pass == 0) {
+			PQclear(r);
+			continue;
+		}
+		for (int t = 0; t < PQntuples(r); t++) {
+			int64_t id = strtoll(PQgetvalue(r, t, 0), NULL, 10);
+
+			for (int i = 0; i < b->n; i++) {
+				struct ures *u = &b->r[i];
+
+				if (u->fresh && strcmp(u->pr[col].v, PQgetvalue(r, t, 1)) == 0 &&
+				    (!path || strcmp(u->pr[PR_PORT].v, PQgetvalue(r, t, 2)) == 0))
+					*(path ? &u->path : &u->target) = id;
+			}
+		}
+		PQclear(r);
+	}
+	for (int i = 0; i < b->n; i++)
+		if (b->r[i].fresh && (path ? b->r[i].path : b->r[i].target) <= 0) {
+			snprintf(err, errlen, "%s: no id returned", path ? "insert paths" :
+			    "insert targets");
+			return -1;
+		}
 	return 0;
 }
 
-/* One fresh result: its path_results row, then its tables' rows, one
- * statement per table. */
+/* The fresh results' path_results rows in one statement; each id found
+ * by the row's unique (run_id, target_id, path_id). */
 static int
-result(struct ubatch *b, int i, struct ustmt *s, PGconn *pg, const char *store, char *err,
+results(struct ubatch *b, struct ustmt *s, PGconn *pg, const char *store, char *err,
     size_t errlen)
 {
-	struct ures *r = &b->r[i];
-	char cols[700], num[3][24], prid[24], pathid[24];
-	int64_t run, pr;
+	char cols[700];
+	PGresult *r;
+	bool any = false;
 
-	if ((run = run_id(s, pg, r->run, store, err, errlen)) < 0 ||
-	    dicts(b, i, s, pg, err, errlen) != 0)
-		return -1;
+	for (int i = 0; i < b->n; i++) {
+		struct ures *u = &b->r[i];
+
+		if (u->fresh && (u->run_pg = run_id(s, pg, u->run, store, err, errlen)) < 0)
+			return -1;
+	}
 	names(cols, sizeof(cols), pr_cols, NPR, "");
 	st_reset(s);
-	st_sql(s, "INSERT INTO path_results (run_id, target_id, path_id, %s) VALUES (", cols);
-	st_int(s, run, num[0], "");
-	st_int(s, r->target, num[1], ",");
-	st_int(s, r->path, num[2], ",");
-	for (int c = 0; c < NPR; c++)
-		st_param(s, &r->pr[PR_OWN + c], ",");
-	st_sql(s, ") RETURNING id");
-	if ((pr = st_id(s, pg, "insert path result", err, errlen)) < 0)
-		return -1;
-	snprintf(prid, sizeof(prid), "%" PRId64, pr);
-	snprintf(pathid, sizeof(pathid), "%" PRId64, r->path);
-	for (int t = 0; t < NTAB; t++) {
-		const struct utable *tb = &tables[t];
-		struct ucell id = { prid, 0, 0 }, path = { pathid, 0, 0 };
-		PGresult *res;
+	st_sql(s, "INSERT INTO path_results (run_id, target_id, path_id, %s) VALUES ", cols);
+	for (int i = 0; i < b->n; i++) {
+		struct ures *u = &b->r[i];
+		struct ucell ids[3] = { { u->num[0], 0, 0 }, { u->num[1], 0, 0 },
+		    { u->num[2], 0, 0 } };
 
-		if (r->n[t] == 0)
+		if (!u->fresh)
 			continue;
-		names(cols, sizeof(cols), tb->cols, tb->ncol, "");
-		st_reset(s);
-		st_sql(s, "INSERT INTO %s (path_result_id, %s%s) VALUES ", tb->name,
-		    tb->path_id ? "path_id, " : "", cols);
-		/* the ids once, named by every row */
-		st_sql(s, "(");
-		st_param(s, &id, "");
-		if (tb->path_id)
-			st_param(s, &path, ",");
-		st_sql(s, ",");
-		for (int k = 0; k < r->n[t]; k++) {
-			if (k > 0)
-				st_sql(s, ",($1%s,", tb->path_id ? ",$2" : "");
-			for (int c = 0; c < tb->ncol; c++)
-				st_param(s, &r->rows[t][k * tb->ncol + c], c ? "," : "");
-			st_sql(s, ")");
+		snprintf(u->num[0], sizeof(u->num[0]), "%" PRId64, u->run_pg);
+		snprintf(u->num[1], sizeof(u->num[1]), "%" PRId64, u->target);
+		snprintf(u->num[2], sizeof(u->num[2]), "%" PRId64, u->path);
+		for (int c = 0; c < 3; c++)
+			st_param(s, &ids[c], c ? "," : any ? ",(" : "(");
+		for (int c = 0; c < NPR; c++)
+			st_param(s, &u->pr[PR_OWN + c], ",");
+		st_sql(s, ")");
+		any = true;
+	}
+	if (!any)
+		return 0;
+	st_sql(s, " RETURNING id, run_id, target_id, path_id");
+	if ((r = st_run(s, pg, PGRES_TUPLES_OK, "insert path results", err, errlen)) == NULL)
+		return -1;
+	for (int t = 0; t < PQntuples(r); t++)
+		for (int i = 0; i < b->n; i++) {
+			struct ures *u = &b->r[i];
+
+			if (u->fresh && strcmp(u->num[0], PQgetvalue(r, t, 1)) == 0 &&
+			    strcmp(u->num[1], PQgetvalue(r, t, 2)) == 0 &&
+			    strcmp(u->num[2], PQgetvalue(r, t, 3)) == 0)
+				snprintf(u->prid, sizeof(u->prid), "%s", PQgetvalue(r, t, 0));
 		}
-		if ((res = st_run(s, pg, PGRES_COMMAND_OK, tb->name, err, errlen)) == NULL)
+	PQclear(r);
+	for (int i = 0; i < b->n; i++)
+		if (b->r[i].fresh && b->r[i].prid[0] == '\0') {
+			snprintf(err, errlen, "insert path results: no id returned");
 			return -1;
-		PQclear(res);
+		}
+	return 0;
+}
+
+/* Table t's rows of every fresh result, as few statements as the
+ * parameters' bound allows. */
+static int
+rows(struct ubatch *b, int t, struct ustmt *s, PGconn *pg, char *err, size_t errlen)
+{
+	const struct utable *tb = &tables[t];
+	int per = tb->ncol + 1 + (tb->path_id ? 1 : 0), n = 0;
+	char cols[700];
+
+	names(cols, sizeof(cols), tb->cols, tb->ncol, "");
+	for (int i = 0; i <= b->n; i++) {
+		struct ures *u = i < b->n ? &b->r[i] : NULL;
+
+		for (int k = 0; u == NULL || (u->fresh && k < u->n[t]); k++) {
+			struct ucell id, path;
+			PGresult *r;
+
+			/* sent when full, and after the last result */
+			if (n > 0 && (u == NULL || s->n + per > UPLOAD_MAXP)) {
+				if ((r = st_run(s, pg, PGRES_COMMAND_OK, tb->name, err,
+				    errlen)) == NULL)
+					return -1;
+				PQclear(r);
+				n = 0;
+			}
+			if (u == NULL)
+				break;
+			if (n == 0) {
+				st_reset(s);
+				st_sql(s, "INSERT INTO %s (path_result_id, %s%s) VALUES ", tb->name,
+				    tb->path_id ? "path_id, " : "", cols);
+			}
+			id = (struct ucell){ u->prid, 0, 0 };
+			path = (struct ucell){ u->num[2], 0, 0 };
+			st_param(s, &id, n ? ",(" : "(");
+			if (tb->path_id)
+				st_param(s, &path, ",");
+			for (int c = 0; c < tb->ncol; c++)
+				st_param(s, &u->rows[t][k * tb->ncol + c], ",");
+			st_sql(s, ")");
+			n++;
+		}
 	}
 	return 0;
 }
@@ -775,24 +879,21 @@ ubatch_send(struct ubatch *b, PGconn *pg, const char *store, uint64_t *stored, c
 		return -1;
 	}
 	PQclear(r);
-	if (keys(b, &s, pg, store, err, errlen) != 0)
+	if (keys(b, &s, pg, store, err, errlen) != 0 || dicts(b, &s, pg, false, err, errlen) != 0 ||
+	    dicts(b, &s, pg, true, err, errlen) != 0 || results(b, &s, pg, store, err, errlen) != 0)
 		goto done;
-	for (int i = 0; i < b->n; i++) {
-		if (!b->r[i].fresh)
-			continue;
-		if (result(b, i, &s, pg, store, err, errlen) != 0)
+	for (int t = 0; t < NTAB; t++)
+		if (rows(b, t, &s, pg, err, errlen) != 0)
 			goto done;
-		n++;
-	}
+	for (int i = 0; i < b->n; i++)
+		n += b->r[i].fresh;
 	if ((r = PQexec(pg, "COMMIT")) == NULL || PQresultStatus(r) != PGRES_COMMAND_OK) {
 		snprintf(err, errlen, "commit: %.300s", r != NULL ? PQresultErrorMessage(r) :
 		    PQerrorMessage(pg));
 		PQclear(r);
-		r = NULL;
 		goto done;
 	}
 	PQclear(r);
-	r = NULL;
 	*stored = n;
 	rc = 0;
 done:
