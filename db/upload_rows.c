@@ -467,10 +467,8 @@ st_free(struct ustmt *s)
 	free(s->fmt);
 }
 
-static void st_sql(struct ustmt *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
+/* fmt's arguments checked as printf's */
+static __attribute__((format(printf, 2, 3))) void
 st_sql(struct ustmt *s, const char *fmt, ...)
 {
 	va_list ap;
