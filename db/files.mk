@@ -41,6 +41,8 @@ DB_SRCS += db/store_pg_check.c
 DB_SRCS += db/upload.c
 # its cursor dropped when the daemon starts without an upload
 DB_SRCS += db/upload_forget.c
+# its batches: read from the local store, copied into the shared one's tables
+DB_SRCS += db/upload_rows.c
 # libpq, loaded on the first connect rather than linked (pq_lazy.c)
 DB_SRCS += db/pq_lazy.c
 PROBER_SRCS += $(DB_SRCS)

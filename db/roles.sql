@@ -10,11 +10,16 @@
 -- A vantage logs in with a TLS client certificate whose CN is its role's
 -- name, which is its "vantage" setting (pg_hba.conf: hostssl scaleprobe
 -- all 0.0.0.0/0 cert; its URI: sslmode=verify-full, sslcert, sslkey,
--- sslrootcert), and may insert only rows that name itself: row-level
--- security checks vantage = current_user on every row it inserts.  Rows
--- sent again are not inserted (ON CONFLICT DO NOTHING) and need no other
--- privilege.  Readers read and write nothing.  Idempotent: run it again
--- after a migration adds a table (readers then read it too).
+-- sslrootcert).  Its results land in the store's own tables (runs,
+-- path_results and the tables under them), which show, export and report
+-- read, and uploads holds their keys.  Row-level security lets it insert
+-- only rows that name itself: a run or a key whose vantage is
+-- current_user, a path result of such a run, a scale, side finding, hop or
+-- evidence row of such a path result; it reads back only its own (what
+-- RETURNING and those checks need).  Targets and paths name no vantage:
+-- it may add to them, change none.  Rows sent again are not inserted (ON
+-- CONFLICT DO NOTHING).  Readers read every row and write none.
+-- Idempotent: run it again after a migration adds a table.
 
 DO $$
 BEGIN
@@ -31,8 +36,13 @@ GRANT USAGE ON SCHEMA public TO scaleprobe_vantage, scaleprobe_reader;
 
 -- a vantage checks the store's version (read) and inserts its results
 REVOKE ALL ON ALL TABLES IN SCHEMA public FROM scaleprobe_vantage;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM scaleprobe_vantage;
 GRANT SELECT ON scaleprobe_schema TO scaleprobe_vantage;
 GRANT INSERT ON vantage_results TO scaleprobe_vantage;
+GRANT SELECT, INSERT ON uploads, runs, targets, paths, path_results, scale_results,
+	side_findings, hops, evidence TO scaleprobe_vantage;
+-- the ids of runs, targets, paths and path results
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO scaleprobe_vantage;
 
 -- a reader reads every table, writes none
 REVOKE ALL ON ALL TABLES IN SCHEMA public FROM scaleprobe_reader;
@@ -45,3 +55,38 @@ CREATE POLICY vantage_inserts_itself ON vantage_results FOR INSERT TO scaleprobe
 DROP POLICY IF EXISTS readers_read ON vantage_results;
 CREATE POLICY readers_read ON vantage_results FOR SELECT TO scaleprobe_reader
 	USING (true);
+
+-- per table: whose rows a vantage may insert and read back (the owner,
+-- a daemon writing here directly, is not held by row-level security)
+DO $$
+DECLARE
+	t record;
+BEGIN
+	FOR t IN SELECT * FROM (VALUES
+		('uploads', 'vantage = current_user'),
+		('runs', 'vantage = current_user'),
+		('path_results', 'EXISTS (SELECT 1 FROM runs r WHERE r.id = run_id'
+		    ' AND r.vantage = current_user)'),
+		('scale_results', 'EXISTS (SELECT 1 FROM path_results pr JOIN runs r'
+		    ' ON r.id = pr.run_id WHERE pr.id = path_result_id AND r.vantage = current_user)'),
+		('side_findings', 'EXISTS (SELECT 1 FROM path_results pr JOIN runs r'
+		    ' ON r.id = pr.run_id WHERE pr.id = path_result_id AND r.vantage = current_user)'),
+		('hops', 'EXISTS (SELECT 1 FROM path_results pr JOIN runs r'
+		    ' ON r.id = pr.run_id WHERE pr.id = path_result_id AND r.vantage = current_user)'),
+		('evidence', 'EXISTS (SELECT 1 FROM path_results pr JOIN runs r'
+		    ' ON r.id = pr.run_id WHERE pr.id = path_result_id AND r.vantage = current_user)'))
+	    AS v (tab, own)
+	LOOP
+		EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t.tab);
+		EXECUTE format('DROP POLICY IF EXISTS vantage_inserts_itself ON %I', t.tab);
+		EXECUTE format('CREATE POLICY vantage_inserts_itself ON %I FOR INSERT'
+		    ' TO scaleprobe_vantage WITH CHECK (%s)', t.tab, t.own);
+		EXECUTE format('DROP POLICY IF EXISTS vantage_reads_itself ON %I', t.tab);
+		EXECUTE format('CREATE POLICY vantage_reads_itself ON %I FOR SELECT'
+		    ' TO scaleprobe_vantage USING (%s)', t.tab, t.own);
+		EXECUTE format('DROP POLICY IF EXISTS readers_read ON %I', t.tab);
+		EXECUTE format('CREATE POLICY readers_read ON %I FOR SELECT'
+		    ' TO scaleprobe_reader USING (true)', t.tab);
+	END LOOP;
+END
+$$;

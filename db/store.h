@@ -27,7 +27,7 @@
 #define STORE_APPLICATION_ID	0x53435052
 /* The schema this binary writes (db/store_schema.c has one migration per
  * version; a fixture per version lives in tests/db/fixtures/). */
-#define STORE_SCHEMA_VERSION	8
+#define STORE_SCHEMA_VERSION	9
 
 #define STORE_ERRLEN		512
 

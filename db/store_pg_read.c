@@ -57,19 +57,28 @@ pg_history_error(const void *h)
 	return ((const struct pg_history *)h)->st->err;
 }
 
+/* A row of a result: one of single-row mode's, or of a cursor's FETCH. */
+struct pg_row {
+	const PGresult *r;
+	int row;
+};
+
 /* libpq's cells for history_row_read (store_pg.c checks them) */
 static int64_t
 cell_num(const void *src, int col, int64_t lo, int64_t hi, int64_t dflt)
 {
+	const struct pg_row *w = src;
 	int64_t v;
 
-	return pg_cell_int(src, 0, col, lo, hi, &v) ? v : dflt;
+	return pg_cell_int(w->r, w->row, col, lo, hi, &v) ? v : dflt;
 }
 
 static const char *
 cell_text(const void *src, int col)
 {
-	return pg_cell_text(src, 0, col);
+	const struct pg_row *w = src;
+
+	return pg_cell_text(w->r, w->row, col);
 }
 
 static const struct history_cells cells = { cell_num, cell_text };
@@ -77,7 +86,7 @@ static const struct history_cells cells = { cell_num, cell_text };
 /* Sends sql with p and hands each row, one at a time, to fn(arg, r);
  * what fn returns stops it (the rest is read and dropped: the
  * connection must be idle again).  0, fn's value, or -1 (err). */
-typedef int (*pg_row_fn)(void *arg, const PGresult *r);
+typedef int (*pg_row_fn)(void *arg, const struct pg_row *r);
 
 static int
 each(struct pg_store *st, const char *sql, const struct pg_params *p, int binary, pg_row_fn fn,
@@ -94,9 +103,11 @@ each(struct pg_store *st, const char *sql, const struct pg_params *p, int binary
 		ExecStatusType s = PQresultStatus(r);
 
 		if (s == PGRES_SINGLE_TUPLE && rc == 0 && !failed) {
+			struct pg_row w = { r, 0 };
+
 			if (n != NULL)
 				(*n)++;
-			rc = fn(arg, r);
+			rc = fn(arg, &w);
 		} else if (s != PGRES_SINGLE_TUPLE && s != PGRES_TUPLES_OK && !failed) {
 			pg_failres(st, r, what);
 			failed = true;
@@ -107,6 +118,52 @@ each(struct pg_store *st, const char *sql, const struct pg_params *p, int binary
 	return failed ? -1 : rc;
 }
 
+/* As each, but through a cursor read EXPORT_FETCH rows at a time, in a
+ * transaction of its own: between fetches the connection is idle, so fn
+ * may ask it for more (export --pcap reads each row's evidence), which a
+ * query in single-row mode forbids until its last row. */
+#define EXPORT_FETCH	500
+#define EXPORT_FETCH_S	"500"
+
+static int
+each_fetched(struct pg_store *st, const char *sql, const struct pg_params *p, pg_row_fn fn,
+    void *arg, const char *what)
+{
+	size_t len = strlen(sql) + 64;
+	char *decl = malloc(len);
+	PGresult *r = NULL;
+	int rc = 0;
+
+	if (decl == NULL) {
+		snprintf(st->err, sizeof(st->err), "%.200s: out of memory", st->where);
+		return -1;
+	}
+	snprintf(decl, len, "DECLARE scaleprobe_x NO SCROLL CURSOR FOR %s", sql);
+	if (pg_cmd(st, "BEGIN", NULL, what) != 0 || pg_cmd(st, decl, p, what) != 0) {
+		free(decl);
+		PQclear(PQexec(st->c, "ROLLBACK"));
+		return -1;
+	}
+	free(decl);
+	do {
+		PQclear(r);
+		if ((r = pg_run(st, "FETCH " EXPORT_FETCH_S " FROM scaleprobe_x", NULL,
+		    PGRES_TUPLES_OK, what)) == NULL) {
+			rc = -1;
+			break;
+		}
+		for (int i = 0; i < PQntuples(r) && rc == 0; i++) {
+			struct pg_row w = { r, i };
+
+			rc = fn(arg, &w);
+		}
+	} while (rc == 0 && PQntuples(r) == EXPORT_FETCH);
+	PQclear(r);
+	/* read only: the end of the transaction is the cursor's */
+	PQclear(PQexec(st->c, "ROLLBACK"));
+	return rc;
+}
+
 struct show_arg {
 	history_row_fn fn;
 	void *arg;
@@ -114,7 +171,7 @@ struct show_arg {
 };
 
 static int
-show_row(void *arg, const PGresult *r)
+show_row(void *arg, const struct pg_row *r)
 {
 	struct show_arg *a = arg;
 	struct history_row row;
@@ -190,7 +247,7 @@ pg_history_export(void *hv, const struct history_export_query *q, history_row_fn
 	    " ORDER BY address COLLATE \"C\", port, scale_sent, vantage COLLATE \"C\","
 	    "  verdict COLLATE \"C\"",
 	    problems ? "AND s.problem <> 0" : "", list);
-	return each(h->st, sql, &p, 0, show_row, &a, "read the export", NULL);
+	return each_fetched(h->st, sql, &p, show_row, &a, "read the export");
 }
 
 struct finding_arg {
@@ -199,16 +256,16 @@ struct finding_arg {
 };
 
 static int
-finding_row(void *arg, const PGresult *r)
+finding_row(void *arg, const struct pg_row *r)
 {
 	struct finding_arg *a = arg;
 	struct history_finding f;
-	const char *kind = pg_cell_text(r, 0, 0);
+	const char *kind = cell_text(r, 0);
 
 	f.kind = kind != NULL ? kind : "";
-	f.detail = pg_cell_text(r, 0, 1);
+	f.detail = cell_text(r, 1);
 	f.hop_index = (int)cell_num(r, 2, 0, 255, -1);
-	f.hop_address = pg_cell_text(r, 0, 3);
+	f.hop_address = cell_text(r, 3);
 	return a->fn(a->arg, &f);
 }
 

@@ -181,10 +181,36 @@ static const char pg_schema_v8[] =
 	"ALTER TABLE scale_results ADD COLUMN branch_problem TEXT;"
 	"ALTER TABLE scale_results ADD COLUMN branch_clean TEXT;";
 
+/* v9: what vantages upload lands in the tables above, as a daemon
+ * writing here directly fills them, so show, export and report read it
+ * with no other path; uploads is the key that decides which results are
+ * new (ON CONFLICT DO NOTHING RETURNING), one row per result a vantage's
+ * local store sent: its vantage, the store's identity (store_schema.c's
+ * v9, 128 random bits: a store made again is another store), its run
+ * and path result ids there, the result's time and the server's clock
+ * at the insert (the upload's delay).  An uploaded run names its store
+ * and its id there (NULL for a daemon writing here directly), written
+ * once however many batches name it.  vantage_results (v7) keeps what it
+ * holds and is no longer written. */
+static const char pg_schema_v9[] =
+	"CREATE TABLE uploads ("
+	"  vantage TEXT NOT NULL,"
+	"  store TEXT NOT NULL,"
+	"  run_id BIGINT NOT NULL,"
+	"  seq BIGINT NOT NULL,"
+	"  time_ns BIGINT NOT NULL,"
+	"  received_ns BIGINT NOT NULL"
+	"    DEFAULT (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint,"
+	"  PRIMARY KEY (vantage, store, run_id, seq));"
+	"ALTER TABLE runs ADD COLUMN store TEXT;"
+	"ALTER TABLE runs ADD COLUMN store_run BIGINT;"
+	"CREATE UNIQUE INDEX runs_store ON runs (vantage, store, store_run);";
+
 /* the migrations after pg_schema_full, from version 5 on: [i] takes a
  * store from PG_SCHEMA_BASE + i to the next */
 const char *const pg_migrations[PG_SCHEMA_VERSION - PG_SCHEMA_BASE] = {
 	pg_schema_v6,
 	pg_schema_v7,
 	pg_schema_v8,
+	pg_schema_v9,
 };

@@ -426,8 +426,11 @@ pg_discard_unfinished(void *e)
 
 	if (pg_batch_commit(st) != 0)
 		return -1;
+	/* an uploaded run (store not NULL) is another vantage's cycle,
+	 * whose target states stay in its own store: never discarded here */
 	if ((r = pg_run(st, "DELETE FROM path_results pr USING runs r, targets t"
 	    " WHERE r.id = pr.run_id AND t.id = pr.target_id AND r.grp IS NOT NULL"
+	    " AND r.store IS NULL"
 	    " AND NOT EXISTS (SELECT 1 FROM target_states s WHERE s.grp = r.grp"
 	    "  AND s.cycle = r.cycle AND s.target_id = pr.target_id)", NULL, PGRES_COMMAND_OK,
 	    "discard unfinished")) == NULL)

@@ -218,6 +218,16 @@ static const char schema_v8[] =
 	"ALTER TABLE scale_results ADD COLUMN branch_problem TEXT;"
 	"ALTER TABLE scale_results ADD COLUMN branch_clean TEXT;";
 
+/* v9: the store's identity, 128 random bits made once when the store is
+ * made (or brought to this version): part of the key of every result it
+ * uploads (upload.c), so a store made again, whose ids start over, is not
+ * taken for the one before it by the shared store. */
+static const char schema_v9[] =
+	"CREATE TABLE store_identity ("
+	"  id INTEGER PRIMARY KEY CHECK (id = 1),"
+	"  store TEXT NOT NULL);"
+	"INSERT INTO store_identity (id, store) VALUES (1, lower(hex(randomblob(16))));";
+
 const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v1,
 	schema_v2,
@@ -227,4 +237,5 @@ const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v6,
 	schema_v7,
 	schema_v8,
+	schema_v9,
 };

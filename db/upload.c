@@ -1,12 +1,13 @@
 /*
  * upload.c -- the upload thread (upload.h): the local store's committed
  * path results past upload_cursor, read on a SQLite connection of its
- * own, sent to the shared PostgreSQL as one INSERT ... ON CONFLICT DO
- * NOTHING per batch (a batch is one statement: taken whole or not at
- * all), then the cursor moved.  A crash between the server's commit and
- * the cursor's sends the batch again, which the key (vantage, run_id,
- * seq) stores once.  Every cell read from the file is checked for its
- * type; texts are sent as printable ASCII (upload_clean_text).
+ * own, copied into the shared PostgreSQL's tables one transaction per
+ * batch (upload_rows.c: taken whole or not at all), then the cursor
+ * moved.  A crash between the server's commit and the cursor's sends the
+ * batch again, which the key (vantage, the local store's identity, run_id,
+ * seq) stores once; the identity (store_identity, schema v9) keeps a
+ * store made again, whose ids start over, from being taken for the one
+ * before it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,16 +22,7 @@
 #include "pq_lazy.h"
 #include "store.h"
 #include "upload.h"
-
-#define NCOL	15
-
-struct row {
-	int64_t id;
-	char num[7][24];		/* run_id, seq, started, cycle, time, port, problems */
-	bool has_grp, has_cycle, has_clock;
-	char vantage[128], grp[128], clock[32], target[512], address[64], family[8];
-	char reply[32], scales[512];
-};
+#include "upload_int.h"
 
 struct upload {
 	pthread_t th;
@@ -45,7 +37,8 @@ struct upload {
 	int64_t cursor;			/* the last id the server took */
 	bool cursor_dirty;		/* not yet written to the file */
 	struct upload_figures f;	/* under mu */
-	struct row rows[UPLOAD_BATCH];
+	char store[UPLOAD_STORE_LEN + 1];	/* the local store's identity */
+	struct ubatch *b;
 };
 
 unsigned
@@ -154,84 +147,6 @@ col_int(sqlite3_stmt *s, int i, int64_t *v)
 	return true;
 }
 
-/* A text cell into out; false when it is not text (NULL included). */
-static bool
-col_text(sqlite3_stmt *s, int i, char *out, size_t outlen)
-{
-	if (sqlite3_column_type(s, i) != SQLITE_TEXT)
-		return false;
-	upload_clean_text((const char *)sqlite3_column_text(s, i), out, outlen);
-	return true;
-}
-
-static const char read_sql[] =
-	"SELECT pr.id, pr.run_id, r.started_ns, r.vantage, r.grp, r.cycle, r.clock,"
-	" pr.time_ns, t.spec, p.address, p.port, p.family, pr.control_reply,"
-	" (SELECT group_concat(x, ',') FROM (SELECT s.scale_sent || ':' ||"
-	"   coalesce(s.verdict, 'none') AS x FROM scale_results s"
-	"   WHERE s.path_result_id = pr.id ORDER BY s.idx)),"
-	" (SELECT count(*) FROM scale_results s WHERE s.path_result_id = pr.id AND s.problem)"
-	" FROM path_results pr JOIN runs r ON r.id = pr.run_id"
-	" JOIN targets t ON t.id = pr.target_id JOIN paths p ON p.id = pr.path_id"
-	" WHERE pr.id > ?1 ORDER BY pr.id LIMIT ?2";
-
-/* One row read, checked; false when a cell is not what it must be (the
- * row is passed over). */
-static bool
-read_row(sqlite3_stmt *s, struct row *w)
-{
-	int64_t v[7];
-
-	if (!col_int(s, 0, &w->id) || !col_int(s, 1, &v[0]) || !col_int(s, 2, &v[2]) ||
-	    !col_text(s, 3, w->vantage, sizeof(w->vantage)) || !col_int(s, 7, &v[4]) ||
-	    !col_text(s, 8, w->target, sizeof(w->target)) ||
-	    !col_text(s, 9, w->address, sizeof(w->address)) || !col_int(s, 10, &v[5]) ||
-	    v[5] < 0 || v[5] > 65535 || !col_text(s, 11, w->family, sizeof(w->family)) ||
-	    !col_text(s, 12, w->reply, sizeof(w->reply)) || !col_int(s, 14, &v[6]))
-		return false;
-	v[1] = w->id;
-	w->has_grp = col_text(s, 4, w->grp, sizeof(w->grp));
-	w->has_cycle = col_int(s, 5, &v[3]);
-	w->has_clock = col_text(s, 6, w->clock, sizeof(w->clock));
-	if (!col_text(s, 13, w->scales, sizeof(w->scales)))
-		w->scales[0] = '\0';
-	for (int i = 0; i < 7; i++)
-		snprintf(w->num[i], sizeof(w->num[i]), "%" PRId64, i == 3 && !w->has_cycle ? 0 :
-		    v[i]);
-	return true;
-}
-
-/* Up to UPLOAD_BATCH rows past the cursor into u->rows; their number, or
- * -1.  *last: the last id read (bad rows included, passed over). */
-static int
-read_batch(struct upload *u, int64_t *last)
-{
-	sqlite3_stmt *s = NULL;
-	int n = 0, rc;
-
-	*last = u->cursor;
-	if (sqlite3_prepare_v2(u->db, read_sql, -1, &s, NULL) != SQLITE_OK) {
-		failed(u, "read the local store", sqlite3_errmsg(u->db));
-		return -1;
-	}
-	sqlite3_bind_int64(s, 1, u->cursor);
-	sqlite3_bind_int(s, 2, UPLOAD_BATCH);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < UPLOAD_BATCH) {
-		int64_t id;
-
-		if (col_int(s, 0, &id) && id > *last)
-			*last = id;
-		if (read_row(s, &u->rows[n]))
-			n++;
-	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		failed(u, "read the local store", sqlite3_errmsg(u->db));
-		n = -1;
-	}
-	sqlite3_finalize(s);
-	return n;
-}
-
 static int64_t
 backlog(struct upload *u)
 {
@@ -283,61 +198,6 @@ connect_pg(struct upload *u)
 	return 0;
 }
 
-/* The rows sent as one statement; 0, or -1 (the connection dropped when
- * it is broken). */
-static int
-send_batch(struct upload *u, int n)
-{
-	static const char *const params[] = { "vantage", "run_id", "seq", "run_started_ns",
-	    "grp", "cycle", "clock", "time_ns", "target", "address", "port", "family",
-	    "control_reply", "scales", "problems" };
-	size_t cap = 512 + (size_t)n * NCOL * 8, len;
-	char *sql = malloc(cap);
-	const char **v = calloc((size_t)n * NCOL, sizeof(*v));
-	PGresult *r;
-	int rc = 0;
-
-	_Static_assert(sizeof(params) / sizeof(params[0]) == NCOL, "a parameter per column");
-	if (sql == NULL || v == NULL) {
-		free(sql);
-		free(v);
-		failed(u, "send", "out of memory");
-		return -1;
-	}
-	len = (size_t)snprintf(sql, cap, "INSERT INTO vantage_results (");
-	for (int c = 0; c < NCOL; c++)
-		len += (size_t)snprintf(sql + len, cap - len, "%s%s", c ? "," : "", params[c]);
-	len += (size_t)snprintf(sql + len, cap - len, ") VALUES ");
-	for (int i = 0; i < n; i++) {
-		struct row *w = &u->rows[i];
-		const char *row[NCOL] = { w->vantage, w->num[0], w->num[1], w->num[2],
-		    w->has_grp ? w->grp : NULL, w->has_cycle ? w->num[3] : NULL,
-		    w->has_clock ? w->clock : NULL, w->num[4], w->target, w->address, w->num[5],
-		    w->family, w->reply, w->scales, w->num[6] };
-
-		for (int c = 0; c < NCOL; c++) {
-			v[i * NCOL + c] = row[c];
-			len += (size_t)snprintf(sql + len, cap - len, "%s$%d", c ? "," : i ? ",(" :
-			    "(", i * NCOL + c + 1);
-		}
-		len += (size_t)snprintf(sql + len, cap - len, ")");
-	}
-	snprintf(sql + len, cap - len, " ON CONFLICT DO NOTHING");
-	r = PQexecParams(u->pg, sql, n * NCOL, NULL, v, NULL, NULL, 0);
-	if (r == NULL || PQresultStatus(r) != PGRES_COMMAND_OK) {
-		failed(u, "insert", r != NULL ? PQresultErrorMessage(r) : PQerrorMessage(u->pg));
-		if (PQstatus(u->pg) != CONNECTION_OK) {
-			PQfinish(u->pg);
-			u->pg = NULL;
-		}
-		rc = -1;
-	}
-	PQclear(r);
-	free(sql);
-	free(v);
-	return rc;
-}
-
 /* The cursor and the time into the file; a failure (the writer holding
  * the lock past the busy timeout) is tried again at the next step: the
  * server stores a batch sent again once. */
@@ -373,7 +233,9 @@ count_backlog(struct upload *u)
 static int
 step(struct upload *u)
 {
+	char err[STORE_ERRLEN];
 	int64_t last, left = backlog(u);
+	uint64_t stored;
 	int n;
 
 	if (left < 0) {
@@ -388,10 +250,21 @@ step(struct upload *u)
 			write_cursor(u, u->f.last_ok_ns);
 		return 0;
 	}
-	if ((n = read_batch(u, &last)) < 0 || connect_pg(u) != 0)
+	if ((n = ubatch_read(u->b, u->db, u->cursor, UPLOAD_BATCH, &last, err,
+	    sizeof(err))) < 0) {
+		failed(u, "read the local store", err);
 		return -1;
-	if (n > 0 && send_batch(u, n) != 0)
+	}
+	if (connect_pg(u) != 0)
 		return -1;
+	if (ubatch_send(u->b, u->pg, u->store, &stored, err, sizeof(err)) != 0) {
+		failed(u, "insert", err);
+		if (PQstatus(u->pg) != CONNECTION_OK) {
+			PQfinish(u->pg);
+			u->pg = NULL;
+		}
+		return -1;
+	}
 	u->cursor = last;
 	pthread_mutex_lock(&u->mu);
 	u->f.last_ok_ns = now_ns();
@@ -510,6 +383,21 @@ upload_start(const char *file, const char *uri, char *err, size_t errlen)
 	}
 	sqlite3_finalize(s);
 	s = NULL;
+	if (sqlite3_prepare_v2(u->db, "SELECT store FROM store_identity WHERE id = 1", -1, &s,
+	    NULL) != SQLITE_OK || sqlite3_step(s) != SQLITE_ROW ||
+	    sqlite3_column_type(s, 0) != SQLITE_TEXT ||
+	    !upload_store_ok((const char *)sqlite3_column_text(s, 0))) {
+		snprintf(err, errlen, "upload: %.200s: store_identity is not one id of %d hex"
+		    " digits", file, UPLOAD_STORE_LEN);
+		goto fail;
+	}
+	snprintf(u->store, sizeof(u->store), "%s", (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	s = NULL;
+	if ((u->b = ubatch_new()) == NULL) {
+		snprintf(err, errlen, "upload: out of memory");
+		goto fail;
+	}
 	pthread_mutex_init(&u->mu, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -525,6 +413,7 @@ upload_start(const char *file, const char *uri, char *err, size_t errlen)
 fail:
 	sqlite3_finalize(s);
 	sqlite3_close(u->db);
+	ubatch_free(u->b);
 	free(u);
 	return NULL;
 }
@@ -564,6 +453,7 @@ upload_stop(struct upload *u, unsigned drain_s)
 		write_cursor(u, u->f.last_ok_ns);
 	PQfinish(u->pg);
 	sqlite3_close(u->db);
+	ubatch_free(u->b);
 	pthread_cond_destroy(&u->cv);
 	pthread_mutex_destroy(&u->mu);
 	free(u);

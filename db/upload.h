@@ -15,7 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* results per INSERT: 15 parameters each, under PostgreSQL's 65,535 */
+/* results per batch: the keys' INSERT takes 5 parameters each, under
+ * PostgreSQL's 65,535 */
 #define UPLOAD_BATCH		500
 #define UPLOAD_BACKOFF_MAX_S	60
 

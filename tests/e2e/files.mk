@@ -25,14 +25,18 @@ LAB_CHECKS += tests/e2e/store-e2e
 # retention's table of histories and db check's faults included; db check and prune --db URI
 LAB_CHECKS += tests/e2e/store-engines
 # scaleprobed uploads to a throw-away PostgreSQL in a namespace of its own (198.18.231.2):
-# a cycle arrives, the server killed and started again loses and doubles nothing, batches
-# sent twice are stored once, each run's clock goes with it; db/roles.sql: a vantage
-# inserts only rows naming itself, a reader only reads
+# a cycle arrives in the tables readers read, the server killed and started again loses
+# and doubles nothing, batches sent twice are stored once, a local store made again
+# (ids from 1) arrives whole, each run's clock goes with it; db/roles.sql: a vantage
+# inserts only rows naming itself (runs, path results, scales), a reader only reads
 LAB_CHECKS += tests/e2e/upload-e2e
 # three vantages upload over TLS, each by a client certificate named as it (a throw-away
 # CA; hostssl cert only): each lands its cycle once under its own vantage; a revoked
 # certificate and another CA's are refused in one line while probing goes on locally;
-# a certificate's login cannot insert rows naming another vantage
+# a certificate's login cannot insert rows naming another vantage; one vantage's route
+# crossing a box: report --db as the reader (text, JSON, HTML via Chromium's DOM) names
+# the path broken from a, fine from b and c; show side by side; export's vantage per
+# row; a's show --json and export --pcap on the shared store are its own file's
 LAB_CHECKS += tests/e2e/uploadtls-e2e
 # the shared PostgreSQL killed mid-cycle under three vantages, down UPLOAD_OUTAGE_S (4 s;
 # make stress: 60, STRESS_LONG): each probes on locally, status shows the backlog, then 0;

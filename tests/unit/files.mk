@@ -124,9 +124,10 @@ test_store_SRCS = $(DB_SRCS) tests/unit/storegen.c tests/unit/faultvfs.c
 test_store_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 # the clock's synchronisation read from timesyncd's flag and chronyc's CSV line
 UNIT_TESTS += test_clocksync
-# the upload's pure parts: backoff, the text sent of a hostile one, the stale alert
+# the upload's pure parts: backoff, the text sent of a hostile one, the stale alert,
+# which store identities are taken, a batch read from a tampered store
 UNIT_TESTS += test_upload
-test_upload_SRCS = $(DB_SRCS)
+test_upload_SRCS = $(DB_SRCS) tests/unit/storegen.c
 test_upload_LIBS = $(shell pkg-config --libs sqlite3 2>/dev/null)
 # retention as the daemon runs it (store_prune_step) on a store aged 500 days:
 # the rule's rows left, show's story unchanged, the file shrunk, a reader

@@ -1,7 +1,8 @@
 /*
  * test_store.c -- the store (db/): a result written reads back with its
  * fields, NULLs, hops, findings and evidence; every committed fixture
- * (tests/db/fixtures/vN.sqlite) migrates to this schema with its rows; a
+ * (tests/db/fixtures/vN.sqlite) migrates to this schema with its rows
+ * and an identity of its own (made once, kept at every open after); a
  * foreign, newer or corrupt file is refused in one line and left byte for
  * byte as it was; a reader querying while a writer stores 100,000 results
  * never meets a lock error nor half a batch, nor does a writer killed
@@ -283,6 +284,7 @@ test_fixtures(void **state)
 	DIR *d = opendir(FIXTURE_DIR);
 	struct dirent *e;
 	int seen[STORE_SCHEMA_VERSION + 1] = { 0 };
+	char *ids[STORE_SCHEMA_VERSION + 1] = { NULL };
 
 	(void)state;
 	assert_non_null(d);
@@ -311,9 +313,22 @@ test_fixtures(void **state)
 		assert_string_equal(s, "ok");
 		free(s);
 		assert_null(query_text(db, "PRAGMA foreign_key_check"));
+		/* an identity, made once: v9's fixture keeps its own; the
+		 * others get one each when migrated, none alike */
+		ids[v] = query_text(db, "SELECT store FROM store_identity WHERE id = 1"
+		    " AND length(store) = 32 AND store NOT GLOB '*[^0-9a-f]*'");
+		assert_non_null(ids[v]);
+		if (v == 9)
+			assert_string_equal(ids[v], "787bd7c6210ba7db7f5974b798f7759c");
 		sqlite3_close(db);
 	}
 	closedir(d);
+	for (unsigned v = 1; v <= STORE_SCHEMA_VERSION; v++)
+		for (unsigned w = v + 1; w <= STORE_SCHEMA_VERSION; w++)
+			if (ids[v] != NULL && ids[w] != NULL)
+				assert_string_not_equal(ids[v], ids[w]);
+	for (unsigned v = 1; v <= STORE_SCHEMA_VERSION; v++)
+		free(ids[v]);
 	/* a fixture for every version this binary knows */
 	for (unsigned v = 1; v <= STORE_SCHEMA_VERSION; v++)
 		if (!seen[v])

@@ -734,7 +734,7 @@ test_newer_refused(void **state)
 }
 
 /* a PostgreSQL store of the first version this engine wrote (5: no flows
- * columns, no uploads, no clocks, no branches) is refused by a reader, which names the writer that upgrades
+ * columns, no uploads, no clocks, no branches, no uploaded runs' stores) is refused by a reader, which names the writer that upgrades
  * it, and brought to the current version by a writer's open */
 static void
 test_pg_migrates(void **state)
@@ -750,7 +750,9 @@ test_pg_migrates(void **state)
 	assert_int_equal(store_exec(st, "ALTER TABLE scale_results DROP COLUMN flows,"
 	    " DROP COLUMN flows_affected, DROP COLUMN branch_hop, DROP COLUMN branch_problem,"
 	    " DROP COLUMN branch_clean; DROP TABLE vantage_results;"
-	    " ALTER TABLE runs DROP COLUMN clock; UPDATE scaleprobe_schema SET version = 5"), 0);
+	    " ALTER TABLE runs DROP COLUMN clock; DROP TABLE uploads;"
+	    " ALTER TABLE runs DROP COLUMN store, DROP COLUMN store_run;"
+	    " UPDATE scaleprobe_schema SET version = 5"), 0);
 	assert_int_equal(store_close(st, err, sizeof(err)), 0);
 	assert_null(store_open(db, STORE_READ, NULL, err, sizeof(err)));
 	assert_non_null(strstr(err, "older"));

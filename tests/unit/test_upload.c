@@ -1,15 +1,24 @@
 /*
  * test_upload.c -- the upload's pure parts (db/upload.h): the backoff's
  * steps and bound, the text sent for a hostile local one, and when the
- * upload-stale alert holds.
+ * upload-stale alert holds; which local store identities are taken; a
+ * batch read from a store whose cells were tampered with passes over the
+ * results that hold one and reads the others, its cursor past all of them.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+#include <sqlite3.h>
+
+#include "storegen.h"
+#include "store.h"
 
 #include "upload.h"
+#include "upload_int.h"
 
 static void
 test_backoff(void **state)
@@ -80,6 +89,92 @@ test_where(void **state)
 	}
 }
 
+/* a store's identity is its key's part: exactly 32 lowercase hex digits */
+static void
+test_store_ok(void **state)
+{
+	static const struct { const char *s; bool ok; } t[] = {
+		{ "0123456789abcdef0123456789abcdef", true },
+		{ "dd98ac4a21e2578daf154ed10b8fcf77", true },
+		{ "0123456789ABCDEF0123456789abcdef", false },
+		{ "0123456789abcdef0123456789abcde", false },
+		{ "0123456789abcdef0123456789abcdef0", false },
+		{ "0123456789abcdef0123456789abcdeg", false },
+		{ "0123456789abcdef 123456789abcdef", false },
+		{ "", false },
+		{ NULL, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		assert_int_equal(upload_store_ok(t[i].s), t[i].ok);
+}
+
+/* Each row: SQL that spoils the cells of some results of a store of 12,
+ * and how many of them a batch still reads (its last id always 12). */
+static void
+test_batch_hostile(void **state)
+{
+	static const struct { const char *sql; int n; } t[] = {
+		{ "SELECT 1", 12 },
+		/* a text where an integer is */
+		{ "UPDATE path_results SET time_ns = 'x' WHERE id = 2", 11 },
+		/* past INTEGER's 32 bits in the shared store */
+		{ "UPDATE path_results SET control_mss = 4294967296 WHERE id = 3", 11 },
+		{ "UPDATE scale_results SET scale_sent = 1.5 WHERE path_result_id = 5", 11 },
+		/* bytes where a text is */
+		{ "UPDATE scale_results SET reply = x'6f6b' WHERE path_result_id IN (1, 7)", 10 },
+		{ "UPDATE hops SET quote = x'00' WHERE path_result_id = 6", 11 },
+		{ "PRAGMA ignore_check_constraints = ON; UPDATE paths SET port = port + 70000", 0 },
+		{ "PRAGMA ignore_check_constraints = ON;"
+		  " UPDATE paths SET family = 'ipx' WHERE id = 1", 11 },
+		{ "UPDATE runs SET vantage = x'76'", 0 },
+		{ "UPDATE evidence SET bytes = 'text'", 9 },
+		/* a finding without its scale is left out, its result read */
+		{ "PRAGMA foreign_keys = OFF; DELETE FROM scale_results WHERE path_result_id = 4"
+		  " AND idx = 1", 12 },
+	};
+	char dir[64], file[128], err[STORE_ERRLEN];
+
+	(void)state;
+	assert_int_equal(storegen_scratch(dir, sizeof(dir), "test_upload"), 0);
+	snprintf(file, sizeof(file), "%s/h.db", dir);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct store *st;
+		struct store_run run = { .vantage = "v" };
+		struct ubatch *b = ubatch_new();
+		int64_t run_id, last = 0;
+		sqlite3 *db;
+		int n;
+
+		remove(file);
+		assert_non_null(st = store_open(file, STORE_WRITE, NULL, err, sizeof(err)));
+		assert_int_equal(store_run_begin(st, &run, &run_id), 0);
+		for (unsigned k = 0; k < 12; k++) {
+			struct storegen g;
+
+			storegen_make(&g, k, 1700000000, true);
+			assert_int_equal(store_add(st, run_id, &g.res), 0);
+			storegen_free(&g);
+		}
+		assert_int_equal(store_close(st, err, sizeof(err)), 0);
+		assert_int_equal(sqlite3_open(file, &db), SQLITE_OK);
+		if (sqlite3_exec(db, t[i].sql, NULL, NULL, NULL) != SQLITE_OK)
+			fail_msg("%s: %s", t[i].sql, sqlite3_errmsg(db));
+		assert_non_null(b);
+		n = ubatch_read(b, db, 0, UPLOAD_BATCH, &last, err, sizeof(err));
+		if (n != t[i].n)
+			fail_msg("%s: %d results read, not %d", t[i].sql, n, t[i].n);
+		assert_int_equal(last, 12);
+		/* from the cursor on only */
+		assert_int_equal(ubatch_read(b, db, 12, UPLOAD_BATCH, &last, err, sizeof(err)), 0);
+		sqlite3_close(db);
+		ubatch_free(b);
+	}
+	remove(file);
+	assert_int_equal(storegen_scratch_remove(dir), 0);
+}
+
 static void
 test_stale(void **state)
 {
@@ -111,6 +206,8 @@ main(void)
 		cmocka_unit_test(test_clean_text),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_where),
+		cmocka_unit_test(test_store_ok),
+		cmocka_unit_test(test_batch_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
