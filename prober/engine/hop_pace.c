@@ -89,11 +89,17 @@ hop_bucket_can(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t
 }
 
 void
-hop_bucket_sent(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now,
-    bool repeat)
+hop_bucket_spent(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now)
 {
 	refill(cfg, b, now);
 	b->credit = b->credit >= TOKEN ? b->credit - TOKEN : 0;
+}
+
+void
+hop_bucket_sent(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now,
+    bool repeat)
+{
+	hop_bucket_spent(cfg, b, now);
 	if (b->n < HOP_PACE_OUTSTANDING) {
 		int i = (b->head + b->n) % HOP_PACE_OUTSTANDING;
 
@@ -131,11 +137,18 @@ bool
 hop_bucket_answered(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now,
     uint64_t sent)
 {
-	uint64_t max = (uint64_t)cfg->rate_max * 1000, near;
-
 	if (b->n == 0)
 		return false;	/* an answer to a probe counted lost already */
 	settle(b, sent);
+	hop_bucket_grow(cfg, b, now);
+	return true;
+}
+
+void
+hop_bucket_grow(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now)
+{
+	uint64_t max = (uint64_t)cfg->rate_max * 1000, near;
+
 	/* the refill so far at the old rate, then the new rate */
 	refill(cfg, b, now);
 	near = b->cut_from_milli * 9 / 10;
@@ -150,7 +163,6 @@ hop_bucket_answered(const struct hop_pace_config *cfg, struct hop_bucket *b, uin
 		b->rate_milli += HOP_PACE_AVOID_MILLI;
 	if (b->rate_milli > max)
 		b->rate_milli = max;
-	return true;
 }
 
 void

@@ -77,10 +77,17 @@ bool hop_bucket_can(const struct hop_pace_config *cfg, struct hop_bucket *b, uin
  * was not answered. */
 void hop_bucket_sent(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now,
     bool repeat);
+/* A probe went that nobody waits for (its silence says nothing of the
+ * router's budget: a box drops it on the way): its token only, no place
+ * among the probes waiting, never counted lost. */
+void hop_bucket_spent(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now);
 /* The probe paid from this bucket and sent at `sent` was answered; false
  * if none was waiting (counted lost already). */
 bool hop_bucket_answered(const struct hop_pace_config *cfg, struct hop_bucket *b,
     uint64_t now, uint64_t sent);
+/* An answer's growth of the rate, without a probe waiting to settle (a
+ * spent one answered; hop_bucket_answered does both). */
+void hop_bucket_grow(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now);
 /* The router answered a probe paid elsewhere: one token, debt allowed. */
 void hop_bucket_charge(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now);
 /* Counts the probes unanswered for loss_ns as lost; how many. */

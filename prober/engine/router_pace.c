@@ -223,6 +223,15 @@ router_pace_can(struct router_pace *p, struct router_key k, uint64_t now)
 }
 
 void
+router_pace_spent(struct router_pace *p, struct router_key k, uint64_t now)
+{
+	struct hop_bucket *b = bucket(p, &k);
+
+	if (b != NULL)
+		hop_bucket_spent(&p->cfg, b, now);
+}
+
+void
 router_pace_sent(struct router_pace *p, struct router_key k, uint64_t now, bool repeat)
 {
 	struct hop_bucket *b = bucket(p, &k);
@@ -279,22 +288,28 @@ heard(struct router_pace *p, int ttl, const struct addr *from, uint64_t now)
 	return true;
 }
 
-void
-router_pace_answered(struct router_pace *p, struct router_key k, int ttl,
-    const struct addr *from, uint64_t now, uint64_t sent)
+/* An answer to a probe paid from k, waited for (router_pace_sent) or
+ * spent (router_pace_spent). */
+static void
+pace_answered(struct router_pace *p, struct router_key k, int ttl, const struct addr *from,
+    uint64_t now, uint64_t sent, bool waited)
 {
 	struct hop_bucket *b = bucket(p, &k), *rb, *moved = NULL;
 	struct router_key r, c;
 
 	/* paid by the distance before its bucket became its router's: the
-	 * probe waits there now */
-	if (b != NULL && b->n == 0 && by_distance(k) &&
+	 * probe waits there now (a spent one waits nowhere: its router's
+	 * bucket is the one its token came from all the same) */
+	if (b != NULL && (b->n == 0 || !waited) && by_distance(k) &&
 	    one_router(p, k.addr.family == ADDR_V6, k.ttl) != NULL) {
 		r = router_key_addr(one_router(p, k.addr.family == ADDR_V6, k.ttl));
 		if ((rb = bucket(p, &r)) != NULL)
 			b = moved = rb;
 	}
-	if (b != NULL && hop_bucket_answered(&p->cfg, b, now, sent)) {
+	if (b != NULL && !waited) {
+		hop_bucket_grow(&p->cfg, b, now);
+		p->answered++;
+	} else if (b != NULL && hop_bucket_answered(&p->cfg, b, now, sent)) {
 		p->answered++;
 		/* one router's probes are answered in order: those it
 		 * skipped are lost */
@@ -322,6 +337,20 @@ router_pace_answered(struct router_pace *p, struct router_key k, int ttl,
 		hop_bucket_charge(&p->cfg, rb, now);
 		p->charged++;
 	}
+}
+
+void
+router_pace_answered(struct router_pace *p, struct router_key k, int ttl,
+    const struct addr *from, uint64_t now, uint64_t sent)
+{
+	pace_answered(p, k, ttl, from, now, sent, true);
+}
+
+void
+router_pace_answered_spent(struct router_pace *p, struct router_key k, int ttl,
+    const struct addr *from, uint64_t now)
+{
+	pace_answered(p, k, ttl, from, now, 0, false);
 }
 
 static void

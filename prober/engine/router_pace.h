@@ -97,6 +97,15 @@ void router_pace_sent(struct router_pace *p, struct router_key k, uint64_t now, 
  * k, or NULL (the destination). */
 void router_pace_answered(struct router_pace *p, struct router_key k, int ttl,
     const struct addr *from, uint64_t now, uint64_t sent);
+/* A probe paid from k went that nobody waits for: its silence says
+ * nothing of the router's budget (its variant is dropped on the way).  Its
+ * token only: it holds no place among the HOP_PACE_OUTSTANDING waiting and
+ * is never lost -- a box dropping 1 % of a scan's paths filled its
+ * router's places with probes that waited a timeout each. */
+void router_pace_spent(struct router_pace *p, struct router_key k, uint64_t now);
+/* Such a probe was answered: as router_pace_answered, but nothing waited. */
+void router_pace_answered_spent(struct router_pace *p, struct router_key k, int ttl,
+    const struct addr *from, uint64_t now);
 /* Counts the probes unanswered for loss_ns as lost. */
 void router_pace_expire(struct router_pace *p, uint64_t now);
 /* When a probe paid from k may go: now or later. */

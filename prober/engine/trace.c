@@ -191,11 +191,44 @@ trace_sent_at(const struct trace *t, int variant, int ttl)
 	return t->sent_at[variant * (RESULT_MAX_HOPS + 1) + ttl];
 }
 
+/* The highest TTL worth asking variant v: below its own destination, or
+ * the control's, or a refusal (as the retries ask). */
+static int
+last_ttl(const struct trace *t, int v)
+{
+	int own = t->obs[v].dest_ttl, ctl = t->obs[0].dest_ttl;
+	int last = own ? own - 1 : ctl ? ctl : t->cfg.max_ttl;
+
+	if (t->refused_ttl[v] != 0 && t->refused_ttl[v] < last)
+		last = t->refused_ttl[v];
+	return last;
+}
+
+/* Whether every TTL worth asking answered, for every variant: neither a
+ * retry nor a closing round would ask anything, so the round's wait for
+ * late answers can only end the trace -- it ends now (a trace whose hops
+ * all answered took a whole timeout, and the trace stage, which runs a
+ * bounded number at once, held every path behind it for as long). */
+static bool
+all_answered(const struct trace *t)
+{
+	for (int v = 0; v < t->cfg.nvariants; v++) {
+		int last = last_ttl(t, v);
+		uint32_t want = last >= 1 ? (uint32_t)((2ull << last) - 2) : 0;
+
+		if ((t->answered[v] & want) != want)
+			return false;
+	}
+	return true;
+}
+
 uint64_t
 trace_wake(const struct trace *t)
 {
 	if (t->done)
 		return UINT64_MAX;
+	if (t->round_end != 0 && all_answered(t))
+		return 0;
 	return t->round_end != 0 ? t->round_end : t->level_at;
 }
 
@@ -211,19 +244,6 @@ quote_damaged(const struct hop_quote *q)
 {
 	return q->quote == QUOTE_FULL && (q->ws == WS_CHANGED || q->ws == WS_REMOVED ||
 	    q->ws == WS_NOPPED || q->ws == WS_ADDED);
-}
-
-/* The highest TTL worth asking variant v: below its own destination, or
- * the control's, or a refusal (as the retries ask). */
-static int
-last_ttl(const struct trace *t, int v)
-{
-	int own = t->obs[v].dest_ttl, ctl = t->obs[0].dest_ttl;
-	int last = own ? own - 1 : ctl ? ctl : t->cfg.max_ttl;
-
-	if (t->refused_ttl[v] != 0 && t->refused_ttl[v] < last)
-		last = t->refused_ttl[v];
-	return last;
 }
 
 /* Pends variant v's silent TTLs inside its interval that still have
@@ -287,18 +307,14 @@ trace_step(struct trace *t, uint64_t now)
 
 	if (t->done)
 		return true;
-	if (t->round_end == 0 || now < t->round_end)
+	if (t->round_end == 0 || (now < t->round_end && !all_answered(t)))
 		return false;
 	if (t->round < t->cfg.retries) {
 		for (int v = 0; v < t->cfg.nvariants; v++) {
-			int own = t->obs[v].dest_ttl, ctl = t->obs[0].dest_ttl;
 			/* below its own destination every TTL is a router; a
 			 * variant that never got there is asked up to the
 			 * control's destination, the TTL it should have */
-			int last = own ? own - 1 : ctl ? ctl : t->cfg.max_ttl;
-
-			if (t->refused_ttl[v] != 0 && t->refused_ttl[v] < last)
-				last = t->refused_ttl[v];
+			int last = last_ttl(t, v);
 
 			for (int k = 1; k <= last; k++) {
 				if (t->answered[v] & ttl_bit(k))

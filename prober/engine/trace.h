@@ -7,7 +7,8 @@
  * level every gap_ns so that no router is asked for more than one error
  * per variant at once (routers rate-limit ICMP); after the sweep and one
  * timeout, the hops that stayed silent are asked again, up to retries
- * times.  TTLs beyond the destination (the smallest TTL a SYN-ACK or RST
+ * times.  A round whose every TTL worth asking answered ends at once: its
+ * wait could only end the trace.  TTLs beyond the destination (the smallest TTL a SYN-ACK or RST
  * came back for) are never retried.  The caller sends, and reports what
  * came back; time is handed in.  Variant 0 is the control SYN: its
  * destination TTL bounds every variant (a variant a box drops never
@@ -79,8 +80,8 @@ const struct addr *trace_router(const struct trace *t, int ttl);
 /* When the variant's probe with this TTL last went; 0: never. */
 uint64_t trace_sent_at(const struct trace *t, int variant, int ttl);
 
-/* When something is next due (a send or the end of a round); UINT64_MAX
- * when done. */
+/* When something is next due (a send or the end of a round: 0, due now,
+ * once every TTL worth asking answered); UINT64_MAX when done. */
 uint64_t trace_wake(const struct trace *t);
 
 /* Ends the round if its time is up (starting the next, or finishing);

@@ -3,7 +3,8 @@
  * hop_pace.c): which probes share a bucket (a table of who answered
  * before and how many may go at once), a distance that stands for its one
  * router, charges for answers paid by distance, the floor, growth, losses
- * that repeat, losses shown by a later answer, and a full table.
+ * that repeat, losses shown by a later answer, probes nobody waits for,
+ * and a full table.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -337,6 +338,58 @@ test_overtaken(void **state)
 
 /* A full table: routers with probes waiting are kept, a new router is
  * paid by its distance; once one is idle it is forgotten for the new. */
+/* Probes of k offered every 2 ms, 2 * HOP_PACE_OUTSTANDING of them, within
+ * a loss time: how many went, spent or waited for. */
+static int
+offer(struct router_pace *p, struct router_key k, bool spent, uint64_t *now)
+{
+	int went = 0;
+
+	for (int i = 0; i < 2 * HOP_PACE_OUTSTANDING; i++) {
+		*now += 2 * MS;
+		if (!router_pace_can(p, k, *now))
+			continue;
+		if (spent)
+			router_pace_spent(p, k, *now);
+		else
+			router_pace_sent(p, k, *now, false);
+		went++;
+	}
+	return went;
+}
+
+/* A probe nobody waits for (its variant dropped on the way) takes its
+ * token but no place among those waiting: HOP_PACE_OUTSTANDING of them
+ * and more leave the router free to send, none is ever lost, the rate is
+ * not cut; answered, it grows the rate as any answer does. */
+static void
+test_spent(void **state)
+{
+	struct router_pace p;
+	struct router_key k = warmed(&p, 3, "198.18.3.2", 900);
+	double rate = router_pace_rate(&p, k);
+	uint64_t now = 0;
+
+	(void)state;
+	assert_int_equal(offer(&p, k, true, &now), 2 * HOP_PACE_OUTSTANDING);
+	now += 10 * SEC;
+	router_pace_expire(&p, now);
+	assert_int_equal(p.lost, 0);
+	assert_true(router_pace_rate(&p, k) >= rate);
+	router_pace_spent(&p, k, now);
+	router_pace_answered_spent(&p, k, 3, NULL, now);
+	assert_true(router_pace_rate(&p, k) > rate);
+	assert_int_equal(p.answered, 901);
+	/* waited for, the same probes fill the places and are lost */
+	k = warmed(&p, 3, "198.18.3.2", 900);
+	now = 0;
+	assert_int_equal(offer(&p, k, false, &now), HOP_PACE_OUTSTANDING);
+	now += 10 * SEC;
+	router_pace_expire(&p, now);
+	assert_int_equal(p.lost, HOP_PACE_OUTSTANDING);
+	assert_true(router_pace_rate(&p, k) < rate);
+}
+
 static void
 test_full_table(void **state)
 {
@@ -394,6 +447,7 @@ main(void)
 		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_losses),
 		cmocka_unit_test(test_overtaken),
+		cmocka_unit_test(test_spent),
 		cmocka_unit_test(test_full_table),
 		cmocka_unit_test(test_bad_config),
 	};

@@ -5,7 +5,7 @@
  * budget; a TTL another variant heard gets every round, one nobody heard
  * at most two; nothing is asked again when no silent TTL lies inside.  A
  * variant whose SYN was dropped has the TTL where the box would be placed
- * asked again, two rounds.
+ * asked again, two rounds.  A round every hop answered ends at once.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -249,6 +249,35 @@ test_dropped_boundary(void **state)
 	trace_free(t);
 }
 
+/* A round whose every TTL answered, for every variant, ends at once: its
+ * wait could only end the trace.  One with a silent hop waits its timeout
+ * (and one hop short of all answered still does). */
+static void
+test_all_answered_ends_round(void **state)
+{
+	uint32_t sent[2];
+	struct trace *t = new_trace(4);
+
+	(void)state;
+	send_due(t, 0, sent);
+	for (int k = 1; k <= 4; k++) {
+		answer(t, CTL, k, WS_NOT_SENT, 0);
+		if (k < 4)
+			answer(t, S7, k, WS_INTACT, 0);
+	}
+	trace_dest(t, CTL, 5);
+	trace_dest(t, S7, 5);
+	/* hop 4 of the scale variant still silent: the round waits */
+	assert_int_equal(trace_wake(t), SEC);
+	assert_false(trace_step(t, SEC / 10));
+	answer(t, S7, 4, WS_INTACT, SEC / 10);
+	assert_int_equal(trace_wake(t), 0);
+	assert_true(trace_step(t, SEC / 10));
+	assert_int_equal(trace_result(t, S7)->dest_ttl, 5);
+	assert_int_equal(trace_result(t, S7)->hop[4].ws, WS_INTACT);
+	trace_free(t);
+}
+
 int
 main(void)
 {
@@ -260,6 +289,7 @@ main(void)
 		cmocka_unit_test(test_silence_beyond_box),
 		cmocka_unit_test(test_silence_before_destination),
 		cmocka_unit_test(test_dropped_boundary),
+		cmocka_unit_test(test_all_answered_ends_round),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
