@@ -99,6 +99,12 @@ struct window_seg {
 					   are read unscaled) */
 	uint8_t ttl;			/* IP TTL / hop limit it arrived with */
 	bool second;			/* to the second connection's port */
+	uint64_t at;			/* when the kernel received it, on the
+					   engine's clock (the capture's stamp):
+					   the RTT and a flight's gaps count
+					   from it, not from when it was read
+					   (a loaded loop reads late); 0, or
+					   after now: now */
 };
 
 enum window_act_kind {
