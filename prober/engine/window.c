@@ -16,7 +16,8 @@
  *   proves W<<k >= F (window_judge.c takes it from there).
  *
  * A round ends when no new data came for the quiet time, max(3 RTT,
- *   10 ms) (RTT: our SYN to its SYN-ACK, as our loop saw them), at once
+ *   10 ms) (RTT: our SYN leaving to the kernel receiving its SYN-ACK, the
+ *   capture's stamp; data counts as new from its stamp too), at once
  *   when a segment resends only data this round already brought (the
  *   sender waited for an ACK and gave up: the flight stopped), at a FIN
  *   or RST, or after round_max whatever trickles in (such a round is cut:
@@ -38,7 +39,10 @@
  *   unpaced gap and covers a scheduler slice of a loaded host delaying
  *   the server's softirq; the RTT term covers slow paths.  Our own
  *   latency (a loop off the CPU) does not count: the engine reads the
- *   capture before any timer may end a round (stage_window.c).  A round
+ *   capture before any timer may end a round (stage_window.c), and the
+ *   capture's stamps, not the time it read them, measure the RTT and the
+ *   quiet (read 12-22 ms late on a loaded host, the SYN-ACK made 3 RTT,
+ *   not the floor, the quiet time).  A round
  *   with no new data ends after end_wait (1 s, at least 4 RTT), not after
  *   the quiet time: a sender whose window is smaller than its smallest
  *   segment (Linux: 36 bytes with timestamps) sends only from its persist

@@ -161,7 +161,7 @@ struct window_result {
 					   highest end received */
 	int rounds;
 	uint32_t flight[WINDOW_MAX_ROUNDS];	/* per round */
-	uint32_t rtt_us;		/* our SYN to its SYN-ACK */
+	uint32_t rtt_us;		/* our SYN to its SYN-ACK (seg.at) */
 	uint32_t ignored;		/* segments refused (out of window, bad
 					   ack, before the handshake, ...) */
 	uint32_t retransmissions;	/* segments resending data seen */
