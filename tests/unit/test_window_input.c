@@ -769,6 +769,27 @@ test_machine_size_and_pieces(void **state)
 	window_free(d.w);
 }
 
+/* A segment of the server's with the kernel's receive stamp at, read at
+ * T0 + read_ms: the SYN-ACK (len 0) or answer data at offset off. */
+static void
+stamped(struct drv *d, uint32_t off, uint32_t len, uint64_t at, uint64_t read_ms)
+{
+	struct window_seg g;
+
+	memset(&g, 0, sizeof(g));
+	g.seq = len == 0 ? IRS : IRS + 1 + off;
+	g.ack = len == 0 ? ISN + 1 : ISN + 1 + REQ_LEN;
+	g.flags = len == 0 ? F_SYN | F_ACK : F_ACK;
+	g.window = 65160;
+	g.mss = len == 0 ? 1460 : -1;
+	g.ts = true;
+	g.payload_len = len;
+	g.at = at;
+	d->now = T0 + read_ms * MS;
+	window_input(d->w, &g, d->now);
+	drain(d);
+}
+
 /* The kernel's receive stamp (seg.at), not the time the segment was read,
  * gives the RTT and a flight's quiet: a loop that reads late neither
  * stretches the quiet time (3 RTT) nor moves the round's end. SYN at T0,
@@ -784,23 +805,12 @@ test_kernel_stamps(void **state)
 		{ T0 - MS, 0, "stamped before the SYN left: 0" },
 	};
 	struct window_result res;
-	struct window_seg g;
 	struct drv d;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		start(&d, 7);
-		memset(&g, 0, sizeof(g));
-		g.seq = IRS;
-		g.ack = ISN + 1;
-		g.flags = F_SYN | F_ACK;
-		g.window = 65160;
-		g.mss = 1460;
-		g.ts = true;
-		g.at = rows[i].at;
-		d.now = T0 + 20 * MS;
-		window_input(d.w, &g, d.now);
-		drain(&d);
+		stamped(&d, 0, 0, rows[i].at, 20);
 		window_result(d.w, &res);
 		if (res.rtt_us != rows[i].rtt_us)
 			fail_msg("%s: rtt %u us, want %u", rows[i].why, res.rtt_us,
@@ -812,32 +822,11 @@ test_kernel_stamps(void **state)
 	 * the flight's segment came at T0 + 22 ms but was read at T0 + 60 ms:
 	 * the round ends 10 ms after it came, not after it was read */
 	start(&d, 7);
-	memset(&g, 0, sizeof(g));
-	g.seq = IRS;
-	g.ack = ISN + 1;
-	g.flags = F_SYN | F_ACK;
-	g.window = 65160;
-	g.mss = 1460;
-	g.ts = true;
-	g.at = T0 + MS;
-	d.now = T0 + 20 * MS;
-	window_input(d.w, &g, d.now);
-	drain(&d);
-	g.seq = IRS + 1;
-	g.ack = ISN + 1 + REQ_LEN;
-	g.flags = F_ACK;
-	g.mss = -1;
-	g.payload_len = 1000;
-	g.at = T0 + 22 * MS;
-	d.now = T0 + 60 * MS;
-	window_input(d.w, &g, d.now);
-	drain(&d);
+	stamped(&d, 0, 0, T0 + MS, 20);
+	stamped(&d, 0, 1000, T0 + 22 * MS, 60);
 	assert_int_equal(window_next_wake(d.w), T0 + 32 * MS);
 	/* a later segment stamped earlier (two captures) does not move it back */
-	g.seq = IRS + 1 + 1000;
-	g.at = T0 + 21 * MS;
-	window_input(d.w, &g, d.now);
-	drain(&d);
+	stamped(&d, 1000, 1000, T0 + 21 * MS, 60);
 	assert_int_equal(window_next_wake(d.w), T0 + 32 * MS);
 	window_free(d.w);
 }
