@@ -605,5 +605,13 @@ next_wake(struct engine *e, uint64_t now)
 void
 engine_input(struct engine *e, uint64_t now, const uint8_t *pkt, size_t len)
 {
+	engine_input_at(e, now, now, pkt, len);
+}
+
+void
+engine_input_at(struct engine *e, uint64_t now, uint64_t at, const uint8_t *pkt,
+    size_t len)
+{
+	e->in_at = at < now ? at : now;
 	engine_match_input(e, pkt, len, now);
 }

@@ -183,6 +183,12 @@ uint64_t engine_run(struct engine *e, uint64_t now);
 
 /* One captured L3 packet (IPv4 or IPv6 header first).  Sends nothing. */
 void engine_input(struct engine *e, uint64_t now, const uint8_t *pkt, size_t len);
+/* The same, received (by the kernel: the capture's stamp, on now's clock)
+ * at at <= now: the window test measures the path's RTT and a flight's
+ * gaps from it, not from when a loaded loop got to read it.  An at
+ * after now counts as now. */
+void engine_input_at(struct engine *e, uint64_t now, uint64_t at, const uint8_t *pkt,
+    size_t len);
 
 /* Whether input since the last engine_run made something due now: the
  * caller runs the engine at once rather than at the time it returned. */

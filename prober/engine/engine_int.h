@@ -180,6 +180,8 @@ struct engine {
 	bool no_more_paths;
 	bool paths_later;		/* next_path had none ready yet */
 	bool wants_run;			/* input changed what is due */
+	uint64_t in_at;			/* the packet being input: when the
+					   kernel received it (<= its now) */
 
 	struct stage stages[STAGE_COUNT];
 	struct path_slot_list moving;	/* over with a stage, not yet moved on */

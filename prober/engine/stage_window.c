@@ -361,6 +361,7 @@ win_input(struct engine *e, struct path_slot *s, const struct match *m,
 	seg.wscale = r->opts.wscale;
 	seg.ttl = r->ttl;
 	seg.second = r->dport != engine_variant_sport(e, m->flow, m->v);
+	seg.at = e->in_at;
 	window_input(w, &seg, now);
 	/* what it asks for leaves at the next run, which input asks for */
 	ws->deadline = 0;

@@ -16,7 +16,8 @@
  *   proves W<<k >= F (window_judge.c takes it from there).
  *
  * A round ends when no new data came for the quiet time, max(3 RTT,
- *   10 ms) (RTT: our SYN to its SYN-ACK, as our loop saw them), at once
+ *   10 ms) (RTT: our SYN leaving to the kernel receiving its SYN-ACK, the
+ *   capture's stamp; data counts as new from its stamp too), at once
  *   when a segment resends only data this round already brought (the
  *   sender waited for an ACK and gave up: the flight stopped), at a FIN
  *   or RST, or after round_max whatever trickles in (such a round is cut:
@@ -38,7 +39,10 @@
  *   unpaced gap and covers a scheduler slice of a loaded host delaying
  *   the server's softirq; the RTT term covers slow paths.  Our own
  *   latency (a loop off the CPU) does not count: the engine reads the
- *   capture before any timer may end a round (stage_window.c).  A round
+ *   capture before any timer may end a round (stage_window.c), and the
+ *   capture's stamps, not the time it read them, measure the RTT and the
+ *   quiet (read 12-22 ms late on a loaded host, the SYN-ACK made 3 RTT,
+ *   not the floor, the quiet time).  A round
  *   with no new data ends after end_wait (1 s, at least 4 RTT), not after
  *   the quiet time: a sender whose window is smaller than its smallest
  *   segment (Linux: 36 bytes with timestamps) sends only from its persist
@@ -165,11 +169,19 @@ window_second_here(const struct window *w)
 
 /* --- what arrives ---------------------------------------------------------- */
 
+/* When the kernel received s: its stamp, or the time handed in. */
+static uint64_t
+seg_at(const struct window *w, const struct window_seg *s)
+{
+	return s->at != 0 && s->at < w->now ? s->at : w->now;
+}
+
 static void
 window_on_synack(struct window *w, const struct window_seg *s)
 {
 	size_t mss = s->mss > 0 ? (size_t)s->mss : WINDOW_RFC_MSS;
 	size_t len = w->cfg.request_len;
+	uint64_t at;
 
 	if ((s->flags & (WIRE_TH_SYN | WIRE_TH_ACK | WIRE_TH_RST)) == (WIRE_TH_ACK | WIRE_TH_RST) &&
 	    s->ack == w->isn + 1) {
@@ -184,7 +196,8 @@ window_on_synack(struct window *w, const struct window_seg *s)
 	}
 	w->established = true;
 	w->irs = s->seq;
-	w->rtt = min64(w->now - w->syn_at, WINDOW_RTT_MAX);
+	at = seg_at(w, s);
+	w->rtt = min64(at > w->syn_at ? at - w->syn_at : 0, WINDOW_RTT_MAX);
 	w->ts = w->cfg.ts && s->ts;
 	w->ts_recent = s->tsval;
 	w->peer_ws = s->wscale < 0 ? 0 : s->wscale > WINDOW_MAX_SCALE ? WINDOW_MAX_SCALE :
@@ -228,9 +241,10 @@ window_on_held(struct window *w, const struct window_seg *s)
 	window_push_request(w);
 }
 
-/* Data [start, start + len) of the answer, offsets from ISN + 1. */
+/* Data [start, start + len) of the answer, offsets from ISN + 1,
+ * received at at. */
 static void
-window_on_data(struct window *w, uint64_t start, uint64_t len)
+window_on_data(struct window *w, uint64_t start, uint64_t len, uint64_t at)
 {
 	uint64_t edge = w->acked + wnd(w, WINDOW_MAX_SCALE);
 	uint64_t limit = min64(edge, w->cfg.max_bytes);
@@ -262,7 +276,7 @@ window_on_data(struct window *w, uint64_t start, uint64_t len)
 			w->round_retrans = true;
 		return;
 	}
-	w->last_new_at = w->now;
+	w->last_new_at = max64(w->last_new_at, at);
 	w->round_m = (uint32_t)max64(w->round_m, min64(len, w->cfg.mss_ours));
 	if (hi > w->highest)
 		w->highest = hi;
@@ -310,7 +324,7 @@ window_on_open(struct window *w, const struct window_seg *s)
 	if (w->ts && s->ts && (int32_t)(s->tsval - w->ts_recent) >= 0)
 		w->ts_recent = s->tsval;
 	if (s->payload_len > 0)
-		window_on_data(w, rel, s->payload_len);
+		window_on_data(w, rel, s->payload_len, seg_at(w, s));
 	if (s->flags & WIRE_TH_FIN) {
 		uint64_t at = (uint64_t)rel + s->payload_len;
 

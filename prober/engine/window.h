@@ -99,6 +99,12 @@ struct window_seg {
 					   are read unscaled) */
 	uint8_t ttl;			/* IP TTL / hop limit it arrived with */
 	bool second;			/* to the second connection's port */
+	uint64_t at;			/* when the kernel received it, on the
+					   engine's clock (the capture's stamp):
+					   the RTT and a flight's gaps count
+					   from it, not from when it was read
+					   (a loaded loop reads late); 0, or
+					   after now: now */
 };
 
 enum window_act_kind {
@@ -155,7 +161,7 @@ struct window_result {
 					   highest end received */
 	int rounds;
 	uint32_t flight[WINDOW_MAX_ROUNDS];	/* per round */
-	uint32_t rtt_us;		/* our SYN to its SYN-ACK */
+	uint32_t rtt_us;		/* our SYN to its SYN-ACK (seg.at) */
 	uint32_t ignored;		/* segments refused (out of window, bad
 					   ack, before the handshake, ...) */
 	uint32_t retransmissions;	/* segments resending data seen */

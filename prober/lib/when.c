@@ -179,6 +179,22 @@ when_format_utc(int64_t t, char buf[WHEN_RFC3339_LEN])
 	}
 }
 
+uint64_t
+when_stamp_mono(int64_t stamp_sec, int64_t stamp_usec, int64_t real_now_ns,
+    uint64_t mono_now_ns)
+{
+	int64_t age;
+
+	/* out of any range a kernel gives: no stamp (and no overflow below) */
+	if (stamp_sec <= 0 || stamp_sec > INT64_MAX / 1000000000 - 1 ||
+	    stamp_usec < 0 || stamp_usec > 999999 || real_now_ns <= 0)
+		return mono_now_ns;
+	age = real_now_ns - (stamp_sec * 1000000000 + stamp_usec * 1000);
+	if (age <= 0 || age > WHEN_STAMP_MAX_AGE || (uint64_t)age > mono_now_ns)
+		return mono_now_ns;
+	return mono_now_ns - (uint64_t)age;
+}
+
 struct timespec
 when_ns_timespec(int64_t ns)
 {

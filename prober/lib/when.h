@@ -26,6 +26,17 @@ void when_format_utc(int64_t t, char buf[WHEN_RFC3339_LEN]);
  * 1970 (the store keeps ns; JSON and the clocks take timespecs). */
 struct timespec when_ns_timespec(int64_t ns);
 
+/* A capture's packet timestamp (CLOCK_REALTIME: stamp_sec, stamp_usec, as
+ * libpcap gives the kernel's receive time) on the monotonic clock, by the
+ * offset the two clocks show now (real_now_ns, mono_now_ns, read together
+ * by the caller).  Never later than mono_now_ns: a stamp in the future
+ * (the wall clock stepped back), none (0), or older than WHEN_STAMP_MAX_AGE
+ * (the wall clock stepped forward) reads as mono_now_ns, the time the
+ * packet was read. */
+#define WHEN_STAMP_MAX_AGE 1000000000ll	/* 1 s */
+uint64_t when_stamp_mono(int64_t stamp_sec, int64_t stamp_usec, int64_t real_now_ns,
+    uint64_t mono_now_ns);
+
 /* Days since 1970-01-01 of a civil date (proleptic Gregorian). */
 int64_t when_days_from_civil(int64_t y, unsigned m, unsigned d);
 

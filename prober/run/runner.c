@@ -17,6 +17,7 @@
 
 #include "log.h"
 #include "portplan.h"
+#include "when.h"
 #include "runner_int.h"
 
 #define PROBE_TRACE_MAX_TTL	30
@@ -125,9 +126,16 @@ void
 run_packet(void *arg, const uint8_t *pkt, size_t len, const struct timeval *ts)
 {
 	struct runner *r = arg;
+	struct timespec real;
+	uint64_t now = now_ns();
 
-	(void)ts;
-	engine_input(r->engine, now_ns(), pkt, len);
+	/* the kernel's receive time, on the engine's clock by the offset the
+	 * two clocks show now: a loop that reads late does not stretch the
+	 * window test's RTT and quiet time (when.h) */
+	clock_gettime(CLOCK_REALTIME, &real);
+	engine_input_at(r->engine, now, when_stamp_mono((int64_t)ts->tv_sec,
+	    (int64_t)ts->tv_usec, (int64_t)real.tv_sec * ENGINE_NS_PER_SEC + real.tv_nsec,
+	    now), pkt, len);
 	/* what the reply made due (a RST, a window test's ACK, the next
 	 * stage, a result) goes out now, not at the next deadline */
 	if (engine_wants_run(r->engine))

@@ -129,6 +129,43 @@ test_ns_timespec(void **state)
 	}
 }
 
+/* a capture's wall-clock stamp on the monotonic clock, by the offset
+ * read now; never later than now, and now when it cannot be trusted */
+static void
+test_stamp_mono(void **state)
+{
+	static const int64_t R = 1796202900000000000;	/* wall clock now */
+	static const uint64_t M = 5000000000000;	/* monotonic now */
+	static const struct {
+		int64_t sec, usec, real; uint64_t mono, want; const char *why;
+	} stamp_rows[] = {
+		{ 1796202900, 0, R, M, M, "received just now" },
+		{ 1796202899, 999000, R, M, M - 1000000, "1 ms before it was read" },
+		{ 1796202899, 987654, R, M, M - 12346000, "12.346 ms" },
+		{ 1796202899, 0, R, M, M - 1000000000, "1 s: the oldest trusted" },
+		{ 1796202898, 999999, R, M, M, "older than 1 s: the clock stepped" },
+		{ 1796202900, 1, R, M, M, "in the future: the clock stepped back" },
+		{ 0, 0, R, M, M, "no stamp" },
+		{ -5, 0, R, M, M, "negative" },
+		{ 1796202899, 1000000, R, M, M, "usec out of range" },
+		{ 1796202899, -1, R, M, M, "usec negative" },
+		{ INT64_MAX, 0, R, M, M, "seconds that overflow ns" },
+		{ 1796202899, 999000, 0, M, M, "no wall clock" },
+		{ 1796202899, 500000, R, 400000000, 400000000, "older than the monotonic clock" },
+		{ 1796202899, 500000, R, 500000000, 0, "exactly the monotonic clock's start" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(stamp_rows) / sizeof(stamp_rows[0]); i++) {
+		uint64_t got = when_stamp_mono(stamp_rows[i].sec, stamp_rows[i].usec, stamp_rows[i].real,
+		    stamp_rows[i].mono);
+
+		if (got != stamp_rows[i].want)
+			fail_msg("%s: got %llu, want %llu", stamp_rows[i].why,
+			    (unsigned long long)got, (unsigned long long)stamp_rows[i].want);
+	}
+}
+
 int
 main(void)
 {
@@ -136,6 +173,7 @@ main(void)
 		cmocka_unit_test(test_parse_table),
 		cmocka_unit_test(test_format_round_trip),
 		cmocka_unit_test(test_ns_timespec),
+		cmocka_unit_test(test_stamp_mono),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -769,6 +769,68 @@ test_machine_size_and_pieces(void **state)
 	window_free(d.w);
 }
 
+/* A segment of the server's with the kernel's receive stamp at, read at
+ * T0 + read_ms: the SYN-ACK (len 0) or answer data at offset off. */
+static void
+stamped(struct drv *d, uint32_t off, uint32_t len, uint64_t at, uint64_t read_ms)
+{
+	struct window_seg g;
+
+	memset(&g, 0, sizeof(g));
+	g.seq = len == 0 ? IRS : IRS + 1 + off;
+	g.ack = len == 0 ? ISN + 1 : ISN + 1 + REQ_LEN;
+	g.flags = len == 0 ? F_SYN | F_ACK : F_ACK;
+	g.window = 65160;
+	g.mss = len == 0 ? 1460 : -1;
+	g.ts = true;
+	g.payload_len = len;
+	g.at = at;
+	d->now = T0 + read_ms * MS;
+	window_input(d->w, &g, d->now);
+	drain(d);
+}
+
+/* The kernel's receive stamp (seg.at), not the time the segment was read,
+ * gives the RTT and a flight's quiet: a loop that reads late neither
+ * stretches the quiet time (3 RTT) nor moves the round's end. SYN at T0,
+ * the SYN-ACK read 20 ms later. */
+static void
+test_kernel_stamps(void **state)
+{
+	static const struct { uint64_t at; uint32_t rtt_us; const char *why; } rows[] = {
+		{ T0 + 1 * MS, 1000, "stamped 1 ms after the SYN" },
+		{ T0 + 300000, 300, "0.3 ms" },
+		{ 0, 20000, "no stamp: when it was read" },
+		{ T0 + 25 * MS, 20000, "stamped after it was read: read" },
+		{ T0 - MS, 0, "stamped before the SYN left: 0" },
+	};
+	struct window_result res;
+	struct drv d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		start(&d, 7);
+		stamped(&d, 0, 0, rows[i].at, 20);
+		window_result(d.w, &res);
+		if (res.rtt_us != rows[i].rtt_us)
+			fail_msg("%s: rtt %u us, want %u", rows[i].why, res.rtt_us,
+			    rows[i].rtt_us);
+		window_free(d.w);
+	}
+
+	/* RTT 1 ms (quiet: the 10 ms floor); the request left at T0 + 20 ms,
+	 * the flight's segment came at T0 + 22 ms but was read at T0 + 60 ms:
+	 * the round ends 10 ms after it came, not after it was read */
+	start(&d, 7);
+	stamped(&d, 0, 0, T0 + MS, 20);
+	stamped(&d, 0, 1000, T0 + 22 * MS, 60);
+	assert_int_equal(window_next_wake(d.w), T0 + 32 * MS);
+	/* a later segment stamped earlier (two captures) does not move it back */
+	stamped(&d, 1000, 1000, T0 + 21 * MS, 60);
+	assert_int_equal(window_next_wake(d.w), T0 + 32 * MS);
+	window_free(d.w);
+}
+
 /* Stragglers after our RST: the ones that can have been on their way
  * before it reached the server (within max(2 RTT, the 10 ms floor) of its
  * leaving; RTT 2 ms here) draw no RST, later ones (our RST was lost) at
@@ -825,6 +887,7 @@ main(void)
 		cmocka_unit_test(test_start_refuses),
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_machine_size_and_pieces),
+		cmocka_unit_test(test_kernel_stamps),
 		cmocka_unit_test(test_straggler_calm),
 	};
 
