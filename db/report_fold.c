@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow_branch.h"
 #include "report_fold.h"
 #include "silent_hops.h"
 
@@ -103,6 +104,16 @@ fold_scale(struct report_fold *f, const struct report_cells *c)
 	r->hop_address = qstr_set(&f->hop, c->hop_address, &f->oom);
 	r->clean_address = qstr_set(&f->clean, c->clean_address, &f->oom);
 	r->hop_silent = c->has_silent ? silent_hops_from_i64(c->silent) : 0;
+	/* several flows: both counts sane or neither; the branch whole or
+	 * none (flow_branch_from_cells zeroes it) */
+	r->flows = r->flows_affected = 0;
+	if (c->flows >= 2 && c->flows <= RESULT_MAX_FLOWS && c->flows_affected >= 0 &&
+	    c->flows_affected <= c->flows) {
+		r->flows = c->flows;
+		r->flows_affected = c->flows_affected;
+	}
+	(void)flow_branch_from_cells(c->branch_hop, c->branch_problem, c->branch_clean,
+	    &r->branch);
 }
 
 /* A new path result's row from c. */

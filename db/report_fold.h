@@ -27,6 +27,9 @@ struct report_cells {
 	const char *finding, *detail;	/* NULL: no side finding */
 	bool has_silent;
 	int64_t silent;
+	int flows, flows_affected;	/* -1: absent (one flow) */
+	int branch_hop;			/* -1: absent */
+	const char *branch_problem, *branch_clean;
 };
 
 struct report_qstr {

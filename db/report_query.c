@@ -95,7 +95,8 @@ col_int(sqlite3_stmt *s, int c, int null)
 	"SELECT pr.id, r.vantage, p.address, p.port, p.family, pr.time_ns," \
 	"  s.scale_sent, s.verdict, s.scale_quoted, s.scale_effective," \
 	"  s.hop_index, s.hop_address, s.last_clean_index, s.last_clean_address," \
-	"  f.kind, f.detail, pr.time_ns < ?1, s.hop_silent"
+	"  f.kind, f.detail, pr.time_ns < ?1, s.hop_silent," \
+	"  s.flows, s.flows_affected, s.branch_hop, s.branch_problem, s.branch_clean"
 #define SCALES_SQL \
 	" LEFT JOIN scale_results s ON s.path_result_id = pr.id" \
 	" LEFT JOIN side_findings f ON f.path_result_id = s.path_result_id" \
@@ -150,6 +151,11 @@ cells_of(sqlite3_stmt *s, struct report_cells *c)
 		c->detail = (const char *)sqlite3_column_text(s, 15);
 		c->has_silent = sqlite3_column_type(s, 17) == SQLITE_INTEGER;
 		c->silent = sqlite3_column_int64(s, 17);
+		c->flows = col_int(s, 18, -1);
+		c->flows_affected = col_int(s, 19, -1);
+		c->branch_hop = col_int(s, 20, -1);
+		c->branch_problem = (const char *)sqlite3_column_text(s, 21);
+		c->branch_clean = (const char *)sqlite3_column_text(s, 22);
 	}
 }
 

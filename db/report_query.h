@@ -45,6 +45,11 @@ struct report_row {
 					   answered (silent_hops.h); 0: exact */
 	unsigned findings;		/* bits, as above */
 	int mss;			/* the clamped MSS; -1 none */
+	/* of the scale that gave the verdict, probed over several flows
+	 * (--flows): how many, and on how many it was a problem; 0 for one
+	 * flow.  Its branch: hop_index 0 where the traces show none. */
+	int flows, flows_affected;
+	struct flow_branch branch;
 };
 
 /* Takes one row; 0 to go on, else the value report_query returns. */

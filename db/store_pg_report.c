@@ -17,7 +17,8 @@
 	"SELECT pr.id, r.vantage, p.address, p.port, p.family, pr.time_ns," \
 	"  s.scale_sent, s.verdict, s.scale_quoted, s.scale_effective," \
 	"  s.hop_index, s.hop_address, s.last_clean_index, s.last_clean_address," \
-	"  f.kind, f.detail, (pr.time_ns < $1)::int, s.hop_silent" \
+	"  f.kind, f.detail, (pr.time_ns < $1)::int, s.hop_silent," \
+	"  s.flows, s.flows_affected, s.branch_hop, s.branch_problem, s.branch_clean" \
 	" FROM path_results pr JOIN runs r ON r.id = pr.run_id" \
 	" JOIN paths p ON p.id = pr.path_id" \
 	" LEFT JOIN scale_results s ON s.path_result_id = pr.id" \
@@ -68,6 +69,11 @@ cells_of(const PGresult *r, struct report_cells *c)
 		c->finding = pg_cell_text(r, 0, 14);
 		c->detail = pg_cell_text(r, 0, 15);
 		c->has_silent = pg_cell_int(r, 0, 17, INT64_MIN, INT64_MAX, &c->silent);
+		c->flows = cell(r, 18, 0, 255);
+		c->flows_affected = cell(r, 19, 0, 255);
+		c->branch_hop = cell(r, 20, 0, 255);
+		c->branch_problem = pg_cell_text(r, 0, 21);
+		c->branch_clean = pg_cell_text(r, 0, 22);
 	}
 	return true;
 }

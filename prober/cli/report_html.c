@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow_branch.h"
 #include "log.h"
 #include "report.h"
 #include "silent_hops.h"
@@ -323,6 +324,33 @@ section_tables(FILE *f, const struct report *rep, const struct report_section *s
 	return rc;
 }
 
+/* A problem probed over several flows (--flows): its share and where the
+ * flows part, a paragraph of its card; nothing for one flow. */
+static void
+flows_html(FILE *f, const struct report_row *r)
+{
+	char p[FLOW_BRANCH_TEXT], c[FLOW_BRANCH_TEXT];
+
+	if (r->flows < 2)
+		return;
+	fprintf(f, "<p class=\"flows\"><b>flows:</b> a problem on "
+	    "<span class=\"share\">%d of %d</span>", r->flows_affected, r->flows);
+	if (r->flows_affected > 0 && r->flows_affected < r->flows)
+		fputs(" (load-balanced: connections break or not by their source port)", f);
+	if (r->branch.hop_index > 0) {
+		flow_branch_side_format(r->branch.problem, r->branch.nproblem, p, sizeof(p));
+		flow_branch_side_format(r->branch.clean, r->branch.nclean, c, sizeof(c));
+		fprintf(f, "<br><b>branch:</b> at hop <span class=\"branch-hop\">%d</span> "
+		    "the flows with the problem went via <code class=\"branch-problem\">",
+		    r->branch.hop_index);
+		esc(f, p);
+		fputs("</code>, those without via <code class=\"branch-clean\">", f);
+		esc(f, c);
+		fputs("</code>", f);
+	}
+	fputs("</p>\n", f);
+}
+
 static void
 advice_html(FILE *f, const struct report *rep)
 {
@@ -351,6 +379,7 @@ advice_html(FILE *f, const struct report *rep)
 		if (r->verdict == VERDICT_REWRITTEN && r->scale_sent >= 0 && r->scale_applied >= 0)
 			fprintf(f, ", %d applied", r->scale_applied);
 		fputs("</span>\n", f);
+		flows_html(f, r);
 		for (int side = ADVICE_CLIENT; side <= ADVICE_SERVER; side++) {
 			struct advice adv, *a = &adv;
 

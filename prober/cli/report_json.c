@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "flow_branch.h"
 #include "json.h"
 #include "report.h"
 #include "silent_hops.h"
@@ -256,6 +257,12 @@ report_json(const struct report *rep, FILE *f)
 			json_knull(&j, "scale_applied");
 		jhop(&j, r->hop_address, r->hop_index, r->clean_address, r->clean_index,
 		    r->hop_silent);
+		/* as probe --json and export: only for a path of several flows */
+		if (r->flows > 1) {
+			json_kint(&j, "flows", r->flows);
+			json_kint(&j, "flows_affected", r->flows_affected);
+			flow_branch_json(&j, &r->branch);
+		}
 		json_key(&j, "advice");
 		json_object_begin(&j);
 		json_key(&j, "client");

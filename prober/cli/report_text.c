@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow_branch.h"
 #include "report.h"
 #include "silent_hops.h"
 #include "textsafe.h"
@@ -243,6 +244,26 @@ wrap(FILE *f, const char *lead, int indent, const char *raw)
 	fputc('\n', f);
 }
 
+/* A problem probed over several flows (--flows): on how many, and where
+ * they part; nothing for one flow, so such a report reads as before. */
+static void
+text_flows(FILE *f, const struct report_row *r)
+{
+	char p[FLOW_BRANCH_TEXT], c[FLOW_BRANCH_TEXT];
+
+	if (r->flows < 2)
+		return;
+	fprintf(f, "    flows: a problem on %d of %d%s\n", r->flows_affected, r->flows,
+	    r->flows_affected > 0 && r->flows_affected < r->flows ?
+	    " (load-balanced: connections break or not by their source port)" : "");
+	if (r->branch.hop_index <= 0)
+		return;
+	flow_branch_side_format(r->branch.problem, r->branch.nproblem, p, sizeof(p));
+	flow_branch_side_format(r->branch.clean, r->branch.nclean, c, sizeof(c));
+	fprintf(f, "    branch: at hop %d the flows with the problem went via %s, "
+	    "those without via %s\n", r->branch.hop_index, p, c);
+}
+
 static void
 text_advice(const struct report *rep, FILE *f)
 {
@@ -264,6 +285,7 @@ text_advice(const struct report *rep, FILE *f)
 		if (r->verdict == VERDICT_REWRITTEN && r->scale_sent >= 0 && r->scale_applied >= 0)
 			fprintf(f, ", %d applied", r->scale_applied);
 		fputc('\n', f);
+		text_flows(f, r);
 		for (int side = ADVICE_CLIENT; side <= ADVICE_SERVER; side++) {
 			struct advice adv, *a = &adv;
 

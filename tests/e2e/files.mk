@@ -153,5 +153,9 @@ LAB_CHECKS += tests/e2e/dashboard-e2e
 # N flows (N MDA's 6..16) with its branch in both families, and costs the clean path
 # exactly --flows 1's packets; on mp-raise every flow's window test measures its own SYN's
 # branch (the second connection on the flow's 4-tuple); the branch stored (v8) and read back
-# by show and export
+# by show and export, and by report (text, JSON, HTML read back from Chromium's DOM)
 LAB_CHECKS += tests/e2e/flows-e2e
+# scaleprobed with flows 8 on the multipath lab, the router's hash reseeded after every cycle:
+# the store has mp-half's flows, share and branch; one alert for it, not raised again, changed
+# or cleared while its share stays above zero; none for mp-clean
+LAB_CHECKS += tests/e2e/mpdaemon-e2e

@@ -454,6 +454,85 @@ test_report(void **state)
 	assert_true(x.problems >= (unsigned)problems);
 }
 
+struct rep_flows {
+	int n, several, branched;
+	struct report_row r;		/* the last of several flows, else the
+					   last rewritten */
+};
+
+static int
+report_flows_cb(void *arg, const struct report_row *r)
+{
+	struct rep_flows *x = arg;
+
+	x->n++;
+	x->branched += r->branch.hop_index > 0;
+	if (r->flows > 0 || (x->several == 0 && r->verdict == VERDICT_REWRITTEN &&
+	    r->time_ns == (int64_t)(T0 + 901) * 1000000000 + 901123456)) {
+		x->several += r->flows > 0;
+		x->r = *r;
+	}
+	return 0;
+}
+
+/* report: a result probed over several flows carries, for the scale that
+ * gave its verdict, the flows, on how many the problem, and the branch
+ * (the same through either engine's reader); the results of one flow
+ * none of it, and a branch edited into what is not addresses reads as
+ * none */
+static void
+test_report_flows(void **state)
+{
+	struct flow_branch br[RESULT_MAX_SCALES] = { { 0 } };
+	char err[STORE_ERRLEN], p[FLOW_BRANCH_TEXT], c[FLOW_BRANCH_TEXT];
+	struct store *w = fill();
+	struct storegen g;
+	struct rep_flows x = { 0 };
+	struct store_run run = { { T0 + 900, 0 }, "v1", "scale 7", "test", false, 0,
+	    CLOCK_SYNC_NONE };
+	int64_t id;
+
+	(void)state;
+	assert_int_equal(flow_branch_from_cells(3, "198.18.31.2", "198.18.32.2,fd00::32",
+	    &br[1]), 0);
+	assert_int_equal(store_run_begin(w, &run, &id), 0);
+	storegen_make(&g, 901, T0 + 901, false);	/* 7 and 14 rewritten */
+	g.res.flows = 8;
+	g.res.flows_affected[1] = 3;
+	g.res.flows_affected[2] = 8;
+	g.res.flow_branch = br;
+	assert_int_equal(store_add(w, id, &g.res), 0);
+	assert_int_equal(store_flush(w, true), 0);
+	assert_int_equal(store_close(w, err, sizeof(err)), 0);
+	if (report_query(db, INT64_MIN, INT64_MAX, report_flows_cb, &x, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(x.n, N + 1);
+	assert_int_equal(x.several, 1);
+	assert_int_equal(x.branched, 1);
+	assert_int_equal(x.r.verdict, VERDICT_REWRITTEN);
+	assert_int_equal(x.r.scale_sent, 7);
+	assert_int_equal(x.r.flows, 8);
+	assert_int_equal(x.r.flows_affected, 3);
+	assert_int_equal(x.r.branch.hop_index, 3);
+	flow_branch_side_format(x.r.branch.problem, x.r.branch.nproblem, p, sizeof(p));
+	flow_branch_side_format(x.r.branch.clean, x.r.branch.nclean, c, sizeof(c));
+	assert_string_equal(p, "198.18.31.2");
+	assert_string_equal(c, "198.18.32.2,fd00::32");
+	/* hostile: a side that is not addresses, a share above the flows */
+	assert_non_null(w = store_open(db, STORE_WRITE, NULL, err, sizeof(err)));
+	assert_int_equal(store_exec(w, "UPDATE scale_results SET branch_problem = 'x,y',"
+	    " flows_affected = 9 WHERE branch_hop IS NOT NULL"), 0);
+	assert_int_equal(store_close(w, err, sizeof(err)), 0);
+	memset(&x, 0, sizeof(x));
+	if (report_query(db, INT64_MIN, INT64_MAX, report_flows_cb, &x, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(x.branched, 0);
+	assert_int_equal(x.several, 0);
+	assert_int_equal(x.r.scale_sent, 7);
+	assert_int_equal(x.r.flows, 0);		/* 9 of 8: read as none */
+	storegen_free(&g);
+}
+
 static void
 alert_cb(void *arg, const struct store_alert *a)
 {
@@ -811,6 +890,7 @@ main(void)
 		cmocka_unit_test(test_hostile_cells),
 		cmocka_unit_test(test_branch_round_trip),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_report_flows),
 		cmocka_unit_test(test_pg_link_lost),
 		cmocka_unit_test(test_prune),
 		cmocka_unit_test(test_check),
