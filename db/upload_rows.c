@@ -9,7 +9,9 @@
  * ON CONFLICT DO NOTHING RETURNING seq names the results it had not taken,
  * and only those are written, so a batch sent twice is stored once.  A
  * run is written once per (vantage, store, local run id) (runs_store).
- * Texts go as printable ASCII (upload_clean_text).
+ * Texts go as printable ASCII (upload_clean_text).  A result is read
+ * only once its target finished its cycle (its state committed), so no
+ * result the server took is discarded by a start after a crash.
  */
 #include <ctype.h>
 #include <inttypes.h>
@@ -370,8 +372,14 @@ ubatch_read(struct ubatch *b, sqlite3 *db, int64_t cursor, int max, int64_t *las
 	clear(b);
 	*last = cursor;
 	names(cols, sizeof(cols), pr_cols, NPR, "pr.");
+	/* the last column: whether the result's target finished its cycle
+	 * (its state committed; a run of no cycle always has) -- exactly the
+	 * results store_discard_unfinished never deletes at a start */
 	snprintf(sql, sizeof(sql), "SELECT pr.id, pr.run_id, t.spec, p.address, p.port,"
-	    " p.family, %s FROM path_results pr JOIN targets t ON t.id = pr.target_id"
+	    " p.family, %s, (SELECT r.cycle IS NULL OR EXISTS (SELECT 1 FROM target_states s"
+	    " WHERE s.grp = r.grp AND s.target_id = pr.target_id AND s.cycle = r.cycle"
+	    " AND s.run_id = pr.run_id) FROM runs r WHERE r.id = pr.run_id)"
+	    " FROM path_results pr JOIN targets t ON t.id = pr.target_id"
 	    " JOIN paths p ON p.id = pr.path_id WHERE pr.id > ?1 ORDER BY pr.id LIMIT ?2",
 	    cols);
 	if ((main = prep(db, sql)) == NULL)
@@ -396,6 +404,11 @@ ubatch_read(struct ubatch *b, sqlite3 *db, int64_t cursor, int max, int64_t *las
 
 		if (sqlite3_column_type(main, 0) != SQLITE_INTEGER)
 			continue;
+		/* an unfinished target's result waits, and every later one
+		 * with it (one cursor): a start may still discard it */
+		if (sqlite3_column_type(main, 6 + NPR) == SQLITE_INTEGER &&
+		    sqlite3_column_int64(main, 6 + NPR) == 0)
+			break;
 		if (id > *last)
 			*last = id;
 		memset(r, 0, sizeof(*r));
