@@ -764,14 +764,18 @@ dicts(struct ubatch *b, struct ustmt *s, PGconn *pg, bool path, char *err, size_
 	return 0;
 }
 
-/* The fresh results' path_results rows in one statement; each id found
- * by the row's unique (run_id, target_id, path_id). */
+static void st_json(struct ustmt *s, const struct ucell *c, char kind);
+
+/* The fresh results' path_results rows in one statement, as one JSON
+ * parameter (as rows' tables); each id found by the row's unique
+ * (run_id, target_id, path_id). */
 static int
-results(struct ubatch *b, struct ustmt *s, PGconn *pg, const char *store, char *err,
-    size_t errlen)
+results(struct ubatch *b, struct ustmt *s, struct ustmt *j, PGconn *pg, const char *store,
+    char *err, size_t errlen)
 {
 	char cols[700];
 	PGresult *r;
+	struct ucell doc;
 	bool any = false;
 
 	for (int i = 0; i < b->n; i++) {
@@ -780,29 +784,40 @@ results(struct ubatch *b, struct ustmt *s, PGconn *pg, const char *store, char *
 		if (u->fresh && (u->run_pg = run_id(s, pg, u->run, store, err, errlen)) < 0)
 			return -1;
 	}
-	names(cols, sizeof(cols), pr_cols, NPR, "");
-	st_reset(s);
-	st_sql(s, "INSERT INTO path_results (run_id, target_id, path_id, %s) VALUES ", cols);
+	st_reset(j);
+	st_sql(j, "[");
 	for (int i = 0; i < b->n; i++) {
 		struct ures *u = &b->r[i];
-		struct ucell ids[3] = { { u->num[0], 0, 0 }, { u->num[1], 0, 0 },
-		    { u->num[2], 0, 0 } };
 
 		if (!u->fresh)
 			continue;
 		snprintf(u->num[0], sizeof(u->num[0]), "%" PRId64, u->run_pg);
 		snprintf(u->num[1], sizeof(u->num[1]), "%" PRId64, u->target);
 		snprintf(u->num[2], sizeof(u->num[2]), "%" PRId64, u->path);
-		for (int c = 0; c < 3; c++)
-			st_param(s, &ids[c], c ? "," : any ? ",(" : "(");
-		for (int c = 0; c < NPR; c++)
-			st_param(s, &u->pr[PR_OWN + c], ",");
-		st_sql(s, ")");
+		st_sql(j, "%s{\"run_id\":%s,\"target_id\":%s,\"path_id\":%s", any ? "," : "",
+		    u->num[0], u->num[1], u->num[2]);
+		for (int c = 0; c < NPR; c++) {
+			st_sql(j, ",\"%s\":", pr_cols[c].name);
+			st_json(j, &u->pr[PR_OWN + c], pr_cols[c].kind);
+		}
+		st_sql(j, "}");
 		any = true;
 	}
+	st_sql(j, "]");
 	if (!any)
 		return 0;
-	st_sql(s, " RETURNING id, run_id, target_id, path_id");
+	if (j->oom) {
+		snprintf(err, errlen, "insert path results: out of memory");
+		return -1;
+	}
+	names(cols, sizeof(cols), pr_cols, NPR, "");
+	st_reset(s);
+	st_sql(s, "INSERT INTO path_results (run_id, target_id, path_id, %s) SELECT run_id,"
+	    " target_id, path_id, %s FROM json_populate_recordset(NULL::path_results, ", cols,
+	    cols);
+	doc = (struct ucell){ j->sql, 0, 0 };
+	st_param(s, &doc, "");
+	st_sql(s, "::json) RETURNING id, run_id, target_id, path_id");
 	if ((r = st_run(s, pg, PGRES_TUPLES_OK, "insert path results", err, errlen)) == NULL)
 		return -1;
 	for (int t = 0; t < PQntuples(r); t++)
@@ -931,7 +946,8 @@ ubatch_send(struct ubatch *b, PGconn *pg, const char *store, uint64_t *stored, c
 	}
 	PQclear(r);
 	if (keys(b, &s, pg, store, err, errlen) != 0 || dicts(b, &s, pg, false, err, errlen) != 0 ||
-	    dicts(b, &s, pg, true, err, errlen) != 0 || results(b, &s, pg, store, err, errlen) != 0)
+	    dicts(b, &s, pg, true, err, errlen) != 0 ||
+	    results(b, &s, &j, pg, store, err, errlen) != 0)
 		goto done;
 	for (int t = 0; t < NTAB; t++)
 		if (rows(b, t, &s, &j, pg, err, errlen) != 0)
