@@ -110,6 +110,34 @@ test_store_ok(void **state)
 		assert_int_equal(upload_store_ok(t[i].s), t[i].ok);
 }
 
+/* A store of 12 results (ids 1-12) of one run made at file, then sql run
+ * on it; open. */
+static sqlite3 *
+store12(const char *file, const char *sql)
+{
+	struct store_run run = { .vantage = "v" };
+	char err[STORE_ERRLEN];
+	struct store *st;
+	int64_t run_id;
+	sqlite3 *db;
+
+	remove(file);
+	assert_non_null(st = store_open(file, STORE_WRITE, NULL, err, sizeof(err)));
+	assert_int_equal(store_run_begin(st, &run, &run_id), 0);
+	for (unsigned k = 0; k < 12; k++) {
+		struct storegen g;
+
+		storegen_make(&g, k, 1700000000, true);
+		assert_int_equal(store_add(st, run_id, &g.res), 0);
+		storegen_free(&g);
+	}
+	assert_int_equal(store_close(st, err, sizeof(err)), 0);
+	assert_int_equal(sqlite3_open(file, &db), SQLITE_OK);
+	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	return db;
+}
+
 /* Each row: SQL that spoils the cells of some results of a store of 12,
  * and how many of them a batch still reads (its last id always 12). */
 static void
@@ -140,27 +168,12 @@ test_batch_hostile(void **state)
 	assert_int_equal(storegen_scratch(dir, sizeof(dir), "test_upload"), 0);
 	snprintf(file, sizeof(file), "%s/h.db", dir);
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		struct store *st;
-		struct store_run run = { .vantage = "v" };
 		struct ubatch *b = ubatch_new();
-		int64_t run_id, last = 0;
+		int64_t last = 0;
 		sqlite3 *db;
 		int n;
 
-		remove(file);
-		assert_non_null(st = store_open(file, STORE_WRITE, NULL, err, sizeof(err)));
-		assert_int_equal(store_run_begin(st, &run, &run_id), 0);
-		for (unsigned k = 0; k < 12; k++) {
-			struct storegen g;
-
-			storegen_make(&g, k, 1700000000, true);
-			assert_int_equal(store_add(st, run_id, &g.res), 0);
-			storegen_free(&g);
-		}
-		assert_int_equal(store_close(st, err, sizeof(err)), 0);
-		assert_int_equal(sqlite3_open(file, &db), SQLITE_OK);
-		if (sqlite3_exec(db, t[i].sql, NULL, NULL, NULL) != SQLITE_OK)
-			fail_msg("%s: %s", t[i].sql, sqlite3_errmsg(db));
+		db = store12(file, t[i].sql);
 		assert_non_null(b);
 		n = ubatch_read(b, db, 0, UPLOAD_BATCH, &last, err, sizeof(err));
 		if (n != t[i].n)
@@ -209,28 +222,13 @@ test_batch_unfinished(void **state)
 	assert_int_equal(storegen_scratch(dir, sizeof(dir), "test_upload"), 0);
 	snprintf(file, sizeof(file), "%s/u.db", dir);
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		struct store *st;
-		struct store_run run = { .vantage = "v" };
 		struct ubatch *b = ubatch_new();
-		int64_t run_id, last = -1, want;
+		int64_t last = -1, want;
 		sqlite3 *db;
 		sqlite3_stmt *q;
 		int n;
 
-		remove(file);
-		assert_non_null(st = store_open(file, STORE_WRITE, NULL, err, sizeof(err)));
-		assert_int_equal(store_run_begin(st, &run, &run_id), 0);
-		for (unsigned k = 0; k < 12; k++) {
-			struct storegen g;
-
-			storegen_make(&g, k, 1700000000, true);
-			assert_int_equal(store_add(st, run_id, &g.res), 0);
-			storegen_free(&g);
-		}
-		assert_int_equal(store_close(st, err, sizeof(err)), 0);
-		assert_int_equal(sqlite3_open(file, &db), SQLITE_OK);
-		if (sqlite3_exec(db, t[i].sql, NULL, NULL, NULL) != SQLITE_OK)
-			fail_msg("%s: %s", t[i].sql, sqlite3_errmsg(db));
+		db = store12(file, t[i].sql);
 		want = t[i].n;
 		if (want < 0) {
 			/* the first result whose target is not one of results 1-5's */
