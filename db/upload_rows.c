@@ -9,7 +9,10 @@
  * ON CONFLICT DO NOTHING RETURNING seq names the results it had not taken,
  * and only those are written, so a batch sent twice is stored once.  A
  * run is written once per (vantage, store, local run id) (runs_store).
- * Texts go as printable ASCII (upload_clean_text).  A result is read
+ * A table's rows go as one JSON parameter of one INSERT ... SELECT FROM
+ * json_populate_recordset: the server parses a document, not a statement
+ * of thousands of parameters.  Texts go as printable ASCII
+ * (upload_clean_text).  A result is read
  * only once its target finished its cycle (its state committed), so no
  * result the server took is discarded by a start after a crash.
  */
