@@ -255,6 +255,9 @@ step(struct upload *u)
 		failed(u, "read the local store", err);
 		return -1;
 	}
+	/* nothing to send yet: the next result's target is still probing */
+	if (n == 0 && last == u->cursor)
+		return 0;
 	if (connect_pg(u) != 0)
 		return -1;
 	if (ubatch_send(u->b, u->pg, u->store, &stored, err, sizeof(err)) != 0) {

@@ -9,7 +9,12 @@
  * ON CONFLICT DO NOTHING RETURNING seq names the results it had not taken,
  * and only those are written, so a batch sent twice is stored once.  A
  * run is written once per (vantage, store, local run id) (runs_store).
- * Texts go as printable ASCII (upload_clean_text).
+ * A table's rows go as one JSON parameter of one INSERT ... SELECT FROM
+ * json_populate_recordset: the server parses a document, not a statement
+ * of thousands of parameters.  Texts go as printable ASCII
+ * (upload_clean_text).  A result is read
+ * only once its target finished its cycle (its state committed), so no
+ * result the server took is discarded by a start after a crash.
  */
 #include <ctype.h>
 #include <inttypes.h>
@@ -364,14 +369,20 @@ ubatch_read(struct ubatch *b, sqlite3 *db, int64_t cursor, int max, int64_t *las
     size_t errlen)
 {
 	sqlite3_stmt *main = NULL, *run = NULL, *child[NTAB] = { NULL };
-	char sql[1024], cols[700];
+	char sql[2048], cols[700];
 	int rc, out = -1;
 
 	clear(b);
 	*last = cursor;
 	names(cols, sizeof(cols), pr_cols, NPR, "pr.");
+	/* the last column: whether the result's target finished its cycle
+	 * (its state committed; a run of no cycle always has) -- exactly the
+	 * results store_discard_unfinished never deletes at a start */
 	snprintf(sql, sizeof(sql), "SELECT pr.id, pr.run_id, t.spec, p.address, p.port,"
-	    " p.family, %s FROM path_results pr JOIN targets t ON t.id = pr.target_id"
+	    " p.family, %s, (SELECT r.cycle IS NULL OR EXISTS (SELECT 1 FROM target_states s"
+	    " WHERE s.grp = r.grp AND s.target_id = pr.target_id AND s.cycle = r.cycle"
+	    " AND s.run_id = pr.run_id) FROM runs r WHERE r.id = pr.run_id)"
+	    " FROM path_results pr JOIN targets t ON t.id = pr.target_id"
 	    " JOIN paths p ON p.id = pr.path_id WHERE pr.id > ?1 ORDER BY pr.id LIMIT ?2",
 	    cols);
 	if ((main = prep(db, sql)) == NULL)
@@ -396,6 +407,11 @@ ubatch_read(struct ubatch *b, sqlite3 *db, int64_t cursor, int max, int64_t *las
 
 		if (sqlite3_column_type(main, 0) != SQLITE_INTEGER)
 			continue;
+		/* an unfinished target's result waits, and every later one
+		 * with it (one cursor): a start may still discard it */
+		if (sqlite3_column_type(main, 6 + NPR) == SQLITE_INTEGER &&
+		    sqlite3_column_int64(main, 6 + NPR) == 0)
+			break;
 		if (id > *last)
 			*last = id;
 		memset(r, 0, sizeof(*r));
@@ -656,10 +672,6 @@ run_id(struct ustmt *s, PGconn *pg, struct urun *u, const char *store, char *err
 	return u->pg = st_id(s, pg, "insert run", err, errlen);
 }
 
-/* A statement's parameters at most: it is sent and another begun before
- * it passes PostgreSQL's 65,535. */
-#define UPLOAD_MAXP	30000
-
 static const struct ubatch *sort_b;	/* qsort's: the batch sorted */
 static int sort_col;
 
@@ -755,14 +767,18 @@ dicts(struct ubatch *b, struct ustmt *s, PGconn *pg, bool path, char *err, size_
 	return 0;
 }
 
-/* The fresh results' path_results rows in one statement; each id found
- * by the row's unique (run_id, target_id, path_id). */
+static void st_json(struct ustmt *s, const struct ucell *c, char kind);
+
+/* The fresh results' path_results rows in one statement, as one JSON
+ * parameter (as rows' tables); each id found by the row's unique
+ * (run_id, target_id, path_id). */
 static int
-results(struct ubatch *b, struct ustmt *s, PGconn *pg, const char *store, char *err,
-    size_t errlen)
+results(struct ubatch *b, struct ustmt *s, struct ustmt *j, PGconn *pg, const char *store,
+    char *err, size_t errlen)
 {
 	char cols[700];
 	PGresult *r;
+	struct ucell doc;
 	bool any = false;
 
 	for (int i = 0; i < b->n; i++) {
@@ -771,29 +787,40 @@ results(struct ubatch *b, struct ustmt *s, PGconn *pg, const char *store, char *
 		if (u->fresh && (u->run_pg = run_id(s, pg, u->run, store, err, errlen)) < 0)
 			return -1;
 	}
-	names(cols, sizeof(cols), pr_cols, NPR, "");
-	st_reset(s);
-	st_sql(s, "INSERT INTO path_results (run_id, target_id, path_id, %s) VALUES ", cols);
+	st_reset(j);
+	st_sql(j, "[");
 	for (int i = 0; i < b->n; i++) {
 		struct ures *u = &b->r[i];
-		struct ucell ids[3] = { { u->num[0], 0, 0 }, { u->num[1], 0, 0 },
-		    { u->num[2], 0, 0 } };
 
 		if (!u->fresh)
 			continue;
 		snprintf(u->num[0], sizeof(u->num[0]), "%" PRId64, u->run_pg);
 		snprintf(u->num[1], sizeof(u->num[1]), "%" PRId64, u->target);
 		snprintf(u->num[2], sizeof(u->num[2]), "%" PRId64, u->path);
-		for (int c = 0; c < 3; c++)
-			st_param(s, &ids[c], c ? "," : any ? ",(" : "(");
-		for (int c = 0; c < NPR; c++)
-			st_param(s, &u->pr[PR_OWN + c], ",");
-		st_sql(s, ")");
+		st_sql(j, "%s{\"run_id\":%s,\"target_id\":%s,\"path_id\":%s", any ? "," : "",
+		    u->num[0], u->num[1], u->num[2]);
+		for (int c = 0; c < NPR; c++) {
+			st_sql(j, ",\"%s\":", pr_cols[c].name);
+			st_json(j, &u->pr[PR_OWN + c], pr_cols[c].kind);
+		}
+		st_sql(j, "}");
 		any = true;
 	}
+	st_sql(j, "]");
 	if (!any)
 		return 0;
-	st_sql(s, " RETURNING id, run_id, target_id, path_id");
+	if (j->oom) {
+		snprintf(err, errlen, "insert path results: out of memory");
+		return -1;
+	}
+	names(cols, sizeof(cols), pr_cols, NPR, "");
+	st_reset(s);
+	st_sql(s, "INSERT INTO path_results (run_id, target_id, path_id, %s) SELECT run_id,"
+	    " target_id, path_id, %s FROM json_populate_recordset(NULL::path_results, ", cols,
+	    cols);
+	doc = (struct ucell){ j->sql, 0, 0 };
+	st_param(s, &doc, "");
+	st_sql(s, "::json) RETURNING id, run_id, target_id, path_id");
 	if ((r = st_run(s, pg, PGRES_TUPLES_OK, "insert path results", err, errlen)) == NULL)
 		return -1;
 	for (int t = 0; t < PQntuples(r); t++)
@@ -814,49 +841,92 @@ results(struct ubatch *b, struct ustmt *s, PGconn *pg, const char *store, char *
 	return 0;
 }
 
-/* Table t's rows of every fresh result, as few statements as the
- * parameters' bound allows. */
-static int
-rows(struct ubatch *b, int t, struct ustmt *s, PGconn *pg, char *err, size_t errlen)
+/* c as a JSON value: a number, a string (texts are printable ASCII
+ * already: only " and \\ escaped), bytea as its "\\x..." hex, null. */
+static void
+st_json(struct ustmt *s, const struct ucell *c, char kind)
 {
-	const struct utable *tb = &tables[t];
-	int per = tb->ncol + 1 + (tb->path_id ? 1 : 0), n = 0;
-	char cols[700];
+	static const char hex[] = "0123456789abcdef";
+	char buf[256];
+	size_t k = 0;
 
-	names(cols, sizeof(cols), tb->cols, tb->ncol, "");
-	for (int i = 0; i <= b->n; i++) {
-		struct ures *u = i < b->n ? &b->r[i] : NULL;
+	if (c->v == NULL) {
+		st_sql(s, "null");
+		return;
+	}
+	kind = (char)tolower((unsigned char)kind);
+	if (kind == 'i' || kind == 'l') {
+		st_sql(s, "%s", c->v);
+		return;
+	}
+	st_sql(s, "\"%s", kind == 'b' ? "\\\\x" : "");
+	for (int i = 0; kind == 'b' ? i < c->len : c->v[i] != '\0'; i++) {
+		unsigned char ch = (unsigned char)c->v[i];
 
-		for (int k = 0; u == NULL || (u->fresh && k < u->n[t]); k++) {
-			struct ucell id, path;
-			PGresult *r;
-
-			/* sent when full, and after the last result */
-			if (n > 0 && (u == NULL || s->n + per > UPLOAD_MAXP)) {
-				if ((r = st_run(s, pg, PGRES_COMMAND_OK, tb->name, err,
-				    errlen)) == NULL)
-					return -1;
-				PQclear(r);
-				n = 0;
-			}
-			if (u == NULL)
-				break;
-			if (n == 0) {
-				st_reset(s);
-				st_sql(s, "INSERT INTO %s (path_result_id, %s%s) VALUES ", tb->name,
-				    tb->path_id ? "path_id, " : "", cols);
-			}
-			id = (struct ucell){ u->prid, 0, 0 };
-			path = (struct ucell){ u->num[2], 0, 0 };
-			st_param(s, &id, n ? ",(" : "(");
-			if (tb->path_id)
-				st_param(s, &path, ",");
-			for (int c = 0; c < tb->ncol; c++)
-				st_param(s, &u->rows[t][k * tb->ncol + c], ",");
-			st_sql(s, ")");
-			n++;
+		if (k + 4 >= sizeof(buf)) {
+			st_sql(s, "%.*s", (int)k, buf);
+			k = 0;
+		}
+		if (kind == 'b') {
+			buf[k++] = hex[ch >> 4];
+			buf[k++] = hex[ch & 15];
+		} else {
+			if (ch == '"' || ch == '\\')
+				buf[k++] = '\\';
+			buf[k++] = (char)ch;
 		}
 	}
+	st_sql(s, "%.*s\"", (int)k, buf);
+}
+
+/* Table t's rows of every fresh result in one statement: the rows as one
+ * JSON parameter (json_populate_recordset), not a VALUES list of
+ * parameters -- the server parses and plans one small statement, not one
+ * of thousands of parameters. */
+static int
+rows(struct ubatch *b, int t, struct ustmt *s, struct ustmt *j, PGconn *pg, char *err,
+    size_t errlen)
+{
+	const struct utable *tb = &tables[t];
+	char cols[700];
+	struct ucell doc;
+	PGresult *r;
+	int n = 0;
+
+	st_reset(j);
+	st_sql(j, "[");
+	for (int i = 0; i < b->n; i++) {
+		const struct ures *u = &b->r[i];
+
+		for (int k = 0; u->fresh && k < u->n[t]; k++) {
+			st_sql(j, "%s{\"path_result_id\":%s", n++ ? "," : "", u->prid);
+			if (tb->path_id)
+				st_sql(j, ",\"path_id\":%s", u->num[2]);
+			for (int c = 0; c < tb->ncol; c++) {
+				st_sql(j, ",\"%s\":", tb->cols[c].name);
+				st_json(j, &u->rows[t][k * tb->ncol + c], tb->cols[c].kind);
+			}
+			st_sql(j, "}");
+		}
+	}
+	st_sql(j, "]");
+	if (n == 0)
+		return 0;
+	if (j->oom) {
+		snprintf(err, errlen, "%s: out of memory", tb->name);
+		return -1;
+	}
+	names(cols, sizeof(cols), tb->cols, tb->ncol, "");
+	st_reset(s);
+	st_sql(s, "INSERT INTO %s (path_result_id, %s%s) SELECT path_result_id, %s%s FROM"
+	    " json_populate_recordset(NULL::%s, ", tb->name, tb->path_id ? "path_id, " : "",
+	    cols, tb->path_id ? "path_id, " : "", cols, tb->name);
+	doc = (struct ucell){ j->sql, 0, 0 };
+	st_param(s, &doc, "");
+	st_sql(s, "::json)");
+	if ((r = st_run(s, pg, PGRES_COMMAND_OK, tb->name, err, errlen)) == NULL)
+		return -1;
+	PQclear(r);
 	return 0;
 }
 
@@ -864,7 +934,7 @@ int
 ubatch_send(struct ubatch *b, PGconn *pg, const char *store, uint64_t *stored, char *err,
     size_t errlen)
 {
-	struct ustmt s = { 0 };
+	struct ustmt s = { 0 }, j = { 0 };
 	PGresult *r;
 	uint64_t n = 0;
 	int rc = -1;
@@ -879,10 +949,11 @@ ubatch_send(struct ubatch *b, PGconn *pg, const char *store, uint64_t *stored, c
 	}
 	PQclear(r);
 	if (keys(b, &s, pg, store, err, errlen) != 0 || dicts(b, &s, pg, false, err, errlen) != 0 ||
-	    dicts(b, &s, pg, true, err, errlen) != 0 || results(b, &s, pg, store, err, errlen) != 0)
+	    dicts(b, &s, pg, true, err, errlen) != 0 ||
+	    results(b, &s, &j, pg, store, err, errlen) != 0)
 		goto done;
 	for (int t = 0; t < NTAB; t++)
-		if (rows(b, t, &s, pg, err, errlen) != 0)
+		if (rows(b, t, &s, &j, pg, err, errlen) != 0)
 			goto done;
 	for (int i = 0; i < b->n; i++)
 		n += b->r[i].fresh;
@@ -899,5 +970,6 @@ done:
 	if (rc != 0)
 		PQclear(PQexec(pg, "ROLLBACK"));	/* may fail: the link is gone */
 	st_free(&s);
+	st_free(&j);
 	return rc;
 }

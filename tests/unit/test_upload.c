@@ -110,6 +110,34 @@ test_store_ok(void **state)
 		assert_int_equal(upload_store_ok(t[i].s), t[i].ok);
 }
 
+/* A store of 12 results (ids 1-12) of one run made at file, then sql run
+ * on it; open. */
+static sqlite3 *
+store12(const char *file, const char *sql)
+{
+	struct store_run run = { .vantage = "v" };
+	char err[STORE_ERRLEN];
+	struct store *st;
+	int64_t run_id;
+	sqlite3 *db;
+
+	remove(file);
+	assert_non_null(st = store_open(file, STORE_WRITE, NULL, err, sizeof(err)));
+	assert_int_equal(store_run_begin(st, &run, &run_id), 0);
+	for (unsigned k = 0; k < 12; k++) {
+		struct storegen g;
+
+		storegen_make(&g, k, 1700000000, true);
+		assert_int_equal(store_add(st, run_id, &g.res), 0);
+		storegen_free(&g);
+	}
+	assert_int_equal(store_close(st, err, sizeof(err)), 0);
+	assert_int_equal(sqlite3_open(file, &db), SQLITE_OK);
+	if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	return db;
+}
+
 /* Each row: SQL that spoils the cells of some results of a store of 12,
  * and how many of them a batch still reads (its last id always 12). */
 static void
@@ -140,27 +168,12 @@ test_batch_hostile(void **state)
 	assert_int_equal(storegen_scratch(dir, sizeof(dir), "test_upload"), 0);
 	snprintf(file, sizeof(file), "%s/h.db", dir);
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		struct store *st;
-		struct store_run run = { .vantage = "v" };
 		struct ubatch *b = ubatch_new();
-		int64_t run_id, last = 0;
+		int64_t last = 0;
 		sqlite3 *db;
 		int n;
 
-		remove(file);
-		assert_non_null(st = store_open(file, STORE_WRITE, NULL, err, sizeof(err)));
-		assert_int_equal(store_run_begin(st, &run, &run_id), 0);
-		for (unsigned k = 0; k < 12; k++) {
-			struct storegen g;
-
-			storegen_make(&g, k, 1700000000, true);
-			assert_int_equal(store_add(st, run_id, &g.res), 0);
-			storegen_free(&g);
-		}
-		assert_int_equal(store_close(st, err, sizeof(err)), 0);
-		assert_int_equal(sqlite3_open(file, &db), SQLITE_OK);
-		if (sqlite3_exec(db, t[i].sql, NULL, NULL, NULL) != SQLITE_OK)
-			fail_msg("%s: %s", t[i].sql, sqlite3_errmsg(db));
+		db = store12(file, t[i].sql);
 		assert_non_null(b);
 		n = ubatch_read(b, db, 0, UPLOAD_BATCH, &last, err, sizeof(err));
 		if (n != t[i].n)
@@ -168,6 +181,71 @@ test_batch_hostile(void **state)
 		assert_int_equal(last, 12);
 		/* from the cursor on only */
 		assert_int_equal(ubatch_read(b, db, 12, UPLOAD_BATCH, &last, err, sizeof(err)), 0);
+		sqlite3_close(db);
+		ubatch_free(b);
+	}
+	remove(file);
+	assert_int_equal(storegen_scratch_remove(dir), 0);
+}
+
+/* Each row: SQL that makes the run a cycle and writes some target states,
+ * and how many results a batch reads, its cursor stopping before the first
+ * result whose target has no state in that run and cycle (a start would
+ * discard it): ids 1-12, results 1-5's targets finished in the first rows. */
+static void
+test_batch_unfinished(void **state)
+{
+#define FIN(w)	"INSERT INTO target_states (run_id, target_id, grp, cycle, state, paths," \
+	" time_ns) SELECT DISTINCT run_id, target_id, 'g', 1, 'measured', 1, 0 FROM" \
+	" path_results WHERE " w ";"
+	static const struct { const char *sql; int n; } t[] = {
+		/* a run of no cycle (--once, on demand): all */
+		{ "SELECT 1", 12 },
+		/* a cycle, every target finished: all */
+		{ "UPDATE runs SET grp = 'g', cycle = 1;" FIN("1"), 12 },
+		/* no target finished: none, the cursor stays */
+		{ "UPDATE runs SET grp = 'g', cycle = 1", 0 },
+		/* results 1-5's targets finished: up to the first other */
+		{ "UPDATE runs SET grp = 'g', cycle = 1;" FIN("id <= 5"), -1 },
+		/* a later result finished does not pass an earlier one */
+		{ "UPDATE runs SET grp = 'g', cycle = 1;" FIN("id >= 2"), 0 },
+		/* a state of another cycle, group or run is not this one's */
+		{ "UPDATE runs SET grp = 'g', cycle = 2;" FIN("1"), 0 },
+		{ "UPDATE runs SET grp = 'h', cycle = 1;" FIN("1"), 0 },
+		{ "UPDATE runs SET grp = 'g', cycle = 1;" FIN("1")
+		  " UPDATE target_states SET run_id = NULL", 0 },
+	};
+#undef FIN
+	char dir[64], file[128], err[STORE_ERRLEN];
+
+	(void)state;
+	assert_int_equal(storegen_scratch(dir, sizeof(dir), "test_upload"), 0);
+	snprintf(file, sizeof(file), "%s/u.db", dir);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct ubatch *b = ubatch_new();
+		int64_t last = -1, want;
+		sqlite3 *db;
+		sqlite3_stmt *q;
+		int n;
+
+		db = store12(file, t[i].sql);
+		want = t[i].n;
+		if (want < 0) {
+			/* the first result whose target is not one of results 1-5's */
+			assert_int_equal(sqlite3_prepare_v2(db, "SELECT min(id) - 1 FROM"
+			    " path_results WHERE target_id NOT IN (SELECT target_id FROM"
+			    " path_results WHERE id <= 5)", -1, &q, NULL), SQLITE_OK);
+			assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+			want = sqlite3_column_type(q, 0) == SQLITE_NULL ? 12 :
+			    sqlite3_column_int64(q, 0);
+			sqlite3_finalize(q);
+			assert_true(want >= 5 && want < 12);
+		}
+		assert_non_null(b);
+		n = ubatch_read(b, db, 0, UPLOAD_BATCH, &last, err, sizeof(err));
+		if (n != want || last != want)
+			fail_msg("%s: %d results read to id %lld, not %lld", t[i].sql, n,
+			    (long long)last, (long long)want);
 		sqlite3_close(db);
 		ubatch_free(b);
 	}
@@ -208,6 +286,7 @@ main(void)
 		cmocka_unit_test(test_where),
 		cmocka_unit_test(test_store_ok),
 		cmocka_unit_test(test_batch_hostile),
+		cmocka_unit_test(test_batch_unfinished),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
