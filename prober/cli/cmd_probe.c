@@ -22,6 +22,7 @@
 #include "infer.h"
 #include "json.h"
 #include "log.h"
+#include "memtune.h"
 #include "output.h"
 #include "paths.h"
 #include "show.h"
@@ -466,6 +467,7 @@ cmd_probe(int argc, char **argv)
 	const char *probing = NULL;
 	int r, status;
 
+	memtune_fixed_mmap();
 	conf_init(&c);
 	targets_init(&targets);
 	memset(&files, 0, sizeof(files));
