@@ -22,7 +22,6 @@
 #include "infer.h"
 #include "json.h"
 #include "log.h"
-#include "memtune.h"
 #include "output.h"
 #include "paths.h"
 #include "show.h"
@@ -467,7 +466,6 @@ cmd_probe(int argc, char **argv)
 	const char *probing = NULL;
 	int r, status;
 
-	memtune_fixed_mmap();
 	conf_init(&c);
 	targets_init(&targets);
 	memset(&files, 0, sizeof(files));

@@ -24,7 +24,6 @@
 #include "daemon.h"
 #include "demand.h"
 #include "log.h"
-#include "memtune.h"
 #include "notify.h"
 #include "schedule.h"
 #include "store.h"
@@ -626,7 +625,6 @@ main(int argc, char **argv)
 	struct daemon_opts o;
 	int rc;
 
-	memtune_fixed_mmap();
 	memset(&d, 0, sizeof(d));
 	d.conf_path = CONF_DEFAULT_PATH;
 	d.lock_fd = -1;

@@ -23,5 +23,3 @@ PURE_SRCS += prober/lib/flow_branch.c
 PURE_SRCS += prober/lib/clocksync.c
 PURE_SRCS += prober/lib/unixaddr.c
 PURE_SRCS += prober/lib/shard.c
-# malloc's mmap threshold fixed, for long walks over a list
-PROBER_SRCS += prober/lib/memtune.c
