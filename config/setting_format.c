@@ -78,7 +78,7 @@ setting_format(struct strbuf *b, const struct conf *c, const struct setting *s,
 	const void *f = field(s, c);
 	const struct probe_settings *ps = &c->probe;
 	const char *k = s->key;
-	char t[64];
+	char t[2 * ADDR_STRLEN + 2];
 	uint32_t u;
 	double d;
 	bool yes;
@@ -131,6 +131,12 @@ setting_format(struct strbuf *b, const struct conf *c, const struct setting *s,
 			key_word(b, indent, k, addr_format(&c->source4, t, sizeof(t)));
 		if (c->have_source6)
 			key_word(b, indent, k, addr_format(&c->source6, t, sizeof(t)));
+		break;
+	case SETT_RANGE:
+		if (c->range4.first.family != 0)
+			key_word(b, indent, k, srcrange_format(&c->range4, t, sizeof(t)));
+		if (c->range6.first.family != 0)
+			key_word(b, indent, k, srcrange_format(&c->range6, t, sizeof(t)));
 		break;
 	case SETT_PAYLOAD:
 		for (size_t n = 0; n < ps->npayloads; n++) {

@@ -247,6 +247,21 @@ set_source(struct conf *c, const char *v, char *why, size_t whylen)
 	return 0;
 }
 
+/* A range of source addresses: one per family, the last one given. */
+static int
+set_range(struct conf *c, const char *v, char *why, size_t whylen)
+{
+	struct srcrange r;
+
+	if (srcrange_parse(v, &r, why, whylen) != 0)
+		return -1;
+	if (r.first.family == ADDR_V4)
+		c->range4 = r;
+	else
+		c->range6 = r;
+	return 0;
+}
+
 /* A group's target file, added to its list (not one value). */
 static int
 add_file(const struct setting *s, struct conf_group *g, const char *v, unsigned line,
@@ -436,6 +451,10 @@ setting_set(struct conf *c, struct conf_group *g, const struct setting *s,
 		break;
 	case SETT_ADDR:
 		if (set_source(c, v, why, whylen) != 0)
+			return -1;
+		break;
+	case SETT_RANGE:
+		if (set_range(c, v, why, whylen) != 0)
 			return -1;
 		break;
 	case SETT_PREFIXES:

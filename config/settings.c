@@ -76,6 +76,14 @@ const struct setting settings[SET_COUNT] = {
 	{ .id = SET_SOURCE, .key = "source", .flag = "source", .type = SETT_ADDR,
 	  .where = SETW_TOP | SETW_CLI, .repeat = true, .off = OFF(source4), .arg = "ADDR",
 	  .help = "source address (one per family; default from the route)" },
+	/* routers limit their ICMP errors per destination: each source is a
+	 * budget of the trace's (prober/design-notes.md "Source ranges") */
+	{ .id = SET_SOURCE_RANGE, .key = "source-range", .flag = "source-range",
+	  .type = SETT_RANGE, .where = SETW_TOP | SETW_CLI, .repeat = true,
+	  .off = OFF(range4), .arg = "RANGE",
+	  .help = "source addresses, each path one of them (one range\n"
+	  "per family, at most 4096, every one configured on the\n"
+	  "route's interface; replaces --source)" },
 	{ .id = SET_INTERFACE, .key = "interface", .flag = "interface", .type = SETT_STRING,
 	  .where = SETW_TOP | SETW_CLI, .off = OFF(interface), .arg = "NAME",
 	  .help = "capture interface (default from the route)" },

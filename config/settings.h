@@ -29,6 +29,7 @@
 #include "probe_settings.h"
 #include "result.h"
 #include "shard.h"
+#include "srcrange.h"
 #include "strbuf.h"
 #include "targets.h"
 
@@ -54,6 +55,7 @@ enum setting_id {
 	SET_ALLOW,
 	SET_ALLOW_LARGE,
 	SET_SOURCE,
+	SET_SOURCE_RANGE,
 	SET_INTERFACE,
 	SET_VANTAGE,
 	SET_TRACE,
@@ -107,6 +109,7 @@ enum setting_type {
 	SETT_SCALES,		/* a list of shifts: 0,7,14 */
 	SETT_PORTS,		/* a list of ports: 80,443 */
 	SETT_ADDR,		/* an IPv4 or IPv6 address, one per family */
+	SETT_RANGE,		/* A-B or a CIDR of addresses, one per family */
 	SETT_PREFIXES,		/* CIDRs, repeatable */
 	SETT_PAYLOAD,		/* [PORT|*] FILE: a map of port to request file */
 	SETT_TARGETS,		/* target specs, repeatable */
@@ -213,6 +216,8 @@ struct conf {
 	char *interface;		/* NULL: from the route */
 	struct addr source4, source6;
 	bool have_source4, have_source6;
+	struct srcrange range4, range6;	/* --source-range; first.family 0:
+					   none (the source or the route's) */
 	uint16_t ports[CONF_MAX_PORTS];	/* for targets that name none */
 	int nports;
 	uint32_t retention;		/* days */

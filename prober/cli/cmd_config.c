@@ -29,7 +29,7 @@ static const char *const type_names[] = {
 	[SETT_UINT] = "number", [SETT_SECONDS] = "seconds", [SETT_DURATION] = "duration",
 	[SETT_BOOL] = "yes|no", [SETT_CHOICE] = "choice", [SETT_STRING] = "string",
 	[SETT_PATH] = "file", [SETT_CONTACT] = "url", [SETT_SCALES] = "list",
-	[SETT_PORTS] = "port-list", [SETT_ADDR] = "address", [SETT_PREFIXES] = "cidr-list",
+	[SETT_PORTS] = "port-list", [SETT_ADDR] = "address", [SETT_RANGE] = "address-range", [SETT_PREFIXES] = "cidr-list",
 	[SETT_PAYLOAD] = "port-map", [SETT_TARGETS] = "targets", [SETT_SECTION] = "section",
 	[SETT_NAMES] = "names", [SETT_ACTION] = "action",
 };

@@ -376,6 +376,8 @@ probe_paths_open(const struct conf *c, const struct targets *targets,
 	po.bl = bl;
 	po.source4 = c->have_source4 ? &c->source4 : NULL;
 	po.source6 = c->have_source6 ? &c->source6 : NULL;
+	po.range4 = c->range4.first.family != 0 ? &c->range4 : NULL;
+	po.range6 = c->range6.first.family != 0 ? &c->range6 : NULL;
 	po.ifname = c->interface;
 	if (paths_open(paths, targets, &po) != 0) {
 		paths_free(paths);

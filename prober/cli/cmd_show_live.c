@@ -146,6 +146,8 @@ show_live(struct conf *c, const struct show_opts *o, const char *db, struct hist
 	po.bl = bl;
 	po.source4 = c->have_source4 ? &c->source4 : NULL;
 	po.source6 = c->have_source6 ? &c->source6 : NULL;
+	po.range4 = c->range4.first.family != 0 ? &c->range4 : NULL;
+	po.range6 = c->range6.first.family != 0 ? &c->range6 : NULL;
 	po.ifname = c->interface;
 	if (paths_open(&paths, &t, &po) != 0) {
 		status = EXIT_USAGE;

@@ -314,6 +314,8 @@ unit_begin(struct daemon *d, struct unit *u, uint64_t cycle)
 	po.bl = config_gen->bl;
 	po.source4 = config_gen->c.have_source4 ? &config_gen->c.source4 : NULL;
 	po.source6 = config_gen->c.have_source6 ? &config_gen->c.source6 : NULL;
+	po.range4 = config_gen->c.range4.first.family != 0 ? &config_gen->c.range4 : NULL;
+	po.range6 = config_gen->c.range6.first.family != 0 ? &config_gen->c.range6 : NULL;
 	po.ifname = config_gen->c.interface;
 	po.rt = d->rt;
 	po.files = &u->files;

@@ -38,6 +38,7 @@ struct demand_run {
 					   reload frees the configuration's */
 	struct addr source4, source6;
 	bool have_source4, have_source6;
+	struct srcrange range4, range6;
 	char *ifname;
 	struct paths paths;
 	bool paths_open;
@@ -220,6 +221,8 @@ run_start(struct daemon *d, struct demand_run *r, char *why, size_t whylen)
 	po.bl = r->bl;
 	po.source4 = r->have_source4 ? &r->source4 : NULL;
 	po.source6 = r->have_source6 ? &r->source6 : NULL;
+	po.range4 = r->range4.first.family != 0 ? &r->range4 : NULL;
+	po.range6 = r->range6.first.family != 0 ? &r->range6 : NULL;
 	po.ifname = r->ifname;
 	po.rt = d->rt;
 	if (paths_open(&r->paths, &r->t, &po) != 0) {
@@ -379,6 +382,8 @@ demand_request(struct daemon *d, struct serve_client *c, const char *in, size_t 
 	r->source6 = conf->source6;
 	r->have_source4 = conf->have_source4;
 	r->have_source6 = conf->have_source6;
+	r->range4 = conf->range4;
+	r->range6 = conf->range6;
 	r->ifname = conf->interface != NULL ? xstrdup(conf->interface) : NULL;
 	if (run_start(d, r, why, sizeof(why)) != 0) {
 		run_free(r);

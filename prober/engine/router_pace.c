@@ -28,6 +28,17 @@ router_key_addr(const struct addr *a)
 	return k;
 }
 
+struct router_key
+router_key_from(struct router_key k, const struct addr *src)
+{
+	memset(&k.src, 0, sizeof(k.src));
+	if (src != NULL) {
+		k.src.family = src->family;
+		memcpy(k.src.bytes, src->bytes, addr_len(src));
+	}
+	return k;
+}
+
 int
 router_pace_init(struct router_pace *p, const struct hop_pace_config *cfg)
 {
@@ -97,8 +108,12 @@ canon(const struct router_pace *p, struct router_key k)
 		return k;
 	for (int t = 1; t <= ROUTER_PACE_MAX_TTL; t++)
 		if (p->name[t].family != 0 && shared_ttl(p, t) &&
-		    addr_equal(&p->only[f][t], &k.addr))
-			return router_key_addr(&p->name[t]);
+		    addr_equal(&p->only[f][t], &k.addr)) {
+			struct router_key c = router_key_addr(&p->name[t]);
+
+			c.src = k.src;
+			return c;
+		}
 	return k;
 }
 
@@ -109,6 +124,8 @@ key_hash(const struct router_key *k)
 
 	for (int i = 0; i < 16; i++)
 		h = (h ^ k->addr.bytes[i]) * 16777619u;
+	for (int i = 0; i < 16; i++)
+		h = (h ^ k->src.bytes[i]) * 16777619u;
 	return h & (ROUTER_PACE_HASH - 1);
 }
 
@@ -116,7 +133,9 @@ static bool
 key_equal(const struct router_key *a, const struct router_key *b)
 {
 	return a->addr.family == b->addr.family &&
-	    memcmp(a->addr.bytes, b->addr.bytes, sizeof(a->addr.bytes)) == 0;
+	    memcmp(a->addr.bytes, b->addr.bytes, sizeof(a->addr.bytes)) == 0 &&
+	    a->src.family == b->src.family &&
+	    memcmp(a->src.bytes, b->src.bytes, sizeof(a->src.bytes)) == 0;
 }
 
 static int
@@ -180,25 +199,114 @@ bucket(struct router_pace *p, const struct router_key *k)
 	return i < 0 ? NULL : &p->r[i].b;
 }
 
+#define ALL_COST_NS (1000000000 / ROUTER_PACE_ALL_RATE)
+#define ALL_DEPTH_NS ((int64_t)ROUTER_PACE_ALL_BURST * ALL_COST_NS)
+
+static void
+all_refill(struct router_all *a, uint64_t now)
+{
+	if (now > a->last) {
+		uint64_t d = now - a->last;
+
+		a->credit_ns = d >= (uint64_t)ALL_DEPTH_NS ? ALL_DEPTH_NS :
+		    a->credit_ns + (int64_t)d;
+		if (a->credit_ns > ALL_DEPTH_NS)
+			a->credit_ns = ALL_DEPTH_NS;
+		a->last = now;
+	}
+}
+
+/* The cap over every source of k's router (ROUTER_PACE_ALL_RATE); NULL
+ * while probes go from one source (its own bucket is the router's whole
+ * budget), for a distance, or when the table of caps is full of routers
+ * still paying off a burst. */
+static struct router_all *
+all_of(struct router_pace *p, struct router_key k, uint64_t now)
+{
+	int free_i = -1;
+
+	if (!p->many_src || by_distance(k))
+		return NULL;
+	k = canon(p, router_key_from(k, NULL));
+	for (int i = 0; i < ROUTER_PACE_ALL; i++) {
+		struct router_all *a = &p->all[i];
+
+		if (a->live && addr_equal(&a->addr, &k.addr))
+			return a;
+		if (free_i < 0 && a->live)
+			all_refill(a, now);
+		if (free_i < 0 && (!a->live || a->credit_ns == ALL_DEPTH_NS))
+			free_i = i;
+	}
+	if (free_i < 0)
+		return NULL;
+	p->all[free_i] = (struct router_all){ .addr = k.addr, .credit_ns = ALL_DEPTH_NS,
+		.last = now, .live = true };
+	return &p->all[free_i];
+}
+
+static void
+all_pay(struct router_pace *p, struct router_key k, uint64_t now)
+{
+	struct router_all *a = all_of(p, k, now);
+
+	if (a != NULL) {
+		all_refill(a, now);
+		a->credit_ns -= ALL_COST_NS;
+	}
+}
+
+/* Notes the source a probe goes from: a second one of a family starts
+ * the caps. */
+static void
+note_src(struct router_pace *p, const struct addr *src)
+{
+	struct addr *first;
+
+	if (src->family == 0 || p->many_src)
+		return;
+	first = &p->first_src[src->family == ADDR_V6];
+	if (first->family == 0)
+		*first = *src;
+	else if (!addr_equal(first, src))
+		p->many_src = true;
+}
+
+/* k with its source cleared when it is its family's first: with one
+ * source per family the keys are those of before, a router one budget
+ * over both families (router_pace.h) */
+static struct router_key
+norm(const struct router_pace *p, struct router_key k)
+{
+	if (k.src.family != 0 && addr_equal(&p->first_src[k.src.family == ADDR_V6], &k.src))
+		memset(&k.src, 0, sizeof(k.src));
+	return k;
+}
+
 struct router_key
 router_pace_key(struct router_pace *p, struct router_key k, int ttl, uint64_t now)
 {
 	int i;
 	unsigned h;
 
+	note_src(p, &k.src);
+	k = norm(p, k);
+
 	if (by_distance(k)) {
 		const struct addr *a = one_router(p, k.addr.family == ADDR_V6, k.ttl);
 
 		if (a == NULL)
 			return k;
-		return router_pace_key(p, router_key_addr(a), k.ttl, now);
+		return router_pace_key(p, router_key_from(router_key_addr(a),
+		    k.src.family != 0 ? &k.src : NULL), k.ttl, now);
 	}
 	k = canon(p, k);
 	i = find(p, &k);
 	if (i < 0) {
 		i = make_room(p, now);
 		if (i < 0)
-			return ttl > 0 ? router_key_ttl(k.addr.family, ttl) : k;
+			return ttl > 0 ? router_key_from(router_key_ttl(k.addr.family, ttl),
+			    k.src.family != 0 ? &k.src : NULL) : k;
 		h = key_hash(&k);
 		p->r[i].key = k;
 		hop_bucket_init(&p->cfg, &p->r[i].b);
@@ -214,45 +322,59 @@ router_pace_key(struct router_pace *p, struct router_key k, int ttl, uint64_t no
 bool
 router_pace_can(struct router_pace *p, struct router_key k, uint64_t now)
 {
+	k = norm(p, k);
 	struct hop_bucket *b = bucket(p, &k);
+
+	struct router_all *a;
 
 	if (b == NULL)
 		return true;	/* beyond the ladder: nothing to pace */
 	router_pace_expire(p, now);
-	return hop_bucket_can(&p->cfg, b, now);
+	if (!hop_bucket_can(&p->cfg, b, now))
+		return false;
+	if ((a = all_of(p, k, now)) == NULL)
+		return true;
+	all_refill(a, now);
+	return a->credit_ns >= ALL_COST_NS;
 }
 
 void
 router_pace_spent(struct router_pace *p, struct router_key k, uint64_t now)
 {
+	k = norm(p, k);
 	struct hop_bucket *b = bucket(p, &k);
 
-	if (b != NULL)
+	if (b != NULL) {
 		hop_bucket_spent(&p->cfg, b, now);
+		all_pay(p, k, now);
+	}
 }
 
 void
 router_pace_sent(struct router_pace *p, struct router_key k, uint64_t now, bool repeat)
 {
+	k = norm(p, k);
 	struct hop_bucket *b = bucket(p, &k);
 	uint64_t d;
 
 	if (b == NULL)
 		return;
 	hop_bucket_sent(&p->cfg, b, now, repeat);
+	all_pay(p, k, now);
 	d = hop_bucket_deadline(&p->cfg, b);
 	if (d < p->deadline)
 		p->deadline = d;
 }
 
 struct router_key
-router_pace_paid(const struct router_pace *p, int family, int ttl, const struct addr *learned)
+router_pace_paid(const struct router_pace *p, int family, int ttl, const struct addr *learned,
+    const struct addr *src)
 {
 	const struct addr *a = learned != NULL ? learned : one_router(p, family == ADDR_V6, ttl);
 
 	if (a != NULL)
-		return canon(p, router_key_addr(a));
-	return router_key_ttl(family, ttl);
+		return canon(p, norm(p, router_key_from(router_key_addr(a), src)));
+	return norm(p, router_key_from(router_key_ttl(family, ttl), src));
 }
 
 /* Which routers a distance has heard from: one, or more.  True when from
@@ -260,10 +382,11 @@ router_pace_paid(const struct router_pace *p, int family, int ttl, const struct 
  * along, so its bucket becomes the router's, and the distance starts over
  * for when it stands for more than one. */
 static bool
-heard(struct router_pace *p, int ttl, const struct addr *from, uint64_t now)
+heard(struct router_pace *p, int ttl, const struct addr *from, const struct addr *src,
+    uint64_t now)
 {
 	int f = from->family == ADDR_V6, i;
-	struct router_key r = router_key_addr(from);
+	struct router_key r = router_key_from(router_key_addr(from), src);
 	struct hop_bucket *d;
 
 	if (!valid_ttl(ttl) || p->many[f][ttl])
@@ -274,6 +397,8 @@ heard(struct router_pace *p, int ttl, const struct addr *from, uint64_t now)
 		return false;
 	}
 	p->only[f][ttl] = r.addr;
+	/* (only the first source's bucket was paid by the distance: the
+	 * others start afresh, a budget of their own) */
 	if (p->name[ttl].family == 0)
 		p->name[ttl] = r.addr;
 	r = canon(p, r);
@@ -294,15 +419,18 @@ static void
 pace_answered(struct router_pace *p, struct router_key k, int ttl, const struct addr *from,
     uint64_t now, uint64_t sent, bool waited)
 {
+	k = norm(p, k);
 	struct hop_bucket *b = bucket(p, &k), *rb, *moved = NULL;
 	struct router_key r, c;
+	const struct addr *src = k.src.family != 0 ? &k.src : NULL;
 
 	/* paid by the distance before its bucket became its router's: the
 	 * probe waits there now (a spent one waits nowhere: its router's
 	 * bucket is the one its token came from all the same) */
 	if (b != NULL && (b->n == 0 || !waited) && by_distance(k) &&
 	    one_router(p, k.addr.family == ADDR_V6, k.ttl) != NULL) {
-		r = router_key_addr(one_router(p, k.addr.family == ADDR_V6, k.ttl));
+		r = router_key_from(router_key_addr(one_router(p, k.addr.family == ADDR_V6,
+		    k.ttl)), src);
 		if ((rb = bucket(p, &r)) != NULL)
 			b = moved = rb;
 	}
@@ -319,9 +447,9 @@ pace_answered(struct router_pace *p, struct router_key k, int ttl, const struct 
 	}
 	if (from == NULL || from->family == 0)
 		return;
-	if (heard(p, ttl, from, now) && by_distance(k))
+	if (heard(p, ttl, from, src, now) && by_distance(k))
 		return;		/* paid from what is now its own bucket */
-	r = canon(p, router_key_addr(from));
+	r = canon(p, router_key_from(router_key_addr(from), src));
 	if (!by_distance(k) && (c = canon(p, k), key_equal(&c, &r)))
 		return;
 	/* paid from the distance's bucket, which became its router's: paid
@@ -383,17 +511,28 @@ router_pace_expire(struct router_pace *p, uint64_t now)
 uint64_t
 router_pace_when(struct router_pace *p, struct router_key k, uint64_t now)
 {
+	k = norm(p, k);
 	struct hop_bucket *b = bucket(p, &k);
+	struct router_all *a;
+	uint64_t t;
 
 	if (b == NULL)
 		return now;
 	router_pace_expire(p, now);
-	return hop_bucket_when(&p->cfg, b, now);
+	t = hop_bucket_when(&p->cfg, b, now);
+	if ((a = all_of(p, k, now)) != NULL) {
+		all_refill(a, now);
+		if (a->credit_ns < ALL_COST_NS &&
+		    now + (uint64_t)(ALL_COST_NS - a->credit_ns) > t)
+			t = now + (uint64_t)(ALL_COST_NS - a->credit_ns);
+	}
+	return t;
 }
 
 double
 router_pace_rate(struct router_pace *p, struct router_key k)
 {
+	k = norm(p, k);
 	struct hop_bucket *b = bucket(p, &k);
 
 	return b == NULL ? 0 : (double)b->rate_milli / 1000.0;

@@ -24,6 +24,13 @@
  * budgets are paced as one, which costs time, not places).  Once a family
  * hears a second address there, the distance's families go apart.
  *
+ * A router limits its errors per destination, and each of our source
+ * addresses (--source-range) is one: buckets are keyed by (router, source),
+ * the first source of each family keyed as none (one source per family is
+ * one budget per router, as without a range).  Once a second source is
+ * seen, each router's probes over all its sources are also held to its
+ * global limit (ROUTER_PACE_ALL_RATE).
+ *
  * The routers' buckets live in a table of ROUTER_PACE_ROUTERS; when it is
  * full, a router whose bucket is idle (nothing waiting, full) is forgotten,
  * the least recently used first, and when none is, a new router is paid by
@@ -39,14 +46,39 @@
 #include "hop_pace.h"
 
 #define ROUTER_PACE_MAX_TTL 31
-#define ROUTER_PACE_ROUTERS 256
-#define ROUTER_PACE_HASH 512		/* chain heads, a power of two */
+/* Buckets: (router, source) pairs; 3 routers of 256 sources fit with room */
+#define ROUTER_PACE_ROUTERS 1024
+#define ROUTER_PACE_HASH 2048		/* chain heads, a power of two */
 
 /* A bucket: by router address (addr.family set, ttl 0) or by distance
  * (ttl 1..ROUTER_PACE_MAX_TTL, addr.family the probe's family, bytes 0). */
 struct router_key {
 	struct addr addr;
 	int ttl;
+	struct addr src;		/* the prober's source address the
+					   probe went from: a router keeps a
+					   budget per destination of its
+					   errors, so each source has its own
+					   (family 0: none given) */
+};
+
+/* Under Linux's icmp_msgs_per_sec (1000) and icmp_msgs_burst (50): what a
+ * router sends in all, whatever the destination.  Once probes go from more
+ * than one source, a router's probes over all its sources are held to this
+ * too (each source's own bucket learns the per-destination limit).  With
+ * a margin: since Linux 6.x each error takes 0 to 2 of the global tokens
+ * at random, so a steady 1000/s empties the burst by chance (the mix bench
+ * at 1000/s, 50: 7-31 errors a router lost to the global limit, one
+ * broken path traced inexactly). */
+#define ROUTER_PACE_ALL_RATE 800
+#define ROUTER_PACE_ALL_BURST 25
+#define ROUTER_PACE_ALL 64		/* routers capped at once */
+
+struct router_all {
+	struct addr addr;		/* the router's canonical address */
+	int64_t credit_ns;		/* time's worth of tokens at the rate */
+	uint64_t last;
+	bool live;
 };
 
 struct router_entry {
@@ -67,6 +99,12 @@ struct router_pace {
 	bool many[2][ROUTER_PACE_MAX_TTL + 1];	/* ... or more than one */
 	struct addr name[ROUTER_PACE_MAX_TTL + 1];	/* the first address
 						   heard at each distance */
+	struct router_all all[ROUTER_PACE_ALL];	/* per router, over sources */
+	struct addr first_src[2];	/* the first source seen per family:
+					   keyed as no source, so that one
+					   source per family is the one budget
+					   per router of before ... */
+	bool many_src;			/* ... and whether another came */
 	int nlive;
 	uint64_t deadline;		/* no probe is lost before this */
 	uint64_t lost, answered, charged, forgotten;	/* for tests and -v */
@@ -74,6 +112,8 @@ struct router_pace {
 
 struct router_key router_key_ttl(int family, int ttl);
 struct router_key router_key_addr(const struct addr *a);
+/* k for probes from source src (NULL: none) */
+struct router_key router_key_from(struct router_key k, const struct addr *src);
 
 /* cfg as hop_pace_check wants.  0, or -1 for a bad config. */
 int router_pace_init(struct router_pace *p, const struct hop_pace_config *cfg);
@@ -86,7 +126,7 @@ struct router_key router_pace_key(struct router_pace *p, struct router_key k, in
 /* The router a probe paid by router was paid from: the one the path had
  * learned (learned), else the one its distance stood for. */
 struct router_key router_pace_paid(const struct router_pace *p, int family, int ttl,
-    const struct addr *learned);
+    const struct addr *learned, const struct addr *src);
 /* Whether a probe paid from k may go at now. */
 bool router_pace_can(struct router_pace *p, struct router_key k, uint64_t now);
 /* A probe paid from k went; repeat: the same probe (path, variant, TTL)

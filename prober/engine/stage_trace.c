@@ -146,9 +146,13 @@ pace_key(struct engine *e, const struct path_slot *s, int ttl, uint64_t now)
 	const struct addr *r = trace_router(tr_slot(e, s)->tr, ttl);
 	struct router_pace *p = &tr_engine(e)->pace;
 
+	/* keyed by our source too: a router's budget is per destination of
+	 * its errors, and each source address is one */
 	if (r != NULL)
-		return router_pace_key(p, router_key_addr(r), ttl, now);
-	return router_pace_key(p, router_key_ttl(s->path.dst.family, ttl), ttl, now);
+		return router_pace_key(p, router_key_from(router_key_addr(r), &s->path.src),
+		    ttl, now);
+	return router_pace_key(p, router_key_from(router_key_ttl(s->path.dst.family, ttl),
+	    &s->path.src), ttl, now);
 }
 
 /* The key the probe of variant v with this TTL was paid from (before its
@@ -160,8 +164,8 @@ paid_key(const struct engine *e, const struct path_slot *s, int v, int ttl)
 
 	if (ttl >= 1 && ttl < 32 && (ts->by_router[v] & (1u << ttl)))
 		return router_pace_paid(&tr_engine(e)->pace, s->path.dst.family, ttl,
-		    trace_router(ts->tr, ttl));
-	return router_key_ttl(s->path.dst.family, ttl);
+		    trace_router(ts->tr, ttl), &s->path.src);
+	return router_key_from(router_key_ttl(s->path.dst.family, ttl), &s->path.src);
 }
 
 /* Whether variant v's trace probes are to go silent on the way whatever a

@@ -1,6 +1,8 @@
 # prober/lib: addresses, logging, JSON, SipHash, the result types, targets
 # and the blocklist: what every layer uses and that uses no other layer.
 PURE_SRCS += prober/lib/addr.c
+# the prober's own source addresses, one picked per path
+PURE_SRCS += prober/lib/srcrange.c
 PURE_SRCS += prober/lib/log.c
 PURE_SRCS += prober/lib/siphash.c
 PURE_SRCS += prober/lib/permute.c

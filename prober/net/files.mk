@@ -8,4 +8,6 @@ PROBER_SRCS += prober/net/capture.c
 PROBER_SRCS += prober/net/guard.c
 PROBER_SRCS += prober/net/route.c
 PROBER_SRCS += prober/net/paths.c
+# --source-range: every address configured on the route's interface
+PROBER_SRCS += prober/net/srcrange_check.c
 PROBER_SRCS += prober/net/resolve.c

@@ -16,6 +16,7 @@
 #include "paths.h"
 #include "resolve.h"
 #include "shard.h"
+#include "srcrange_check.h"
 #include "target_stream.h"
 
 /* Addresses passed over (blocked, duplicates, no route) in one call of
@@ -358,6 +359,16 @@ paths_iface(struct paths *p, const char *name)
 	return p->nifaces++;
 }
 
+/* Whether the source range of family was checked on ifname. */
+static bool
+range_checked(const struct paths *p, const char *ifname, int family)
+{
+	for (int i = 0; i < p->nrange_ok; i++)
+		if (p->range_ok[i].family == family && strcmp(p->range_ok[i].ifname, ifname) == 0)
+			return true;
+	return false;
+}
+
 /* The route of a path to a; 1 and *out, 0 when a has no route (told, for
  * a prefix once: its record's count *unrouted), -1 to stop the run. */
 static int
@@ -365,9 +376,12 @@ paths_route(struct paths *p, const char *target, const char *host, const struct 
     uint16_t port, uint64_t *unrouted, struct path *out)
 {
 	const struct addr *forced = a->family == ADDR_V4 ? p->source4 : p->source6;
+	const struct srcrange *range = a->family == ADDR_V4 ? p->range4 : p->range6;
 	char ifname[ROUTE_IFNAMSIZ], err[256];
 
 	memset(out, 0, sizeof(*out));
+	if (range != NULL)
+		forced = NULL;	/* the range replaces --source */
 	if (route_lookup_on(p->rt, a, forced, &out->src, ifname, err, sizeof(err)) != 0) {
 		/* a prefix without a route would be a line per address: the
 		 * first is told, the rest counted */
@@ -382,6 +396,21 @@ paths_route(struct paths *p, const char *target, const char *host, const struct 
 		    "use --interface any", PATHS_MAX_IFACES);
 		return -1;
 	}
+	/* every source of the range on the interface the route leaves by,
+	 * once per interface: a probe from an address that is not there
+	 * draws replies that go elsewhere */
+	if (range != NULL && !range_checked(p, ifname, a->family)) {
+		if (srcrange_check(range, ifname, err, sizeof(err)) != 0) {
+			log_warnx("%s", err);
+			return -1;
+		}
+		if (p->nrange_ok < 2 * PATHS_MAX_IFACES) {
+			snprintf(p->range_ok[p->nrange_ok].ifname, ROUTE_IFNAMSIZ, "%s", ifname);
+			p->range_ok[p->nrange_ok++].family = a->family;
+		}
+	}
+	if (range != NULL)
+		out->src = srcrange_addr(range, srcrange_pick(range, p->key, a, port));
 	out->target = target;
 	out->host = host;
 	out->dst = *a;
@@ -578,6 +607,8 @@ paths_open(struct paths *p, const struct targets *t, const struct paths_opts *o)
 	p->bl_space = o->bl;
 	p->source4 = o->source4;
 	p->source6 = o->source6;
+	p->range4 = o->range4;
+	p->range6 = o->range6;
 	p->ifname = o->ifname;
 	if (o->key != NULL)
 		memcpy(p->key, o->key, sizeof(p->key));

@@ -32,6 +32,7 @@
 #include "addr.h"
 #include "addrset.h"
 #include "route.h"
+#include "srcrange.h"
 #include "targets.h"
 #include "target_space.h"
 
@@ -144,6 +145,12 @@ struct paths {
 	bool own_rt;			/* rt opened by paths_open: closed by
 					   paths_free */
 	const struct addr *source4, *source6;
+	const struct srcrange *range4, *range6;
+	struct paths_range_ok {		/* interfaces the range was checked on */
+		char ifname[ROUTE_IFNAMSIZ];
+		int family;
+	} range_ok[2 * PATHS_MAX_IFACES];
+	int nrange_ok;
 	const char *ifname;
 	struct path first;		/* found by paths_open, not yet handed out */
 	bool have_first;
@@ -166,6 +173,13 @@ struct paths {
 struct paths_opts {
 	const struct blocklist *bl;
 	const struct addr *source4, *source6;	/* --source, or NULL */
+	const struct srcrange *range4, *range6;	/* --source-range, or NULL:
+						   each path goes from the one
+						   its keyed hash picks (the
+						   order's key), each address
+						   checked to be the route's
+						   interface's; replaces the
+						   source of its family */
 	const char *ifname;			/* --interface, or NULL */
 	const uint8_t *key;			/* the order's key (16 bytes); NULL:
 						   a random one */

@@ -160,3 +160,7 @@ LAB_CHECKS += tests/e2e/flows-e2e
 # or cleared while its share stays above zero; none for mp-clean (make stress only: its
 # 40 s of daemon cycles; test_flows_no_flap holds the rule in make check)
 STRESS_ONLY += tests/e2e/mpdaemon-e2e
+# --source-range: 64 paths over 4 sources through a router: every reply to every source
+# matched (SYN-ACKs, the window test, time-exceeded), every packet of a path from one
+# source in a capture, all four used; a source not on the interface refused, named
+LAB_CHECKS += tests/e2e/srcrange-e2e

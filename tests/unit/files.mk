@@ -16,6 +16,8 @@ UNIT_TESTS += test_siphash
 UNIT_TESTS += test_permute
 UNIT_TESTS += test_target_space
 UNIT_TESTS += test_cookie
+# --source-range: parsed, refused with its reason, one source per path
+UNIT_TESTS += test_srcrange
 UNIT_TESTS += test_portplan
 # a path's flows to one verdict per scale, its share and its reason
 UNIT_TESTS += test_infer_flows

@@ -4,7 +4,8 @@
  * before and how many may go at once), a distance that stands for its one
  * router, charges for answers paid by distance, the floor, growth, losses
  * that repeat, losses shown by a later answer, probes nobody waits for,
- * and a full table.
+ * a full table, and a budget per source address under the router's cap
+ * over all of them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -390,6 +391,57 @@ test_spent(void **state)
 	assert_true(router_pace_rate(&p, k) < rate);
 }
 
+/* A router's key for probes from source number i (198.18.200.0 up). */
+static struct router_key
+from_src(struct router_pace *p, int ttl, const char *router, int i, uint64_t now)
+{
+	char name[40];
+	struct addr r = A(router), src;
+
+	snprintf(name, sizeof(name), "198.18.%d.%d", 200 + i / 250, 1 + i % 250);
+	src = A(name);
+	return router_pace_key(p, router_key_from(router_key_addr(&r), &src), ttl, now);
+}
+
+/* Linux limits a router's errors per destination: each source address is
+ * one, with a burst of its own; over all of them the router's global
+ * limit (1000/s, burst 50) holds. */
+static void
+test_sources(void **state)
+{
+	static struct router_pace p;
+	struct router_key k0, k1;
+	int sum = 0;
+
+	(void)state;
+	assert_int_equal(router_pace_init(&p, &cfg), 0);
+	k0 = from_src(&p, 1, "198.18.1.2", 0, 0);
+	assert_int_equal(drain(&p, k0, 0), 6);
+	k1 = from_src(&p, 1, "198.18.1.2", 1, 0);
+	assert_int_equal(drain(&p, k1, 0), 6);	/* a budget of its own */
+	assert_int_equal(drain(&p, k0, 0), 0);	/* the first one's is spent */
+	/* the first source of a family is keyed as none: one source is the
+	 * one budget of before */
+	assert_int_equal(k0.src.family, 0);
+	assert_int_equal(k1.src.family, ADDR_V4);
+
+	/* 300 sources at once: 6 each alone, 50 in all (the 12 above
+	 * count: they went within the same millisecond) */
+	for (int i = 2; i < 300; i++)
+		sum += drain(&p, from_src(&p, 1, "198.18.1.2", i, 0), 0);
+	assert_int_equal(sum + 6, ROUTER_PACE_ALL_BURST);
+	k1 = from_src(&p, 1, "198.18.1.2", 299, 0);
+	assert_false(router_pace_can(&p, k1, 0));
+	assert_true(router_pace_when(&p, k1, 0) > 0);
+	/* a second later: at most the global rate's second more */
+	sum = 0;
+	for (int i = 2; i < 300; i++)
+		sum += drain(&p, from_src(&p, 1, "198.18.1.2", i, SEC), SEC);
+	assert_true(sum <= ROUTER_PACE_ALL_BURST);
+	/* another router's cap is its own */
+	assert_int_equal(drain(&p, from_src(&p, 2, "198.18.2.2", 5, SEC), SEC), 6);
+}
+
 static void
 test_full_table(void **state)
 {
@@ -449,6 +501,7 @@ main(void)
 		cmocka_unit_test(test_overtaken),
 		cmocka_unit_test(test_spent),
 		cmocka_unit_test(test_full_table),
+		cmocka_unit_test(test_sources),
 		cmocka_unit_test(test_bad_config),
 	};
 
