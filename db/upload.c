@@ -295,6 +295,7 @@ loop(void *arg)
 {
 	struct upload *u = arg;
 	unsigned fails = 0, wait_s = 0;
+	bool tried_stopped = false;
 
 	for (;;) {
 		int n;
@@ -321,10 +322,15 @@ loop(void *arg)
 			}
 		}
 		u->kicked = false;
-		if (u->stop && (fails > 0 || past(&u->drain_until))) {
+		/* stopped: one attempt even after failures, since a result
+		 * is sent only once its target's cycle ended and the last
+		 * ones end with the stop's own flush; then on while it works,
+		 * for the drain time at most */
+		if (u->stop && ((fails > 0 && tried_stopped) || past(&u->drain_until))) {
 			pthread_mutex_unlock(&u->mu);
 			break;
 		}
+		tried_stopped = u->stop;
 		pthread_mutex_unlock(&u->mu);
 		n = step(u);
 		if (n < 0)
