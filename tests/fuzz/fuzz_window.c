@@ -75,8 +75,11 @@ drain(struct ctx *c)
 				c->second = true;
 			continue;
 		}
-		/* the second connection, once begun, is the only one spoken on */
-		if (a.second != c->second || a.window != (a.second ? 1 : c->W))
+		/* the second connection, once begun, is the only one spoken
+		 * on, with W = 1: from its own port (a.second), or on the
+		 * first's 4-tuple, where nothing but W tells them apart */
+		if (a.second != c->second ||
+		    a.window != (a.second || window_second_here(c->w) ? 1 : c->W))
 			abort();
 		if (window_act_options(&a, opt, sizeof(opt)) != (a.ts ? 12u : 0u))
 			abort();
@@ -97,7 +100,8 @@ drain(struct ctx *c)
 			/* fall through */
 		case WINDOW_ACT_ACK:
 			/* the second connection's IRS is not followed here */
-			if (!(a.flags & 0x10) || (!a.second && (!c->irs_known ||
+			if (!(a.flags & 0x10) || (!a.second && !window_second_here(c->w) &&
+			    (!c->irs_known ||
 			    a.ack - (c->irs + 1) > r.total_bytes)))
 				abort();
 			break;
@@ -107,7 +111,7 @@ drain(struct ctx *c)
 	}
 	/* the initial RSTs (two at most) and two stragglers' pairs, per
 	 * connection */
-	if (c->rsts > (c->second ? 12 : 6))
+	if (c->rsts > (c->second || window_second_here(c->w) ? 12 : 6))
 		abort();
 }
 
