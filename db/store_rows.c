@@ -280,6 +280,29 @@ get_id(struct store *st, enum store_stmt get)
 	return id;
 }
 
+/* The key a writer cache's tags are drawn under, the first member of each
+ * cache: without one drawn (getrandom failed), the cache keeps nothing
+ * whose tag is a hash. */
+struct cache_key {
+	uint8_t b[SIPHASH_KEY_LEN];
+	bool drawn;
+};
+
+/* A cache of size bytes whose first member is its cache_key, its key
+ * drawn; NULL (err set) when out of memory. */
+static void *
+cache_new(struct store *st, size_t size)
+{
+	struct cache_key *k = calloc(1, size);
+
+	if (k == NULL) {
+		snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
+		return NULL;
+	}
+	k->drawn = getrandom(k->b, sizeof(k->b), 0) == (ssize_t)sizeof(k->b);
+	return k;
+}
+
 /* Target ids the writer has seen, as path ids below: a daemon's cycles
  * name the same targets again.  As many slots as the path cache, and as
  * small: a slot is a tag and an id, 16 bytes, 1 MiB resident once a few
@@ -292,8 +315,7 @@ get_id(struct store *st, enum store_stmt get)
  * each miss two statements. */
 #define TARGET_CACHE_SIZE 65536
 struct target_cache {
-	uint8_t key[SIPHASH_KEY_LEN];
-	bool keyed;
+	struct cache_key k;		/* first: cache_new */
 	struct {
 		uint64_t tag;
 		int64_t id;		/* 0: empty */
@@ -309,16 +331,10 @@ store_target_id(struct store *st, const char *spec)
 	uint64_t tag;
 	int64_t id;
 
-	if (st->targets == NULL) {
-		if ((st->targets = calloc(1, sizeof(*st->targets))) == NULL) {
-			snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
-			return -1;
-		}
-		st->targets->keyed = getrandom(st->targets->key, sizeof(st->targets->key), 0) ==
-		    (ssize_t)sizeof(st->targets->key);
-	}
-	tag = siphash24(st->targets->key, spec, len);
-	if (st->targets->keyed && st->targets->e[k].id > 0 && st->targets->e[k].tag == tag)
+	if (st->targets == NULL && (st->targets = cache_new(st, sizeof(*st->targets))) == NULL)
+		return -1;
+	tag = siphash24(st->targets->k.b, spec, len);
+	if (st->targets->k.drawn && st->targets->e[k].id > 0 && st->targets->e[k].tag == tag)
 		return st->targets->e[k].id;
 	/* new rows cost one statement, known ones two */
 	bind_static(st->stmt[SQL_TARGET_ADD], 1, spec);
@@ -328,7 +344,7 @@ store_target_id(struct store *st, const char *spec)
 	}
 	if (id < 0)
 		return -1;
-	if (st->targets->keyed) {
+	if (st->targets->k.drawn) {
 		st->targets->e[k].tag = tag;
 		st->targets->e[k].id = id;
 	}
@@ -356,8 +372,7 @@ store_caches_free(struct store *st)
 #define PATH_CACHE_SIZE 65536
 #define PATH_TAG_V4	(1ull << 63)	/* an IPv6 tag never has it */
 struct path_cache {
-	uint8_t key[SIPHASH_KEY_LEN];
-	bool keyed;
+	struct cache_key k;		/* first: cache_new */
 	struct {
 		uint64_t tag;
 		int64_t id;		/* 0: empty */
@@ -382,8 +397,8 @@ path_slot(const struct path_cache *c, const struct addr *a, uint16_t port, size_
 		    (uint64_t)a->bytes[2] << 24 | (uint64_t)a->bytes[3] << 16 | port;
 		return true;
 	}
-	*tag = siphash24(c->key, b, sizeof(b)) & ~PATH_TAG_V4;
-	return c->keyed;
+	*tag = siphash24(c->k.b, b, sizeof(b)) & ~PATH_TAG_V4;
+	return c->k.drawn;
 }
 
 static int64_t
@@ -394,14 +409,8 @@ path_id(struct store *st, const struct kept_path *res)
 	bool cached;
 	int64_t id;
 
-	if (st->paths == NULL) {
-		if ((st->paths = calloc(1, sizeof(*st->paths))) == NULL) {
-			snprintf(st->err, sizeof(st->err), "%s: out of memory", st->file);
-			return -1;
-		}
-		st->paths->keyed = getrandom(st->paths->key, sizeof(st->paths->key), 0) ==
-		    (ssize_t)sizeof(st->paths->key);
-	}
+	if (st->paths == NULL && (st->paths = cache_new(st, sizeof(*st->paths))) == NULL)
+		return -1;
 	cached = path_slot(st->paths, &res->dst, res->port, &k, &tag);
 	if (cached && st->paths->e[k].id > 0 && st->paths->e[k].tag == tag)
 		return st->paths->e[k].id;
