@@ -447,7 +447,7 @@ upload_get_figures(struct upload *u, struct upload_figures *f)
 }
 
 void
-upload_stop(struct upload *u, unsigned drain_s)
+upload_stop(struct upload *u, unsigned drain_s, struct upload_figures *last)
 {
 	if (u == NULL)
 		return;
@@ -460,6 +460,13 @@ upload_stop(struct upload *u, unsigned drain_s)
 	pthread_join(u->th, NULL);
 	if (u->cursor_dirty)
 		write_cursor(u, u->f.last_ok_ns);
+	if (last != NULL) {
+		int64_t left = backlog(u);
+
+		*last = u->f;
+		if (left >= 0)
+			last->backlog = (uint64_t)left;
+	}
 	PQfinish(u->pg);
 	sqlite3_close(u->db);
 	ubatch_free(u->b);

@@ -38,8 +38,10 @@ struct upload_figures {
 struct upload *upload_start(const char *file, const char *uri, char *err, size_t errlen);
 
 /* The thread stopped: it first sends what is committed, for at most
- * drain_s seconds, then its connections are closed and u freed. */
-void upload_stop(struct upload *u, unsigned drain_s);
+ * drain_s seconds, then its connections are closed and u freed; last
+ * (unless NULL) gets the figures it ended with, so that a failure of the
+ * stop's own attempt can still be told. */
+void upload_stop(struct upload *u, unsigned drain_s, struct upload_figures *last);
 
 /* Asks the thread to look for new results now (after a commit). */
 void upload_kick(struct upload *u);

@@ -59,10 +59,17 @@ daemon_upload_start(struct daemon *d)
 void
 daemon_upload_stop(struct daemon *d)
 {
+	struct upload_figures f;
+
 	if (d->up == NULL)
 		return;
-	upload_stop(d->up, UPLOAD_DRAIN_S);
+	upload_stop(d->up, UPLOAD_DRAIN_S, &f);
 	d->up = NULL;
+	/* a short run (--once) may end before any tick saw the failure:
+	 * said here once, with what is left for the next start */
+	if (f.failing && !d->upload_failing)
+		log_warnx("%s (at the stop: %llu results wait for the next start)", f.error,
+		    (unsigned long long)f.backlog);
 }
 
 static void

@@ -53,7 +53,7 @@ main(int argc, char **argv)
 		upload_get_figures(u, &f);
 		if (f.failing) {
 			fprintf(stderr, "upload_bench: %s\n", f.error);
-			upload_stop(u, 0);
+			upload_stop(u, 0, NULL);
 			return 1;
 		}
 		if (f.uploaded > 0 && f.backlog == 0)
@@ -61,7 +61,7 @@ main(int argc, char **argv)
 		usleep(10000);
 	}
 	t = now_s() - t0;
-	upload_stop(u, 0);
+	upload_stop(u, 0, NULL);
 	printf("%llu results in %.2f s: %.0f results/s\n", (unsigned long long)f.uploaded, t,
 	    f.uploaded / t);
 	return 0;
