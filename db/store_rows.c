@@ -61,12 +61,11 @@ store_rows_finalize(struct store *st)
 /* INSERT OR FAIL INTO table (cols) VALUES (?, ...), ... with rows rows of
  * ncols.  OR FAIL: a statement of several rows that may abort half way
  * otherwise opens a statement journal, and every page it changes is first
- * copied there (scale rows per writer CPU second: 157,661 -> 164,204,
- * store_bench, medians of 5 interleaved runs).  Rows a failed statement
- * wrote stay in the transaction, and nothing else keeps them: a failure
- * of the scale rows or side findings is the store's (the batch is rolled
- * back, store_keep.c), and a result whose hops fail has them deleted
- * (store_exec_path's undo). */
+ * copied there (store_bench beside af432fa: 159,210 -> 167,857 scale rows
+ * per writer CPU second, medians of 7 interleaved runs).  The rows a failed
+ * one wrote need no journal: a failure of the scale rows or side findings
+ * is the store's (the batch is rolled back, store_keep.c), and a result
+ * whose hops fail has them deleted (store_exec_path's undo). */
 static char *
 multi_insert(const char *table, const char *cols, int ncols, int rows)
 {
