@@ -665,6 +665,59 @@ test_flush_by_time(void **state)
 	store_close(st, NULL, 0);
 }
 
+/* A result whose hops are refused half way (a trigger here, RAISE(FAIL)
+ * at its third hop) is refused whole, and the batch keeps the others: the
+ * writer's statements of several rows run OR FAIL, without a statement
+ * journal, so the two hops that went in are gone by the result's undo, not
+ * by SQLite. */
+static void
+test_hops_refused(void **state)
+{
+	struct store_run run = { .start = { FIXTURE_TIME, 0 }, .vantage = "lab",
+	    .settings = "scales=0,7,14 rate=100", .program = "test_store" };
+	char file[128];
+	struct store *st;
+	int64_t run_id;
+
+	(void)state;
+	path_in(file, sizeof(file), "hops_refused.sqlite");
+	st = open_ok(file, STORE_WRITE, NULL);
+	assert_int_equal(store_exec(st, "CREATE TRIGGER refuse_hop BEFORE INSERT ON hops "
+	    "WHEN NEW.ttl = 3 AND (SELECT p.address FROM path_results pr JOIN paths p ON "
+	    "p.id = pr.path_id WHERE pr.id = NEW.path_result_id) = '198.19.0.5' "
+	    "BEGIN SELECT RAISE(FAIL, 'hop refused'); END"), 0);
+	assert_int_equal(store_run_begin(st, &run, &run_id), 0);
+	for (unsigned i = 0; i < 8; i++) {
+		struct storegen g;
+
+		storegen_make(&g, i, FIXTURE_TIME, true);	/* 1 and 5 traced */
+		assert_int_equal(store_add(st, run_id, &g.res), i == 5 ? -1 : 0);
+		if (i == 5)
+			assert_non_null(strstr(store_error(st), "hop refused"));
+		storegen_free(&g);
+	}
+	assert_int_equal(store_flush(st, true), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results"), 7);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM paths p JOIN path_results "
+	    "pr ON pr.path_id = p.id WHERE p.address = '198.19.0.5'"), 0);
+	/* none of its rows left behind (its id is the next result's again, so
+	 * a hop left would be that result's), the other traced result whole */
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM hops h JOIN path_results "
+	    "pr ON pr.id = h.path_result_id JOIN paths p ON p.id = pr.path_id WHERE "
+	    "p.address <> '198.19.0.1'"), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM hops WHERE path_result_id "
+	    "NOT IN (SELECT id FROM path_results)"), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results WHERE "
+	    "path_result_id NOT IN (SELECT id FROM path_results)"), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM side_findings WHERE "
+	    "path_result_id NOT IN (SELECT id FROM path_results)"), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM evidence WHERE "
+	    "path_result_id NOT IN (SELECT id FROM path_results)"), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM hops"), 5);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results"), 21);
+	assert_int_equal(store_close(st, NULL, 0), 0);
+}
+
 /* The two questions the indexes are for are answered by them, not by a
  * scan (so no one drops one unnoticed). */
 static void
@@ -1241,6 +1294,7 @@ main(void)
 		cmocka_unit_test(test_concurrent),
 		cmocka_unit_test(test_killed_writer),
 		cmocka_unit_test(test_flush_by_time),
+		cmocka_unit_test(test_hops_refused),
 		cmocka_unit_test(test_query_plans),
 		cmocka_unit_test(test_prune_vacuum),
 		cmocka_unit_test(test_states),
