@@ -75,15 +75,24 @@ open_ok(const char *file, enum store_mode mode, const struct store_opts *o)
 	return st;
 }
 
-/* Writes results first..first+n-1 as one run. */
-static void
-write_results(struct store *st, unsigned first, unsigned n, int64_t t, bool evidence)
+/* A run of the lab's begun at t: its id. */
+static int64_t
+lab_run(struct store *st, int64_t t)
 {
 	struct store_run run = { .start = { t, 0 }, .vantage = "lab", .settings =
 	    "scales=0,7,14 rate=100", .program = "test_store" };
 	int64_t run_id;
 
 	assert_int_equal(store_run_begin(st, &run, &run_id), 0);
+	return run_id;
+}
+
+/* Writes results first..first+n-1 as one run. */
+static void
+write_results(struct store *st, unsigned first, unsigned n, int64_t t, bool evidence)
+{
+	int64_t run_id = lab_run(st, t);
+
 	for (unsigned i = first; i < first + n; i++) {
 		struct storegen g;
 
@@ -673,11 +682,9 @@ test_flush_by_time(void **state)
 static void
 test_hops_refused(void **state)
 {
-	struct store_run run = { .start = { FIXTURE_TIME, 0 }, .vantage = "lab",
-	    .settings = "scales=0,7,14 rate=100", .program = "test_store" };
 	char file[128];
 	struct store *st;
-	int64_t run_id;
+	struct storegen g;
 
 	(void)state;
 	path_in(file, sizeof(file), "hops_refused.sqlite");
@@ -686,16 +693,12 @@ test_hops_refused(void **state)
 	    "WHEN NEW.ttl = 3 AND (SELECT p.address FROM path_results pr JOIN paths p ON "
 	    "p.id = pr.path_id WHERE pr.id = NEW.path_result_id) = '198.19.0.5' "
 	    "BEGIN SELECT RAISE(FAIL, 'hop refused'); END"), 0);
-	assert_int_equal(store_run_begin(st, &run, &run_id), 0);
-	for (unsigned i = 0; i < 8; i++) {
-		struct storegen g;
-
-		storegen_make(&g, i, FIXTURE_TIME, true);	/* 1 and 5 traced */
-		assert_int_equal(store_add(st, run_id, &g.res), i == 5 ? -1 : 0);
-		if (i == 5)
-			assert_non_null(strstr(store_error(st), "hop refused"));
-		storegen_free(&g);
-	}
+	write_results(st, 0, 5, FIXTURE_TIME, true);	/* 1 traced */
+	storegen_make(&g, 5, FIXTURE_TIME, true);	/* traced, refused */
+	assert_int_equal(store_add(st, lab_run(st, FIXTURE_TIME + 1), &g.res), -1);
+	assert_non_null(strstr(store_error(st), "hop refused"));
+	storegen_free(&g);
+	write_results(st, 6, 2, FIXTURE_TIME + 1, true);	/* in the same batch */
 	assert_int_equal(store_flush(st, true), 0);
 	assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results"), 7);
 	assert_int_equal(store_query_int(st, "SELECT count(*) FROM paths p JOIN path_results "
