@@ -75,15 +75,24 @@ open_ok(const char *file, enum store_mode mode, const struct store_opts *o)
 	return st;
 }
 
-/* Writes results first..first+n-1 as one run. */
-static void
-write_results(struct store *st, unsigned first, unsigned n, int64_t t, bool evidence)
+/* A run of the lab's begun at t: its id. */
+static int64_t
+lab_run(struct store *st, int64_t t)
 {
 	struct store_run run = { .start = { t, 0 }, .vantage = "lab", .settings =
 	    "scales=0,7,14 rate=100", .program = "test_store" };
 	int64_t run_id;
 
 	assert_int_equal(store_run_begin(st, &run, &run_id), 0);
+	return run_id;
+}
+
+/* Writes results first..first+n-1 as one run. */
+static void
+write_results(struct store *st, unsigned first, unsigned n, int64_t t, bool evidence)
+{
+	int64_t run_id = lab_run(st, t);
+
 	for (unsigned i = first; i < first + n; i++) {
 		struct storegen g;
 
@@ -665,6 +674,53 @@ test_flush_by_time(void **state)
 	store_close(st, NULL, 0);
 }
 
+/* A result whose hops are refused half way (a trigger here, RAISE(FAIL)
+ * at its third hop) is refused whole, and the batch keeps the others: the
+ * writer's statements of several rows run OR FAIL, without a statement
+ * journal, so the two hops that went in are gone by the result's undo, not
+ * by SQLite. */
+static void
+test_hops_refused(void **state)
+{
+	char file[128];
+	struct store *st;
+	struct storegen g;
+
+	(void)state;
+	path_in(file, sizeof(file), "hops_refused.sqlite");
+	st = open_ok(file, STORE_WRITE, NULL);
+	assert_int_equal(store_exec(st, "CREATE TRIGGER refuse_hop BEFORE INSERT ON hops "
+	    "WHEN NEW.ttl = 3 AND (SELECT p.address FROM path_results pr JOIN paths p ON "
+	    "p.id = pr.path_id WHERE pr.id = NEW.path_result_id) = '198.19.0.5' "
+	    "BEGIN SELECT RAISE(FAIL, 'hop refused'); END"), 0);
+	write_results(st, 0, 5, FIXTURE_TIME, true);	/* 1 traced */
+	storegen_make(&g, 5, FIXTURE_TIME, true);	/* traced, refused */
+	assert_int_equal(store_add(st, lab_run(st, FIXTURE_TIME + 1), &g.res), -1);
+	assert_non_null(strstr(store_error(st), "hop refused"));
+	storegen_free(&g);
+	write_results(st, 6, 2, FIXTURE_TIME + 1, true);	/* in the same batch */
+	assert_int_equal(store_flush(st, true), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM path_results"), 7);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM paths p JOIN path_results "
+	    "pr ON pr.path_id = p.id WHERE p.address = '198.19.0.5'"), 0);
+	/* none of its rows left behind (its id is the next result's again, so
+	 * a hop left would be that result's), the other traced result whole */
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM hops h JOIN path_results "
+	    "pr ON pr.id = h.path_result_id JOIN paths p ON p.id = pr.path_id WHERE "
+	    "p.address <> '198.19.0.1'"), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM hops WHERE path_result_id "
+	    "NOT IN (SELECT id FROM path_results)"), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results WHERE "
+	    "path_result_id NOT IN (SELECT id FROM path_results)"), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM side_findings WHERE "
+	    "path_result_id NOT IN (SELECT id FROM path_results)"), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM evidence WHERE "
+	    "path_result_id NOT IN (SELECT id FROM path_results)"), 0);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM hops"), 5);
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results"), 21);
+	assert_int_equal(store_close(st, NULL, 0), 0);
+}
+
 /* The two questions the indexes are for are answered by them, not by a
  * scan (so no one drops one unnoticed). */
 static void
@@ -1241,6 +1297,7 @@ main(void)
 		cmocka_unit_test(test_concurrent),
 		cmocka_unit_test(test_killed_writer),
 		cmocka_unit_test(test_flush_by_time),
+		cmocka_unit_test(test_hops_refused),
 		cmocka_unit_test(test_query_plans),
 		cmocka_unit_test(test_prune_vacuum),
 		cmocka_unit_test(test_states),
