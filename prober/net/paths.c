@@ -182,9 +182,31 @@ chunk_remember(struct paths *p, struct paths_chunk *c)
 			struct addr a;
 
 			target_space_address(r, k, &a);
-			addrset_add(&p->sent, &a, r->port);
+			addrset_put(&p->sent, &a, r->port);
 		}
 	}
+	addrset_flush(&p->sent);
+}
+
+/* What a chunk of addresses only (no names, whose answers still look its
+ * entries and space up) no longer needs: its entries once its space holds
+ * them, the space once walked.  Its texts stay while a path of it is in
+ * flight; they are all a walked chunk costs. */
+static void
+chunk_shed(struct paths_chunk *c)
+{
+	if (c->arena == NULL || c->nnames > 0)
+		return;
+	/* the texts are the arena's */
+	free(c->t.v);
+	c->t.v = NULL;
+	c->t.n = c->t.cap = 0;
+	if (!c->walked)
+		return;
+	chunk_tell_unrouted(c);
+	free(c->unrouted_per);
+	c->unrouted_per = NULL;
+	target_space_free(&c->space);
 }
 
 /* --- names ---------------------------------------------------------------- */
@@ -521,6 +543,7 @@ paths_load(struct paths *p)
 	}
 	chunk_pack(c);
 	chunk_add(p, c, &c->t);
+	chunk_shed(c);
 	if (p->res != NULL && paths_ask_names(p, c) != 0)
 		return -1;
 	return 1;
@@ -581,6 +604,7 @@ paths_walk(struct paths *p, struct path *out, uint64_t *budget)
 		if (c != NULL) {
 			c->walked = true;
 			chunk_remember(p, c);
+			chunk_shed(c);
 			p->cur = NULL;
 			chunk_release(p, c);
 		}
