@@ -4,6 +4,9 @@
  * (16 entries at a million pairs), and a stage merged into the array from
  * its end.
  */
+#define _GNU_SOURCE		/* mremap */
+#include <sys/mman.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +27,9 @@ void
 addrset_free(struct addrset *s)
 {
 	for (int f = 0; f < 2; f++) {
-		free(s->f[f].v);
+		if (s->f[f].v != NULL)
+			munmap(s->f[f].v, s->f[f].cap * (f == 0 ? sizeof(uint32_t) :
+			    sizeof(uint64_t)));
 		free(s->f[f].start);
 		free(s->f[f].stage);
 	}
@@ -190,6 +195,32 @@ fam_start(struct addrset *s, struct addrset_fam *fm)
 	    ADDRSET_STAGE * sizeof(*fm->stage);
 }
 
+/* Room for at least need values.  The array is a mapping of its own, grown
+ * by mremap: its pages move, never copied, so it is never held twice, and
+ * no freed block of it stays in the heap; a page takes memory once
+ * written, so the half again reserved costs nothing until used (and is
+ * not counted in s->bytes). */
+static void
+fam_grow(struct addrset_fam *fm, size_t w, size_t need)
+{
+	size_t page = 4096, cap = fm->cap + fm->cap / 2, bytes;
+	void *v;
+
+	if (cap < need)
+		cap = need;
+	if (cap > (SIZE_MAX - page) / w)
+		fatalx("addrset: %zu pairs are too many", cap);
+	bytes = (cap * w + page - 1) / page * page;
+	cap = bytes / w;
+	v = fm->v == NULL ? mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
+	    mremap(fm->v, fm->cap * w, bytes, MREMAP_MAYMOVE);
+	if (v == MAP_FAILED)
+		fatal("addrset: %zu bytes", bytes);
+	fm->v = v;
+	fm->cap = cap;
+}
+
 /* The stage into the array: what the array has already is dropped, then
  * both are merged bucket by bucket from the end, each value moving up by
  * the stage's values below it, so nothing is overwritten before it moves. */
@@ -210,17 +241,8 @@ fam_merge(struct addrset *s, int f)
 		return;
 	if (fm->n + k > UINT32_MAX)
 		fatalx("addrset: more than %u pairs", UINT32_MAX);
-	if (fm->n + k > fm->cap) {
-		/* half as much again: realloc moves a large block's pages,
-		 * and the pages not written yet take no memory */
-		size_t cap = fm->cap + fm->cap / 2;
-
-		if (cap < fm->n + k)
-			cap = fm->n + k;
-		fm->v = xreallocarray(fm->v, cap, w);
-		s->bytes += (cap - fm->cap) * w;
-		fm->cap = cap;
-	}
+	if (fm->n + k > fm->cap)
+		fam_grow(fm, w, fm->n + k);
 	i = fm->n;
 	j = k;
 	dst = fm->n + k;
@@ -240,6 +262,7 @@ fam_merge(struct addrset *s, int f)
 		fm->start[b] = (uint32_t)dst;
 	}
 	fm->n += k;
+	s->bytes += k * w;
 }
 
 void

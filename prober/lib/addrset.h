@@ -55,7 +55,9 @@ struct addrset {
 	uint64_t mix;			/* the IPv4 bijection's key */
 	size_t n;			/* pairs held (addrset_put's counted once
 					   merged) */
-	size_t bytes;			/* memory held: values, index, stage */
+	size_t bytes;			/* memory used: the values written (the
+					   array's reserved pages take none
+					   until written), index, stage */
 };
 
 void addrset_init(struct addrset *s, const uint8_t key[SIPHASH_KEY_LEN]);

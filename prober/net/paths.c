@@ -487,12 +487,17 @@ chunk_add(struct paths *p, struct paths_chunk *c, const struct targets *list)
 	p->cur = c;
 	p->chunks_loaded++;
 	{
-		size_t live = 0;
+		size_t live = 0, spaces = 0;
 
-		for (struct paths_chunk *k = p->chunks; k != NULL; k = k->next)
+		for (struct paths_chunk *k = p->chunks; k != NULL; k = k->next) {
 			live++;
+			/* the caller's list (no arena) is not a streamed chunk */
+			spaces += k->arena != NULL && k->space.frozen;
+		}
 		if (live > p->chunks_live_max)
 			p->chunks_live_max = live;
+		if (spaces > p->spaces_live_max)
+			p->spaces_live_max = spaces;
 	}
 	return c;
 }

@@ -327,8 +327,8 @@ test_set_table(void **state)
 /* Exact for IPv4: 2^18 pairs (a /16 on four ports, in an order that
  * scatters them) all new, each found, none of the pairs next to them
  * (the next port, the /16 beside) taken for one; then each again, far
- * from where it was first, refused; the memory under 8 bytes a pair plus
- * the heads. */
+ * from where it was first, refused; the memory under 6 bytes a pair (4
+ * and the array's slack) plus the index and the stage. */
 static void
 test_set_far_duplicates(void **state)
 {
