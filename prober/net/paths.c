@@ -392,10 +392,11 @@ range_checked(const struct paths *p, const char *ifname, int family)
 }
 
 /* The route of a path to a; 1 and *out, 0 when a has no route (told, for
- * a prefix once: its record's count *unrouted), -1 to stop the run. */
+ * a prefix once: record rec of chunk c counts the rest; c NULL: told each
+ * time), -1 to stop the run. */
 static int
 paths_route(struct paths *p, const char *target, const char *host, const struct addr *a,
-    uint16_t port, uint64_t *unrouted, struct path *out)
+    uint16_t port, struct paths_chunk *c, size_t rec, struct path *out)
 {
 	const struct addr *forced = a->family == ADDR_V4 ? p->source4 : p->source6;
 	const struct srcrange *range = a->family == ADDR_V4 ? p->range4 : p->range6;
@@ -407,7 +408,11 @@ paths_route(struct paths *p, const char *target, const char *host, const struct 
 	if (route_lookup_on(p->rt, a, forced, &out->src, ifname, err, sizeof(err)) != 0) {
 		/* a prefix without a route would be a line per address: the
 		 * first is told, the rest counted */
-		if (unrouted == NULL || (*unrouted)++ == 0)
+		/* the counts only once an address has no route: most lists
+		 * never need them */
+		if (c != NULL && c->unrouted_per == NULL)
+			c->unrouted_per = xcalloc(c->space.n, sizeof(*c->unrouted_per));
+		if (c == NULL || c->unrouted_per[rec]++ == 0)
 			log_warnx("%s: %s", target, err);
 		p->unrouted++;
 		return 0;
@@ -480,7 +485,6 @@ chunk_add(struct paths *p, struct paths_chunk *c, const struct targets *list)
 	/* each name holds its chunk until its answer came */
 	c->refs += c->nnames;
 	target_space_freeze(&c->space, p->key);
-	c->unrouted_per = xcalloc(c->space.n ? c->space.n : 1, sizeof(*c->unrouted_per));
 	for (pp = &p->chunks; *pp != NULL; pp = &(*pp)->next)
 		;
 	*pp = c;
@@ -571,7 +575,7 @@ paths_walk(struct paths *p, struct path *out, uint64_t *budget)
 
 		p->found_head = (p->found_head + 1) % p->found_cap;
 		p->found_n--;
-		rc = paths_route(p, f.tg->as_given, f.tg->name, &f.a, f.tg->port, NULL, out);
+		rc = paths_route(p, f.tg->as_given, f.tg->name, &f.a, f.tg->port, NULL, 0, out);
 		if (rc == 1 && f.ch != NULL)
 			f.ch->refs++;		/* the path's */
 		if (f.ch != NULL) {
@@ -593,7 +597,7 @@ paths_walk(struct paths *p, struct path *out, uint64_t *budget)
 				continue;
 			}
 			if ((rc = paths_route(p, rec->target, rec->host, &a, rec->port,
-			    &c->unrouted_per[rec - c->space.v], out)) != 0) {
+			    c, (size_t)(rec - c->space.v), out)) != 0) {
 				if (rc == 1)
 					c->refs++;
 				return rc;

@@ -81,7 +81,8 @@ struct paths_chunk {
 					   so a path's target names its chunk */
 	size_t arena_len;
 	struct target_space space;
-	uint64_t *unrouted_per;		/* per record of space */
+	uint64_t *unrouted_per;		/* per record of space, once an address
+					   had no route; NULL before */
 	const struct target **names;
 	size_t nnames;
 	size_t refs;			/* paths handed out not yet done, names'
