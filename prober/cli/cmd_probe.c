@@ -555,10 +555,12 @@ cmd_probe(int argc, char **argv)
 	if (log_getverbose() > 0)
 		probe_summary(&st, paths.n);
 	if (log_getverbose() > 0 && paths.streaming)
-		log_info("list streamed: %zu chunks of up to %d targets, at most %zu held at once; "
+		log_info("list streamed: %zu chunks of up to %d targets, at most %zu held at once, "
+		    "%zu with their spaces; "
 		    "%llu addresses skipped as an earlier chunk's; the set of what went out: "
 		    "%zu pairs in %zu bytes, %zu prefixes", paths.chunks_loaded, PATHS_CHUNK,
-		    paths.chunks_live_max, (unsigned long long)paths.skipped_earlier,
+		    paths.chunks_live_max, paths.spaces_live_max,
+		    (unsigned long long)paths.skipped_earlier,
 		    paths.sent.n, paths.sent.bytes, paths.nlarge);
 	json_free(&out.j);
 	paths_free(&paths);

@@ -52,7 +52,7 @@ target_space_add(struct target_space *s, const struct target *tg, size_t entry, 
 	r->target = tg->as_given;
 	r->host = tg->kind == TARGET_NAME ? tg->name : NULL;
 	r->net = net;
-	r->plen = plen;
+	r->plen = (uint8_t)plen;
 	r->port = tg->port;
 	r->entry = entry;
 	r->count = 1ULL << (addr_len(&net) * 8 - plen);
@@ -186,7 +186,7 @@ target_space_lookup(const struct target_space *s, const struct addr *a, uint16_t
 			continue;
 		key.net = *a;
 		addr_mask(&key.net, plen);
-		key.plen = plen;
+		key.plen = (uint8_t)plen;
 		key.port = port;
 		/* the first of equal keys: the lowest entry */
 		while (lo < hi) {

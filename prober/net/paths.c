@@ -182,9 +182,31 @@ chunk_remember(struct paths *p, struct paths_chunk *c)
 			struct addr a;
 
 			target_space_address(r, k, &a);
-			addrset_add(&p->sent, &a, r->port);
+			addrset_put(&p->sent, &a, r->port);
 		}
 	}
+	addrset_flush(&p->sent);
+}
+
+/* What a chunk of addresses only (no names, whose answers still look its
+ * entries and space up) no longer needs: its entries once its space holds
+ * them, the space once walked.  Its texts stay while a path of it is in
+ * flight; they are all a walked chunk costs. */
+static void
+chunk_shed(struct paths_chunk *c)
+{
+	if (c->arena == NULL || c->nnames > 0)
+		return;
+	/* the texts are the arena's */
+	free(c->t.v);
+	c->t.v = NULL;
+	c->t.n = c->t.cap = 0;
+	if (!c->walked)
+		return;
+	chunk_tell_unrouted(c);
+	free(c->unrouted_per);
+	c->unrouted_per = NULL;
+	target_space_free(&c->space);
 }
 
 /* --- names ---------------------------------------------------------------- */
@@ -370,10 +392,11 @@ range_checked(const struct paths *p, const char *ifname, int family)
 }
 
 /* The route of a path to a; 1 and *out, 0 when a has no route (told, for
- * a prefix once: its record's count *unrouted), -1 to stop the run. */
+ * a prefix once: record rec of chunk c counts the rest; c NULL: told each
+ * time), -1 to stop the run. */
 static int
 paths_route(struct paths *p, const char *target, const char *host, const struct addr *a,
-    uint16_t port, uint64_t *unrouted, struct path *out)
+    uint16_t port, struct paths_chunk *c, size_t rec, struct path *out)
 {
 	const struct addr *forced = a->family == ADDR_V4 ? p->source4 : p->source6;
 	const struct srcrange *range = a->family == ADDR_V4 ? p->range4 : p->range6;
@@ -385,7 +408,11 @@ paths_route(struct paths *p, const char *target, const char *host, const struct 
 	if (route_lookup_on(p->rt, a, forced, &out->src, ifname, err, sizeof(err)) != 0) {
 		/* a prefix without a route would be a line per address: the
 		 * first is told, the rest counted */
-		if (unrouted == NULL || (*unrouted)++ == 0)
+		/* the counts only once an address has no route: most lists
+		 * never need them */
+		if (c != NULL && c->unrouted_per == NULL)
+			c->unrouted_per = xcalloc(c->space.n, sizeof(*c->unrouted_per));
+		if (c == NULL || c->unrouted_per[rec]++ == 0)
 			log_warnx("%s: %s", target, err);
 		p->unrouted++;
 		return 0;
@@ -458,19 +485,23 @@ chunk_add(struct paths *p, struct paths_chunk *c, const struct targets *list)
 	/* each name holds its chunk until its answer came */
 	c->refs += c->nnames;
 	target_space_freeze(&c->space, p->key);
-	c->unrouted_per = xcalloc(c->space.n ? c->space.n : 1, sizeof(*c->unrouted_per));
 	for (pp = &p->chunks; *pp != NULL; pp = &(*pp)->next)
 		;
 	*pp = c;
 	p->cur = c;
 	p->chunks_loaded++;
 	{
-		size_t live = 0;
+		size_t live = 0, spaces = 0;
 
-		for (struct paths_chunk *k = p->chunks; k != NULL; k = k->next)
+		for (struct paths_chunk *k = p->chunks; k != NULL; k = k->next) {
 			live++;
+			/* the caller's list (no arena) is not a streamed chunk */
+			spaces += k->arena != NULL && k->space.frozen;
+		}
 		if (live > p->chunks_live_max)
 			p->chunks_live_max = live;
+		if (spaces > p->spaces_live_max)
+			p->spaces_live_max = spaces;
 	}
 	return c;
 }
@@ -521,6 +552,7 @@ paths_load(struct paths *p)
 	}
 	chunk_pack(c);
 	chunk_add(p, c, &c->t);
+	chunk_shed(c);
 	if (p->res != NULL && paths_ask_names(p, c) != 0)
 		return -1;
 	return 1;
@@ -543,7 +575,7 @@ paths_walk(struct paths *p, struct path *out, uint64_t *budget)
 
 		p->found_head = (p->found_head + 1) % p->found_cap;
 		p->found_n--;
-		rc = paths_route(p, f.tg->as_given, f.tg->name, &f.a, f.tg->port, NULL, out);
+		rc = paths_route(p, f.tg->as_given, f.tg->name, &f.a, f.tg->port, NULL, 0, out);
 		if (rc == 1 && f.ch != NULL)
 			f.ch->refs++;		/* the path's */
 		if (f.ch != NULL) {
@@ -565,7 +597,7 @@ paths_walk(struct paths *p, struct path *out, uint64_t *budget)
 				continue;
 			}
 			if ((rc = paths_route(p, rec->target, rec->host, &a, rec->port,
-			    &c->unrouted_per[rec - c->space.v], out)) != 0) {
+			    c, (size_t)(rec - c->space.v), out)) != 0) {
 				if (rc == 1)
 					c->refs++;
 				return rc;
@@ -581,6 +613,7 @@ paths_walk(struct paths *p, struct path *out, uint64_t *budget)
 		if (c != NULL) {
 			c->walked = true;
 			chunk_remember(p, c);
+			chunk_shed(c);
 			p->cur = NULL;
 			chunk_release(p, c);
 		}

@@ -17,8 +17,10 @@
  * the order of the files; an address an earlier chunk handed out is
  * skipped (an addrset.h of what went out, 4 bytes an IPv4 pair; prefixes
  * of more than TARGETS_LARGE addresses are kept as prefixes).  A chunk
- * is freed once walked and its last path done (paths_done), so at most a
- * few are held, whatever the file's length.  Names of a chunk are asked
+ * of addresses drops its parsed entries once its space holds them, and
+ * its space once walked: what its paths in flight need is its block of
+ * texts, freed with the chunk once its last path is done (paths_done).
+ * So one chunk's space is held at a time, whatever the file's length.  Names of a chunk are asked
  * when it is loaded; the next chunk waits while more than
  * PATHS_NAMES_AHEAD names are still being resolved.
  */
@@ -79,7 +81,8 @@ struct paths_chunk {
 					   so a path's target names its chunk */
 	size_t arena_len;
 	struct target_space space;
-	uint64_t *unrouted_per;		/* per record of space */
+	uint64_t *unrouted_per;		/* per record of space, once an address
+					   had no route; NULL before */
 	const struct target **names;
 	size_t nnames;
 	size_t refs;			/* paths handed out not yet done, names'
@@ -139,6 +142,8 @@ struct paths {
 	size_t nlarge;
 	uint64_t skipped_earlier;	/* addresses an earlier chunk had */
 	size_t chunks_loaded, chunks_live_max;
+	size_t spaces_live_max;		/* streamed chunks holding their space
+					   at once (chunk_shed) */
 	bool names_wait;		/* the last PATHS_LATER waits for names */
 	struct event_base *base;
 	struct route *rt;

@@ -30,6 +30,9 @@ UNIT_TESTS += test_targets
 # a target list read as a stream (bounded lines, hostile bytes) and the
 # compact set of the pairs a streamed list sent
 UNIT_TESTS += test_target_stream
+# the compact set of the pairs a streamed list sent: bounds, duplicates
+# across the whole range, merges, the bytes a pair
+UNIT_TESTS += test_addrset
 test_targets_SRCS = \
 	prober/lib/targets_file.c
 UNIT_TESTS += test_blocklist
