@@ -144,6 +144,16 @@ window_start(const struct window_config *cfg, uint32_t isn, uint64_t now)
 }
 
 void
+window_syn_left(struct window *w, uint64_t at)
+{
+	if (w->established || w->st != ST_SYN || at <= w->syn_at)
+		return;
+	if (w->left_at == w->syn_at)
+		w->left_at = at;
+	w->syn_at = at;
+}
+
+void
 window_free(struct window *w)
 {
 	free(w);
