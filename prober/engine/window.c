@@ -16,8 +16,9 @@
  *   proves W<<k >= F (window_judge.c takes it from there).
  *
  * A round ends when no new data came for the quiet time, max(3 RTT,
- *   10 ms) (RTT: our SYN leaving to the kernel receiving its SYN-ACK, the
- *   capture's stamp; data counts as new from its stamp too), at once
+ *   10 ms) (RTT: our SYN leaving, the sending thread's stamp handed in by
+ *   window_syn_left, to the kernel receiving its SYN-ACK, the capture's
+ *   stamp; data counts as new from its stamp too), at once
  *   when a segment resends only data this round already brought (the
  *   sender waited for an ACK and gave up: the flight stopped), at a FIN
  *   or RST, or after round_max whatever trickles in (such a round is cut:
