@@ -143,6 +143,13 @@ struct engine_ops {
 	/* Why capture number i failed ("eth0: why"), NULL while it works:
 	 * a path through it ends inconclusive.  May be NULL. */
 	const char *(*capture_failure)(void *arg, int capture);
+	/* Which packet the latest send_syn / send_segment handed over (0:
+	 * none known), and when packet id left, on now's clock (0: not yet,
+	 * or no longer known): a window test's SYN waits behind the packets
+	 * queued before it, and its RTT counts from its leaving, not from
+	 * the engine's handing it over.  Both may be NULL. */
+	uint64_t (*sent_id)(void *arg);
+	uint64_t (*left_at)(void *arg, uint64_t id);
 	/* A path is finished; the result is valid during the call only. */
 	void (*done)(void *arg, struct path_result *res);
 };

@@ -24,8 +24,9 @@ struct win_engine {
 };
 
 struct win_slot {
-	struct window **win;		/* a machine per variant, the request
-					   after them */
+	struct window **win;		/* a machine per variant, then the ids
+					   of their latest SYNs (syn_ids), then
+					   the request */
 	uint8_t *window_tokens;			/* tokens set aside per variant's test */
 	uint64_t deadline;		/* the machines' earliest timer, 0 when
 					   input came */
@@ -48,6 +49,22 @@ win_slot(const struct engine *e, const struct path_slot *s)
 	return engine_slot_state(e, s, STAGE_WINDOW);
 }
 
+/* Where the ids of the machines' latest SYNs (engine_ops.sent_id) sit in
+ * the block of ws->win: after the pointers, aligned. */
+static size_t
+syn_ids_off(const struct engine *e)
+{
+	size_t off = (size_t)e->cfg.nvariants * sizeof(struct window *);
+
+	return (off + _Alignof(uint64_t) - 1) / _Alignof(uint64_t) * _Alignof(uint64_t);
+}
+
+static uint64_t *
+syn_ids(const struct engine *e, const struct win_slot *ws)
+{
+	return (uint64_t *)(void *)((char *)ws->win + syn_ids_off(e));
+}
+
 /* The request for s into buf; 0 when its port has none. */
 static size_t
 request(struct engine *e, const struct path_slot *s, uint8_t *buf, size_t cap)
@@ -63,8 +80,8 @@ win_arrays_bytes(const struct engine *e, const struct path_slot *s)
 {
 	const struct win_slot *ws = win_slot(e, s);
 
-	return (size_t)e->cfg.nvariants * (sizeof(*ws->win) + sizeof(*s->window_obs) +
-	    sizeof(*ws->window_tokens)) + ws->req_len;
+	return syn_ids_off(e) + (size_t)e->cfg.nvariants * (sizeof(uint64_t) +
+	    sizeof(*s->window_obs) + sizeof(*ws->window_tokens)) + ws->req_len;
 }
 
 static bool
@@ -123,6 +140,8 @@ send_actions(struct engine *e, struct path_slot *s, int v, uint64_t now)
 			rc = engine_out_syn(e, &syn, now);
 			if (rc != 0 && first && engine_out_reserve(e, FIRST_EXCHANGE, now))
 				ws->window_tokens[v] = FIRST_EXCHANGE;
+			syn_ids(e, ws)[v] = rc > 0 && e->ops.sent_id != NULL ?
+			    e->ops.sent_id(e->ops.arg) : 0;
 		} else {
 			memset(&seg, 0, sizeof(seg));
 			seg.src = &s->path.src;
@@ -300,11 +319,12 @@ win_start(struct engine *e, struct path_slot *s, uint64_t now)
 	uint8_t buf[WINDOW_REQUEST_MAX], *req;
 	size_t len = request(e, s, buf, sizeof(buf));
 
-	/* the request once per path, after the machines' pointers in the
-	 * same block: the tests of its scales share it, and it goes with
-	 * them (win_free) */
-	ws->win = xcalloc(1, (size_t)e->cfg.nvariants * sizeof(*ws->win) + len);
-	req = (uint8_t *)(ws->win + e->cfg.nvariants);
+	/* the request once per path, after the machines' pointers and SYN
+	 * ids in the same block: the tests of its scales share it, and it
+	 * goes with them (win_free) */
+	ws->win = xcalloc(1, syn_ids_off(e) + (size_t)e->cfg.nvariants * sizeof(uint64_t) +
+	    len);
+	req = (uint8_t *)(syn_ids(e, ws) + e->cfg.nvariants);
 	memcpy(req, buf, len);
 	ws->req_len = (uint16_t)len;
 	s->window_obs = xcalloc((size_t)e->cfg.nvariants, sizeof(*s->window_obs));
@@ -362,6 +382,15 @@ win_input(struct engine *e, struct path_slot *s, const struct match *m,
 	seg.ttl = r->ttl;
 	seg.second = r->dport != engine_variant_sport(e, m->flow, m->v);
 	seg.at = e->in_at;
+	/* a SYN-ACK: its SYN left when the sender says, maybe well after
+	 * the engine handed it over (the packets queued before it); never
+	 * after the SYN-ACK came */
+	if ((r->flags & WIRE_TH_SYN) && syn_ids(e, ws)[m->v] != 0 && e->ops.left_at != NULL) {
+		uint64_t left = e->ops.left_at(e->ops.arg, syn_ids(e, ws)[m->v]);
+
+		if (left != 0)
+			window_syn_left(w, left < e->in_at ? left : e->in_at);
+	}
 	window_input(w, &seg, now);
 	/* what it asks for leaves at the next run, which input asks for */
 	ws->deadline = 0;

@@ -16,8 +16,9 @@
  *   proves W<<k >= F (window_judge.c takes it from there).
  *
  * A round ends when no new data came for the quiet time, max(3 RTT,
- *   10 ms) (RTT: our SYN leaving to the kernel receiving its SYN-ACK, the
- *   capture's stamp; data counts as new from its stamp too), at once
+ *   10 ms) (RTT: our SYN leaving, the sending thread's stamp handed in by
+ *   window_syn_left, to the kernel receiving its SYN-ACK, the capture's
+ *   stamp; data counts as new from its stamp too), at once
  *   when a segment resends only data this round already brought (the
  *   sender waited for an ACK and gave up: the flight stopped), at a FIN
  *   or RST, or after round_max whatever trickles in (such a round is cut:
@@ -141,6 +142,16 @@ window_start(const struct window_config *cfg, uint32_t isn, uint64_t now)
 	w->syns = 1;
 	window_push(w, WINDOW_ACT_SYN, isn, WIRE_TH_SYN, 0);
 	return w;
+}
+
+void
+window_syn_left(struct window *w, uint64_t at)
+{
+	if (w->established || w->st != ST_SYN || at <= w->syn_at)
+		return;
+	if (w->left_at == w->syn_at)
+		w->left_at = at;
+	w->syn_at = at;
 }
 
 void

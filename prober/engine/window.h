@@ -191,6 +191,10 @@ void window_free(struct window *w);
 
 /* A segment of the connection from the server (SYN-ACK, data, FIN, RST). */
 void window_input(struct window *w, const struct window_seg *seg, uint64_t now);
+/* The latest SYN left at at (the sender's stamp), later than the engine
+ * took it: before its SYN-ACK, the RTT and the SYN's timer count from
+ * there.  Earlier stamps, and any after the SYN-ACK, change nothing. */
+void window_syn_left(struct window *w, uint64_t at);
 
 /* Time has come (at or after window_next_wake). */
 void window_on_timer(struct window *w, uint64_t now);

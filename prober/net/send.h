@@ -69,6 +69,18 @@ int sender_drain(struct sender *s);
 size_t sender_render_syn(const struct sender *s, const struct send_syn *syn,
     uint8_t *buf, size_t cap);
 
+/* Which packet the latest sender_syn or sender_segment put on a ring,
+ * to ask sender_left_at about; 0 for none (a long segment, sent by the
+ * caller itself when it returns). */
+uint64_t sender_last_id(const struct sender *s);
+
+/* When packet id left (CLOCK_MONOTONIC, ns): the thread's clock just
+ * before the system call that handed it to the kernel, the ring's wait
+ * behind it included; 0 while it waits, and once 4,096 packets of its
+ * family were put on the ring after it.  A window test measures its
+ * RTT from there, not from when the loop built the SYN. */
+uint64_t sender_left_at(struct sender *s, uint64_t id);
+
 /* The most packets the thread may hold back at once, per family: a
  * packet built beyond it waits until the thread has sent a quarter of
  * them.  The caller's pacing holds for what it builds; the thread sends

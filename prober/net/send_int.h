@@ -60,6 +60,12 @@ _Static_assert(SEND_SLOT == SEND_RING_PKT, "a ring slot holds an IPv6 SYN");
 					   measured slower (cache, and the
 					   lag counts in every timeout) */
 #define SEND_THREAD_STACK	(256 * 1024)
+#define SEND_LEFT_LOG		4096	/* packets whose leaving time is kept,
+					   per family (sender_left_at): 32 KiB,
+					   a window test's SYN-ACK is read
+					   long before 4,096 more leave */
+_Static_assert((SEND_LEFT_LOG & (SEND_LEFT_LOG - 1)) == 0 &&
+    SEND_LEFT_LOG >= 2 * SEND_RING_SLOTS, "the log is a power of two past the ring");
 
 /* The sending thread's sendmmsg arguments: one batch, one family, its
  * packets read in place from the ring's slots. */
@@ -105,6 +111,14 @@ struct sender {
 	_Atomic uint32_t	 limit;		/* packets a ring may hold
 					   (sender_set_limit) */
 	uint64_t		 errors_told;	/* errors at the last flush (loop's) */
+	/* When each packet left: the thread's clock just before the
+	 * sendmmsg that took it, by its ring index (masked), and how far
+	 * the stamps go (the ring's index of the first not stamped).  The
+	 * loop reads a stamp only while its slot cannot have been reused:
+	 * the loop itself fills the packets that would. */
+	_Atomic uint64_t	 left[2][SEND_LEFT_LOG];
+	_Atomic uint32_t	 stamped[2];
+	uint64_t		 last_id;	/* sender_last_id (loop's) */
 };
 
 /* Loop side: a free slot for a packet of family (waits for one while its

@@ -108,6 +108,7 @@ sender_segment(struct sender *s, const struct send_segment *seg)
 	/* what the ring holds leaves first: a segment must not overtake its
 	 * SYN; the thread is idle meanwhile, the socket ours */
 	send_kick(s, true);
+	s->last_id = 0;
 	socklen_t sl = send_sockaddr(seg->dst, &ss);
 	for (;;) {
 		if (sendto(fd, buf, iplen + tcplen, 0, (struct sockaddr *)&ss, sl) != -1)

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
 #include "send_int.h"
 
@@ -41,6 +42,24 @@ send_slot_to(const struct send_slot *sl, struct sockaddr_storage *ss)
 	return send_sockaddr(&dst, ss);
 }
 
+/* The time the packets of ring's indexes [first, first + n) leave, for
+ * sender_left_at: taken before the sendmmsg that hands them over, so
+ * never after they left (on a veth the peer answers inside the call). */
+static void
+send_stamp(struct sender *s, struct send_ring *ring, uint32_t first, uint32_t n)
+{
+	int fam = ring == &s->ring[1];
+	struct timespec ts;
+	uint64_t t;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	for (uint32_t i = 0; i < n; i++)
+		atomic_store_explicit(&s->left[fam][(first + i) & (SEND_LEFT_LOG - 1)], t,
+		    memory_order_relaxed);
+	atomic_store_explicit(&s->stamped[fam], first + n, memory_order_release);
+}
+
 /*
  * Sends the oldest up to a batch of ring's ready slots (ready > 0) and
  * frees them; a packet the kernel refuses is counted and
@@ -54,6 +73,7 @@ send_out_batch(struct sender *s, struct send_ring *ring, uint32_t ready)
 	uint32_t n = ready < (uint32_t)s->cfg.batch ? ready : (uint32_t)s->cfg.batch;
 	int fam = send_ring_peek(ring, 0)->family, fd = send_fd(s, fam);
 	int k = 0, off = 0, segs = 0, sent = 0, r;
+	uint32_t first = atomic_load_explicit(&ring->head, memory_order_relaxed);
 
 	while ((uint32_t)k < n) {
 		struct send_slot *sl = send_ring_peek(ring, (uint32_t)k);
@@ -63,6 +83,7 @@ send_out_batch(struct sender *s, struct send_ring *ring, uint32_t ready)
 		o->msgs[k].msg_hdr.msg_namelen = send_slot_to(sl, &o->to[k]);
 		k++;
 	}
+	send_stamp(s, ring, first, (uint32_t)k);
 	while (off < k) {
 		r = sendmmsg(fd, o->msgs + off, (unsigned)(k - off), 0);
 		if (r > 0) {
@@ -287,8 +308,38 @@ send_push(struct sender *s, int family)
 
 	send_ring_push(ring);
 	s->pushed++;
+	s->last_id = ((uint64_t)(family == ADDR_V6) << 32 | (ring->filled - 1)) + 1;
 	if (send_ring_unpublished(ring) >= (uint32_t)s->cfg.batch)
 		send_kick(s, false);
+}
+
+uint64_t
+sender_last_id(const struct sender *s)
+{
+	return s->last_id;
+}
+
+uint64_t
+sender_left_at(struct sender *s, uint64_t id)
+{
+	int fam;
+	uint32_t idx;
+	const struct send_ring *ring;
+
+	if (id == 0 || id - 1 > (1ull << 33) - 1)
+		return 0;
+	fam = (int)((id - 1) >> 32);
+	idx = (uint32_t)(id - 1);
+	ring = &s->ring[fam];
+	if (ring->slots == NULL || ring->filled - idx > SEND_LEFT_LOG ||
+	    ring->filled - idx == 0)
+		return 0;	/* long gone from the log, or never filled */
+	/* acquire: the stamp below was stored before stamped */
+	if (atomic_load_explicit(&s->stamped[fam], memory_order_acquire) - idx - 1 >=
+	    SEND_LEFT_LOG)
+		return 0;	/* not left yet */
+	return atomic_load_explicit(&s->left[fam][idx & (SEND_LEFT_LOG - 1)],
+	    memory_order_relaxed);
 }
 
 /* Sends what is left and ends the thread (sender_close). */

@@ -255,6 +255,23 @@ run_flush(void *arg)
 }
 
 static uint64_t
+run_sent_id(void *arg)
+{
+	struct runner *r = arg;
+
+	return sender_last_id(r->sender);
+}
+
+/* The sender's clock is CLOCK_MONOTONIC, the engine's (now_ns). */
+static uint64_t
+run_left_at(void *arg, uint64_t id)
+{
+	struct runner *r = arg;
+
+	return sender_left_at(r->sender, id);
+}
+
+static uint64_t
 run_send_failures(void *arg)
 {
 	struct runner *r = arg;
@@ -406,5 +423,7 @@ run_engine_ops(struct runner *r, struct engine_ops *ops)
 	ops->capture_drops = run_capture_drops;
 	ops->capture_failure = run_capture_failure;
 	ops->send_failures = run_send_failures;
+	ops->sent_id = run_sent_id;
+	ops->left_at = run_left_at;
 	ops->done = run_done;
 }

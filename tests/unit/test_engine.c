@@ -56,6 +56,12 @@ struct fake {
 	bool flows_auto;		/* and flows_auto: then done asks */
 	int more[MAXPATHS][4];		/* path i's flows_more, in turn */
 	int asked[MAXPATHS];
+	bool stamps;			/* sent_id and left_at given */
+	uint64_t clock;			/* the test's now, for the stamps */
+	uint64_t lag;			/* a packet leaves this long after the
+					   engine hands it over */
+	bool forgot;			/* left_at knows no packet */
+	uint64_t sent_clock[2 * MAXSENT + 1];	/* by id: when handed over */
 };
 
 static int
@@ -85,7 +91,26 @@ f_syn(void *arg, const struct send_syn *syn)
 	f->syn_src[f->nsyn] = *syn->src;
 	f->syn_dst[f->nsyn] = *syn->dst;
 	f->nsyn++;
+	f->sent_clock[f->nsyn + f->nseg] = f->clock;
 	return 0;
+}
+
+/* The fake sender's packet ids: the packets handed over so far. */
+static uint64_t
+f_sent_id(void *arg)
+{
+	struct fake *f = arg;
+
+	return (uint64_t)(f->nsyn + f->nseg);
+}
+
+static uint64_t
+f_left_at(void *arg, uint64_t id)
+{
+	struct fake *f = arg;
+
+	assert_true(id >= 1 && id <= (uint64_t)(f->nsyn + f->nseg));
+	return f->forgot ? 0 : f->sent_clock[id] + f->lag;
 }
 
 static int
@@ -97,6 +122,7 @@ f_seg(void *arg, const struct send_segment *seg)
 	if (f->drain_answers && f->nsyn < 800)
 		f->rsts_in_burst++;
 	f->seg[f->nseg++] = *seg;
+	f->sent_clock[f->nsyn + f->nseg] = f->clock;
 	return 0;
 }
 
@@ -273,6 +299,10 @@ engine_traced(struct fake *f, uint32_t rate, int retries, size_t inflight,
 	o.capture_failure = f_capture_failure;
 	o.done = f_done;
 	o.request = f_request;
+	if (f->stamps) {
+		o.sent_id = f_sent_id;
+		o.left_at = f_left_at;
+	}
 	struct engine *e = engine_new(&c, &o);
 	assert_non_null(e);
 	return e;
@@ -1485,6 +1515,77 @@ test_window_second_port(void **state)
 	free(f);
 }
 
+/* A window test's RTT counts from when its SYN left, as the sender
+ * stamped it, not from when the engine handed it over: behind a queue of
+ * packets the two are far apart, and the quiet time (max(3 RTT, 10 ms))
+ * that ends each round follows the RTT.  The SYN-ACK comes 21 ms after
+ * the hand-over; the quiet time after a segment of data shows the RTT the
+ * test took.  A stamp after the SYN-ACK (clocks apart) counts as its
+ * arrival; no stamp (no sender ops, or one forgotten) keeps the
+ * hand-over. */
+static void
+test_window_rtt_from_leaving(void **state)
+{
+	static const struct {
+		bool stamps, forgot;
+		uint64_t lag, quiet;
+	} rows[] = {
+		{ true, false, 20000000, 10000000 },	/* RTT 1 ms: the floor */
+		{ true, false, 0, 63000000 },		/* RTT 21 ms */
+		{ true, false, 30000000, 10000000 },	/* after the SYN-ACK: 0 */
+		{ true, true, 20000000, 63000000 },	/* forgotten */
+		{ false, false, 20000000, 63000000 },	/* no ops */
+	};
+	const uint32_t irs = 0x11223344;
+
+	(void)state;
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		struct fake *f = fake_new(1, 1);
+		struct engine *e;
+		uint8_t pkt[256];
+		uint64_t t0 = 1 * SEC, t, next;
+		size_t len;
+		int hs, win = -1;
+
+		f->window_test = true;
+		f->stamps = rows[r].stamps;
+		f->forgot = rows[r].forgot;
+		f->lag = rows[r].lag;
+		e = engine_for(f, 100000, 0, 16);
+		f->clock = t0;
+		engine_run(e, t0);
+		hs = f->nsyn;
+		assert_int_equal(hs, 4);
+		for (int i = 0; i < hs; i++) {
+			len = answer(f, i, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1, pkt, sizeof(pkt));
+			engine_input(e, t0 + 10000, pkt, len);
+		}
+		t = t0 + 20000;
+		f->clock = t;
+		engine_run(e, t);
+		for (int i = hs; i < f->nsyn; i++)
+			if (f->syn[i].variant == 1)
+				win = i;
+		assert_true(win >= 0);
+		/* the window test's SYN-ACK of scale 0: 21 ms after the SYN
+		 * was handed over */
+		len = answer(f, win, WIRE_TH_SYN | WIRE_TH_ACK, 7, 1, pkt, sizeof(pkt));
+		f->clock = t + 21000000;
+		engine_input(e, f->clock, pkt, len);
+		engine_run(e, f->clock);
+		/* the first data, 1 ms later: the round's quiet time runs */
+		f->clock = t + 22000000;
+		len = window_data(f, win, irs, 0, 1000, WIRE_TH_ACK, pkt, sizeof(pkt));
+		engine_input(e, f->clock, pkt, len);
+		next = engine_run(e, f->clock);
+		print_message("row %zu: next %llu ns after the data\n", r,
+		    (unsigned long long)(next - f->clock));
+		assert_int_equal(next - f->clock, rows[r].quiet);
+		engine_free(e);
+		free(f);
+	}
+}
+
 /* Which SYN-ACK draws a RST (rst_decide): one per flow, ever, and nothing
  * for a flow whose record is gone or a SYN-ACK no SYN of ours drew. */
 static void
@@ -2066,6 +2167,7 @@ main(void)
 		cmocka_unit_test(test_replay_flood),
 		cmocka_unit_test(test_replay_window_flows),
 		cmocka_unit_test(test_rst_memo_forgets),
+		cmocka_unit_test(test_window_rtt_from_leaving),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
