@@ -58,14 +58,8 @@ hop_bucket_inherit(const struct hop_pace_config *cfg, struct hop_bucket *b,
 
 	if (r == 0)
 		return;
-	/* half, not below the floor, as a loss at that rate leaves a bucket
-	 * (the others' rate itself, asked right after the burst, lost a
-	 * probe: the router's refill was as empty as ours), and held there
-	 * for HOP_PACE_CALM answers before it climbs (near it: at once,
-	 * growing a tenth per answer of the burst, it was past the limit
-	 * again) */
-	b->rate_milli = r / 2 > floor_milli(cfg) ? r / 2 : floor_milli(cfg);
-	b->cut_from_milli = b->rate_milli;
+	b->rate_milli = r > floor_milli(cfg) ? r : floor_milli(cfg);
+	b->cut_from_milli = from->cut_from_milli;
 	b->calm = 0;
 	b->learned = true;
 }

@@ -77,15 +77,14 @@ void hop_bucket_init(const struct hop_pace_config *cfg, struct hop_bucket *b);
  * 1000 s: its rate, and no more than 90 % of the rate its last loss came
  * at, where it holds after a loss; 0 while it is in slow start. */
 uint64_t hop_bucket_learned_milli(const struct hop_bucket *b);
-/* b, new, starts from the rate from learned (another source's bucket of
- * the same router, router_pace.h) as a loss there leaves it -- half, not
- * below the floor, held there for HOP_PACE_CALM answers -- past slow
- * start: slow start from rate_min doubled past the router's
- * limit (7 a second after a burst of 6, against Linux's 1) and lost a
- * dozen probes per new source, and even the rate learned, asked right
- * after the burst, finds the router's refill as empty as ours.  Its burst
- * stays its own until it loses a probe itself (a router's burst is per
- * destination too).  Nothing when from has learned nothing. */
+/* b, new, starts at the rate from learned (another source's bucket of
+ * the same router, router_pace.h), past slow start: slow start from
+ * rate_min doubled past the router's limit (7 a second after a burst of
+ * 6, against Linux's 1) and lost a dozen probes per new source before it
+ * settled.  It holds there as after a loss (HOP_PACE_CALM answers, then
+ * climbs); its burst stays its own until it loses a probe itself (a
+ * router's burst is per destination too).  Nothing when from has learned
+ * nothing. */
 void hop_bucket_inherit(const struct hop_pace_config *cfg, struct hop_bucket *b,
     const struct hop_bucket *from);
 

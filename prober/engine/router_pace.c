@@ -284,10 +284,11 @@ norm(const struct router_pace *p, struct router_key k)
 }
 
 /* A new source's bucket of a router (entry i) starts at the rate the
- * router's other sources learned by losing, the slowest of them: it is
- * the same router's limit per destination, and slow start from one probe
- * a second overshot it (after its burst, 7 a second against Linux's 1)
- * and lost a trace's probes per new source.  Alone, it starts as any. */
+ * router's other sources learned by losing, the slowest of them
+ * (hop_bucket_learned_milli): it is the same router's limit per
+ * destination, and slow start from one probe a second overshot it (after
+ * its burst, 7 a second against Linux's 1) and lost a trace's probes per
+ * new source.  Alone, it starts as any. */
 static void
 learn_from_sources(struct router_pace *p, int i)
 {

@@ -494,7 +494,10 @@ probe_source(struct router_pace *p, const char *router, int i, struct linux_limi
 
 /* A new source's bucket of a router others' sources have learned the
  * limit of starts at their rate: slow start from 1/s doubled it past the
- * router's 1/s after the burst, and lost probes of every new source. */
+ * router's 1/s after the burst, and lost a dozen probes of every new
+ * source (13 in 15 s here); at the rate learned, which sits a little over
+ * the limit at times (it is tried above once in a while), one at most,
+ * right after the burst. */
 struct learn_row {
 	const char *what;
 	const char *taught;	/* the router the first sources probed */
@@ -512,9 +515,9 @@ static const struct hop_pace_config run_cfg = {
 static const struct learn_row learn_rows[] = {
 	{ "a router's first source: slow start, learns by losing", "198.18.2.2", 0,
 	    "198.18.1.2", 1, 100 },
-	{ "a source after three that learned: their rate, nothing lost", "198.18.1.2", 3,
-	    "198.18.1.2", 0, 0 },
-	{ "... after one", "198.18.1.2", 1, "198.18.1.2", 0, 0 },
+	{ "a source after three that learned: their rate, one lost at most", "198.18.1.2", 3,
+	    "198.18.1.2", 0, 1 },
+	{ "... after one", "198.18.1.2", 1, "198.18.1.2", 0, 1 },
 	{ "another router's sources teach nothing", "198.18.2.2", 3, "198.18.1.2", 1, 100 },
 };
 
