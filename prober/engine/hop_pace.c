@@ -40,6 +40,30 @@ hop_bucket_init(const struct hop_pace_config *cfg, struct hop_bucket *b)
 	b->rate_milli = (uint64_t)cfg->rate_min * 1000;
 }
 
+uint64_t
+hop_bucket_learned_milli(const struct hop_bucket *b)
+{
+	uint64_t near = b->cut_from_milli * 9 / 10;
+
+	if (!b->lost_once && !b->learned)
+		return 0;
+	return near > 0 && near < b->rate_milli ? near : b->rate_milli;
+}
+
+void
+hop_bucket_inherit(const struct hop_pace_config *cfg, struct hop_bucket *b,
+    const struct hop_bucket *from)
+{
+	uint64_t r = hop_bucket_learned_milli(from);
+
+	if (r == 0)
+		return;
+	b->rate_milli = r > floor_milli(cfg) ? r : floor_milli(cfg);
+	b->cut_from_milli = from->cut_from_milli;
+	b->calm = 0;
+	b->learned = true;
+}
+
 /* The bucket's depth: a burst until the router lost a probe, one token
  * after -- a router at its limit answers at its rate, and a burst saved up
  * while its paths waited elsewhere is lost but one at a router whose own
@@ -152,7 +176,7 @@ hop_bucket_grow(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_
 	/* the refill so far at the old rate, then the new rate */
 	refill(cfg, b, now);
 	near = b->cut_from_milli * 9 / 10;
-	if (!b->lost_once)
+	if (!b->lost_once && !b->learned)
 		b->rate_milli += 1000;
 	else if (b->calm == 0 && b->rate_milli < near)
 		b->rate_milli = b->rate_milli + HOP_PACE_AVOID_MILLI < near ?

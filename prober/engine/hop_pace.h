@@ -63,6 +63,8 @@ struct hop_bucket {
 	uint64_t cut_from_milli;	/* ... and the rate it halved */
 	uint32_t calm;			/* answers held at 90 % of that since */
 	bool lost_once;			/* past slow start */
+	bool learned;			/* started at a rate learned elsewhere
+					   (hop_bucket_inherit): no slow start */
 	bool started;
 };
 
@@ -70,6 +72,21 @@ struct hop_bucket {
  * most rate_min: 0, or -1. */
 int hop_pace_check(const struct hop_pace_config *cfg);
 void hop_bucket_init(const struct hop_pace_config *cfg, struct hop_bucket *b);
+
+/* The rate a bucket learned by losing (its own or inherited), probes per
+ * 1000 s: its rate, and no more than 90 % of the rate its last loss came
+ * at, where it holds after a loss; 0 while it is in slow start. */
+uint64_t hop_bucket_learned_milli(const struct hop_bucket *b);
+/* b, new, starts at the rate from learned (another source's bucket of
+ * the same router, router_pace.h), past slow start: slow start from
+ * rate_min doubled past the router's limit (7 a second after a burst of
+ * 6, against Linux's 1) and lost a dozen probes per new source before it
+ * settled.  It holds there as after a loss (HOP_PACE_CALM answers, then
+ * climbs); its burst stays its own until it loses a probe itself (a
+ * router's burst is per destination too).  Nothing when from has learned
+ * nothing. */
+void hop_bucket_inherit(const struct hop_pace_config *cfg, struct hop_bucket *b,
+    const struct hop_bucket *from);
 
 /* Whether a probe may go at now (the caller expires first). */
 bool hop_bucket_can(const struct hop_pace_config *cfg, struct hop_bucket *b, uint64_t now);

@@ -283,6 +283,32 @@ norm(const struct router_pace *p, struct router_key k)
 	return k;
 }
 
+/* A new source's bucket of a router (entry i) starts at the rate the
+ * router's other sources learned by losing, the slowest of them
+ * (hop_bucket_learned_milli): it is the same router's limit per
+ * destination, and slow start from one probe a second overshot it (after
+ * its burst, 7 a second against Linux's 1) and lost a trace's probes per
+ * new source.  Alone, it starts as any. */
+static void
+learn_from_sources(struct router_pace *p, int i)
+{
+	const struct hop_bucket *from = NULL;
+
+	for (int j = 0; j < ROUTER_PACE_ROUTERS; j++) {
+		const struct router_entry *o = &p->r[j];
+
+		if (j == i || !o->live || o->key.ttl != 0 ||
+		    !addr_equal(&o->key.addr, &p->r[i].key.addr) ||
+		    hop_bucket_learned_milli(&o->b) == 0)
+			continue;
+		if (from == NULL ||
+		    hop_bucket_learned_milli(&o->b) < hop_bucket_learned_milli(from))
+			from = &o->b;
+	}
+	if (from != NULL)
+		hop_bucket_inherit(&p->cfg, &p->r[i].b, from);
+}
+
 struct router_key
 router_pace_key(struct router_pace *p, struct router_key k, int ttl, uint64_t now)
 {
@@ -310,6 +336,7 @@ router_pace_key(struct router_pace *p, struct router_key k, int ttl, uint64_t no
 		h = key_hash(&k);
 		p->r[i].key = k;
 		hop_bucket_init(&p->cfg, &p->r[i].b);
+		learn_from_sources(p, i);
 		p->r[i].live = true;
 		p->r[i].next = p->head[h];
 		p->head[h] = i;

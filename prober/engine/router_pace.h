@@ -29,7 +29,10 @@
  * the first source of each family keyed as none (one source per family is
  * one budget per router, as without a range).  Once a second source is
  * seen, each router's probes over all its sources are also held to its
- * global limit (ROUTER_PACE_ALL_RATE).
+ * global limit (ROUTER_PACE_ALL_RATE).  A source's bucket new to a router
+ * whose other sources have lost probes there starts from the slowest of
+ * their rates, not in slow start (hop_bucket_inherit): the limit per
+ * destination is the router's, the same for every source.
  *
  * The routers' buckets live in a table of ROUTER_PACE_ROUTERS; when it is
  * full, a router whose bucket is idle (nothing waiting, full) is forgotten,

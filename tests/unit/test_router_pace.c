@@ -442,6 +442,112 @@ test_sources(void **state)
 	assert_int_equal(drain(&p, from_src(&p, 2, "198.18.2.2", 5, SEC), SEC), 6);
 }
 
+/* A Linux router's limit per destination (icmp_ratelimit 1000 ms: a burst
+ * of 6 errors, then 1 a second), one per source address. */
+struct linux_limit {
+	int64_t tokens_ns;
+	uint64_t last;
+	bool started;
+};
+
+static bool
+linux_allows(struct linux_limit *l, uint64_t now)
+{
+	if (!l->started) {
+		l->started = true;
+		l->tokens_ns = 6 * (int64_t)SEC;
+		l->last = now;
+	}
+	l->tokens_ns += (int64_t)(now - l->last);
+	if (l->tokens_ns > 6 * (int64_t)SEC)
+		l->tokens_ns = 6 * (int64_t)SEC;
+	l->last = now;
+	if (l->tokens_ns < (int64_t)SEC)
+		return false;
+	l->tokens_ns -= (int64_t)SEC;
+	return true;
+}
+
+/* Source i probes router as fast as its bucket allows from `from` to
+ * `to` (10 ms steps), each probe answered at once if the router's limit
+ * for that source allows; the probes the limit kept back. */
+static int
+probe_source(struct router_pace *p, const char *router, int i, struct linux_limit *l,
+    uint64_t from, uint64_t to)
+{
+	struct addr r = A(router);
+	int lost = 0;
+
+	for (uint64_t t = from; t < to; t += 10 * MS) {
+		struct router_key k = from_src(p, 1, router, i, t);
+
+		while (router_pace_can(p, k, t)) {
+			router_pace_sent(p, k, t, false);
+			if (linux_allows(l, t))
+				router_pace_answered(p, k, 1, &r, t, t);
+			else
+				lost++;
+		}
+	}
+	return lost;
+}
+
+/* A new source's bucket of a router others' sources have learned the
+ * limit of starts at their rate: slow start from 1/s doubled it past the
+ * router's 1/s after the burst, and lost a dozen probes of every new
+ * source (13 in 15 s here); at the rate learned, which sits a little over
+ * the limit at times (it is tried above once in a while), one at most,
+ * right after the burst. */
+struct learn_row {
+	const char *what;
+	const char *taught;	/* the router the first sources probed */
+	int sources;		/* how many, for 30 s */
+	const char *router;	/* the router the new source probes, 15 s */
+	int lost_min, lost_max;	/* the new source's probes kept back */
+};
+
+/* the runner's pace (prober/run/runner.c): from and never below 1/s */
+static const struct hop_pace_config run_cfg = {
+	.rate_min = 1, .rate_floor_milli = 1000, .rate_max = 1000000, .burst = 6,
+	.loss_ns = SEC, .reorder_ns = 20 * MS,
+};
+
+static const struct learn_row learn_rows[] = {
+	{ "a router's first source: slow start, learns by losing", "198.18.2.2", 0,
+	    "198.18.1.2", 1, 100 },
+	{ "a source after three that learned: their rate, one lost at most", "198.18.1.2", 3,
+	    "198.18.1.2", 0, 1 },
+	{ "... after one", "198.18.1.2", 1, "198.18.1.2", 0, 1 },
+	{ "another router's sources teach nothing", "198.18.2.2", 3, "198.18.1.2", 1, 100 },
+};
+
+static void
+test_learned_rate(void **state)
+{
+	static struct router_pace p;
+	struct linux_limit lim[8];
+
+	(void)state;
+	for (size_t n = 0; n < sizeof(learn_rows) / sizeof(learn_rows[0]); n++) {
+		const struct learn_row *row = &learn_rows[n];
+		int lost;
+
+		memset(lim, 0, sizeof(lim));
+		assert_int_equal(router_pace_init(&p, &run_cfg), 0);
+		/* a source that never probes the router under test first,
+		 * so that the new one is keyed by its address (not the
+		 * family's first, keyed as none) */
+		(void)from_src(&p, 1, "198.18.9.2", 7, 0);
+		for (uint64_t t = 0; t < 30 * SEC; t += SEC)
+			for (int i = 0; i < row->sources; i++)
+				probe_source(&p, row->taught, i, &lim[i], t, t + SEC);
+		lost = probe_source(&p, row->router, 5, &lim[5], 30 * SEC, 45 * SEC);
+		if (lost < row->lost_min || lost > row->lost_max)
+			fail_msg("%s: %d lost, want %d..%d", row->what, lost, row->lost_min,
+			    row->lost_max);
+	}
+}
+
 static void
 test_full_table(void **state)
 {
@@ -502,6 +608,7 @@ main(void)
 		cmocka_unit_test(test_spent),
 		cmocka_unit_test(test_full_table),
 		cmocka_unit_test(test_sources),
+		cmocka_unit_test(test_learned_rate),
 		cmocka_unit_test(test_bad_config),
 	};
 
