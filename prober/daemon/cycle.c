@@ -147,30 +147,57 @@ config_gen_free(struct config_gen *config_gen)
 	free(config_gen);
 }
 
-/* The store's run of the group's cycle, begun with its first unit. */
-static int64_t
-group_run(struct daemon *d, struct dgroup *g, uint64_t cycle)
+/* A run of the group begun in the store: of cycle, or of no cycle when
+ * cycle is NULL.  0, or -1 said. */
+static int
+begin_run(struct daemon *d, struct dgroup *g, const uint64_t *cycle, int64_t *id)
 {
 	struct store_run run;
 
-	if (g->have_run && g->run_cycle == cycle)
-		return g->run_id;
 	memset(&run, 0, sizeof(run));
 	clock_gettime(CLOCK_REALTIME, &run.start);
 	run.vantage = d->vantage;
 	run.settings = d->settings;
 	run.program = "scaleprobed " SCALEPROBE_VERSION;
 	run.clock = clockwatch_now();
-	if (store_run_begin(d->st, &run, &g->run_id) != 0 ||
-	    store_run_cycle(d->st, g->run_id, g->name, (int64_t)cycle) != 0) {
+	if (store_run_begin(d->st, &run, id) != 0 || (cycle != NULL &&
+	    store_run_cycle(d->st, *id, g->name, (int64_t)*cycle) != 0)) {
 		log_warnx("%s", store_error(d->st));
 		daemon_store_alert(d);
 		return -1;
 	}
 	daemon_store_alert(d);
+	return 0;
+}
+
+/* The store's run of the group's cycle, begun with its first unit. */
+static int64_t
+group_run(struct daemon *d, struct dgroup *g, uint64_t cycle)
+{
+	if (g->have_run && g->run_cycle == cycle)
+		return g->run_id;
+	if (begin_run(d, g, &cycle, &g->run_id) != 0)
+		return -1;
 	g->have_run = true;
 	g->run_cycle = cycle;
 	return g->run_id;
+}
+
+/* --once over targets an earlier run of this cycle measured: a run of
+ * no cycle of its own (as a probe's), so that its results keep and are
+ * sent, and the cycle keeps one result per path and scale. */
+static int64_t
+again_run(struct daemon *d, struct dgroup *g, uint64_t cycle)
+{
+	if (g->have_again)
+		return g->again_run_id;
+	if (begin_run(d, g, NULL, &g->again_run_id) != 0)
+		return -1;
+	g->have_again = true;
+	log_info("group %s: cycle %llu already measured by an earlier run; its targets "
+	    "measured again are stored as a run of no cycle", g->name,
+	    (unsigned long long)cycle);
+	return g->again_run_id;
 }
 
 static void
@@ -230,7 +257,8 @@ unit_end(struct daemon *d, struct unit *u, const char *state, const char *reason
 		if (d->timer != NULL && !d->stopping)
 			daemon_reschedule(d);
 	}
-	unit_state(d, u, u->cycle, u->run_id, state, reason, next);
+	if (!u->off_cycle)
+		unit_state(d, u, u->cycle, u->run_id, state, reason, next);
 	for (uint64_t k = 1; k <= missed; k++)
 		unit_state(d, u, u->cycle + k, 0, "missed", "the cycle before overran it",
 		    next);
@@ -282,6 +310,7 @@ unit_begin(struct daemon *d, struct unit *u, uint64_t cycle)
 	u->cycle = cycle;
 	u->results = u->problems = 0;
 	u->run_id = 0;
+	u->off_cycle = false;
 	d->n.due++;
 	if (cycle > g->st_cycle || g->started == 0) {
 		g->st_cycle = cycle;
@@ -289,11 +318,15 @@ unit_begin(struct daemon *d, struct unit *u, uint64_t cycle)
 	}
 	if (cycle == g->st_cycle)
 		g->started++;
-	/* a restart in the cycle: what was stored is not probed again */
-	if (!d->once && (has = store_state_has(d->st, g->name, u->spec,
-	    (int64_t)cycle)) != 0) {
-		if (has < 0)
-			log_warnx("%s", store_error(d->st));
+	/* a restart in the cycle: what was stored is not probed again;
+	 * --once probes it now all the same, in a run of no cycle (the
+	 * cycle's one state is taken: results of the cycle without it
+	 * would be discarded at the next start as unfinished, never sent) */
+	if ((has = store_state_has(d->st, g->name, u->spec, (int64_t)cycle)) < 0)
+		log_warnx("%s", store_error(d->st));
+	if (d->once)
+		u->off_cycle = has > 0;
+	else if (has != 0) {
 		d->n.skipped++;
 		if (cycle == g->st_cycle)
 			g->ended++;
@@ -301,7 +334,8 @@ unit_begin(struct daemon *d, struct unit *u, uint64_t cycle)
 			(void)sched_finished(config_gen->sched, u->group, u->index, daemon_wall_ns());
 		return;
 	}
-	if ((u->run_id = group_run(d, g, cycle)) < 0) {
+	if ((u->run_id = u->off_cycle ? again_run(d, g, cycle) :
+	    group_run(d, g, cycle)) < 0) {
 		u->run_id = 0;
 		unit_end(d, u, "failed", "the store refused the run");
 		return;

@@ -47,6 +47,8 @@ struct unit {
 	uint64_t cycle;			/* the cycle it runs for */
 	struct paths paths;
 	int64_t run_id;
+	bool off_cycle;			/* --once over a cycle another run measured:
+					   its run has no cycle, nor it a state */
 	unsigned results, problems;
 };
 
@@ -60,6 +62,8 @@ struct dgroup {
 	int64_t run_id;			/* the store's run of run_cycle */
 	uint64_t run_cycle;
 	bool have_run;
+	int64_t again_run_id;		/* --once: the run of no cycle, for */
+	bool have_again;		/* targets the cycle already holds */
 };
 
 /* A configuration in force: its groups and their schedule.  Kept after a
