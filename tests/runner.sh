@@ -26,6 +26,7 @@ logdir=${RUNNER_LOGDIR:-build/test-logs}
 limit=${RUNNER_TIMEOUT:-900}
 optional=" ${RUNNER_OPTIONAL:-} "
 mkdir -p "$logdir"
+: >"$logdir/.failures"
 total_pass=0
 total_fail=0
 total_skip=0
@@ -100,6 +101,11 @@ for spec in "$@"; do
 		# show the whole log of a failing suite, the summary of a passing one
 		cat "$log"
 		failed_suites="$failed_suites $name"
+		# what failed, again at the end: a CI log is often read from its tail
+		{
+			[ -n "$why" ] && printf '%s: runner: %s\n' "$name" "$why"
+			grep -E '^(FAIL|not ok )' "$log" | grep -v '^not ok [0-9]* # SKIP' | head -n 8 | cut -c 1-400 | sed "s|^|$name: |"
+		} >>"$logdir/.failures"
 	else
 		grep -E '^(# |ok |not ok |PASS|FAIL|SKIP|fuzz:)|passed, [0-9]+ failed' "$log" | grep -v '^ok ' | tail -n 40
 	fi
@@ -115,7 +121,10 @@ for spec in "$@"; do
 done
 
 printf 'runner: %d suites in %d s\n' "$#" "$(( $(date +%s) - run_start ))"
-[ -z "$failed_suites" ] || printf 'failing suites:%s\n' "$failed_suites"
+if [ -n "$failed_suites" ]; then
+	printf 'failing suites:%s\n' "$failed_suites"
+	cat "$logdir/.failures"
+fi
 if [ "$total_skip" -gt 0 ]; then
 	printf '%d passed, %d failed, %d skipped\n' "$total_pass" "$total_fail" "$total_skip"
 else
