@@ -259,6 +259,11 @@ unit_end(struct daemon *d, struct unit *u, const char *state, const char *reason
 	}
 	if (!u->off_cycle)
 		unit_state(d, u, u->cycle, u->run_id, state, reason, next);
+	else if (strcmp(state, "measured") != 0)
+		/* no state of its own (the cycle's is the earlier run's), but
+		 * its end is said as a state's would be */
+		log_info("%s %s (a run of no cycle): %s%s%s", config_gen->g[u->group].name,
+		    u->spec, state, reason ? ": " : "", reason ? reason : "");
 	for (uint64_t k = 1; k <= missed; k++)
 		unit_state(d, u, u->cycle + k, 0, "missed", "the cycle before overran it",
 		    next);
