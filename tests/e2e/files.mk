@@ -162,5 +162,6 @@ LAB_CHECKS += tests/e2e/flows-e2e
 STRESS_ONLY += tests/e2e/mpdaemon-e2e
 # --source-range: 64 paths over 4 sources through a router: every reply to every source
 # matched (SYN-ACKs, the window test, time-exceeded), every packet of a path from one
-# source in a capture, all four used; a source not on the interface refused, named
+# source in a capture, all four used; a source not on the interface refused, named;
+# scaleprobed's source-range spreads a --once cycle's paths over the range likewise
 LAB_CHECKS += tests/e2e/srcrange-e2e
