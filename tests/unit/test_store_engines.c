@@ -804,8 +804,8 @@ pv_count(struct store *st, const char *vantage, int64_t n[PV_N])
 		"SELECT count(*) FROM path_results pr JOIN runs r ON r.id = pr.run_id",
 		"SELECT count(*) FROM runs r",
 		"SELECT count(*) FROM target_states t JOIN runs r ON r.id = t.run_id",
-		"SELECT count(*) FROM evidence e JOIN path_results pr ON pr.id = e.path_result_id "
-		"JOIN runs r ON r.id = pr.run_id",
+		("SELECT count(*) FROM evidence e JOIN path_results pr "
+		 "ON pr.id = e.path_result_id JOIN runs r ON r.id = pr.run_id"),
 	};
 
 	for (int i = 0; i < PV_N; i++) {
