@@ -8,7 +8,8 @@
  * written through the batched writer come back whole through show,
  * export, side findings, evidence and report, in their orders; NULLs
  * read as absent; states, cycles and alerts; a newer schema is refused;
- * retention's table of histories and db check's faults alike; and a
+ * retention's table of histories, its prune of one vantage beside
+ * another (test_prune_vantage) and db check's faults alike; and a
  * URI's password never appears in a message.
  */
 #include <setjmp.h>
