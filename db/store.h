@@ -27,7 +27,7 @@
 #define STORE_APPLICATION_ID	0x53435052
 /* The schema this binary writes (db/store_schema.c has one migration per
  * version; a fixture per version lives in tests/db/fixtures/). */
-#define STORE_SCHEMA_VERSION	9
+#define STORE_SCHEMA_VERSION	10
 
 #define STORE_ERRLEN		512
 
@@ -166,8 +166,8 @@ bool store_ckpt_failed(struct store *st, char *why, size_t len);
 uint64_t store_pending(const struct store *st);
 const struct store_stats *store_get_stats(const struct store *st);
 
-/* Retention: path results older than cutoff (ns since the epoch) are
- * deleted except those that begin or end a state (one verdict per path,
+/* Retention: path results older than cutoff (ns since the epoch), of
+ * every vantage, are deleted except those that begin or end a state (one verdict per path,
  * vantage and scale sent, in time order); the evidence of the surviving
  * old ones is deleted too, except for the first and the last old problem
  * per path and vantage.  Frees the pages (incremental vacuum).  Returns the
@@ -187,6 +187,11 @@ struct store_prune {
 					   (whole paths: a path's old results
 					   are one transaction) */
 	bool dry_run;
+	const char *vantage;		/* NULL (store_prune_init's): every
+					   vantage's results; else only the
+					   runs of this vantage and what hangs
+					   off them (set after the init; not
+					   copied: kept alive by the caller) */
 	int phase;			/* store_prune.c's */
 	int64_t next_id;		/* the last id done in this phase */
 	uint64_t paths;			/* paths that lost results */

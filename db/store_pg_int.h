@@ -113,7 +113,7 @@ int pg_report(const char *where, int64_t since_ns, int64_t until_ns, report_row_
  * (store_schema.c, STORE_SCHEMA_VERSION) stops the build here until this
  * engine has its own (a migration from PG_SCHEMA_VERSION, run in
  * setup_writer's transaction, and this number raised). */
-#define PG_SCHEMA_VERSION	9
+#define PG_SCHEMA_VERSION	10
 /* the version pg_schema_full creates */
 #define PG_SCHEMA_BASE		5
 _Static_assert(PG_SCHEMA_VERSION == STORE_SCHEMA_VERSION,

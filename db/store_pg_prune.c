@@ -14,7 +14,9 @@
  * prunes at once: one step fails to serialize, and is tried again by the
  * next turn.  No vacuum step: PostgreSQL's autovacuum makes the space
  * reusable (the database does not shrink on disk).  The upload's cursor
- * is the local SQLite store's, never this one's.
+ * is the local SQLite store's, never this one's.  A prune of one vantage
+ * (a daemon's retention here) touches that vantage's runs and what hangs
+ * off them only: the other vantages' history is theirs to keep.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +29,7 @@
 #define PRUNE_SCAN_PATHS	4096	/* paths looked at a step, at most */
 #define PRUNE_RUNS_CHUNK	500
 #define OID_INT8		20
+#define OID_TEXT		25
 
 /* store_prune.c's phases (store_prune_init starts at the first) */
 enum { PH_PATHS, PH_RUNS_LIST, PH_STATES, PH_RUNS, PH_VACUUM, PH_DONE };
@@ -41,14 +44,16 @@ static const char runs_list_sql[] = "INSERT INTO prune_runs " PRUNE_RUNS_SELECT;
 static const char runs_list_dry_sql[] = "INSERT INTO prune_runs " PRUNE_RUNS_DRY_SELECT;
 
 /* sql (store_prune_sql.h's ?N numbered $N here) with v[0..2] as $1..$3,
- * each a bigint whether sql names it or not; its first two columns in c0
- * and c1 (a query; NULL: not wanted) or the rows it changed in c0. */
+ * each a bigint, and vantage as $4, text (NULL: every vantage), whether
+ * sql names them or not; its first two columns in c0 and c1 (a query;
+ * NULL: not wanted) or the rows it changed in c0. */
 static int
-run3(struct pg_store *st, const char *sql, const int64_t v[3], int64_t *c0, int64_t *c1)
+run3(struct pg_store *st, const char *sql, const int64_t v[3], const char *vantage,
+    int64_t *c0, int64_t *c1)
 {
-	static const Oid types[3] = { OID_INT8, OID_INT8, OID_INT8 };
+	static const Oid types[4] = { OID_INT8, OID_INT8, OID_INT8, OID_TEXT };
 	char num[3][24], *q = strdup(sql);
-	const char *vals[3] = { num[0], num[1], num[2] };
+	const char *vals[4] = { num[0], num[1], num[2], vantage };
 	PGresult *r;
 	ExecStatusType rs;
 
@@ -57,11 +62,11 @@ run3(struct pg_store *st, const char *sql, const int64_t v[3], int64_t *c0, int6
 		return -1;
 	}
 	for (char *c = q; *c != '\0'; c++)
-		if (*c == '?' && c[1] >= '1' && c[1] <= '3')
+		if (*c == '?' && c[1] >= '1' && c[1] <= '4')
 			*c = '$';
 	for (int i = 0; i < 3; i++)
 		snprintf(num[i], sizeof(num[i]), "%" PRId64, v[i]);
-	r = PQexecParams(st->c, q, 3, types, vals, NULL, NULL, 0);
+	r = PQexecParams(st->c, q, 4, types, vals, NULL, NULL, 0);
 	free(q);
 	rs = r != NULL ? PQresultStatus(r) : PGRES_FATAL_ERROR;
 	if (rs == PGRES_COMMAND_OK && c0 != NULL)
@@ -98,7 +103,7 @@ one(struct pg_store *st, const char *sql, int64_t a, int64_t b, int64_t c)
 	const int64_t v[3] = { a, b, c };
 	int64_t n = -1;
 
-	return run3(st, sql, v, &n, NULL) == 0 ? n : -1;
+	return run3(st, sql, v, NULL, &n, NULL) == 0 ? n : -1;
 }
 
 /* One statement of a step's transaction and where its counts go. */
@@ -118,7 +123,7 @@ txn(struct pg_store *st, struct store_prune *p, const char *begin, const struct 
 	int rc = sq(st, begin);
 
 	for (; rc == 0 && l->sql != NULL; l++)
-		rc = run3(st, l->sql, v, l->c0, l->c1);
+		rc = run3(st, l->sql, v, p->vantage, l->c0, l->c1);
 	if (rc == 0)
 		rc = sq(st, "COMMIT");
 	if (rc != 0) {
@@ -163,6 +168,7 @@ paths_end(struct pg_store *st, const struct store_prune *p, int64_t *hi, int64_t
 	pgp_int(&q, p->next_id);
 	pgp_int(&q, p->cutoff_ns);
 	pgp_int(&q, PRUNE_SCAN_PATHS);
+	pgp_text(&q, p->vantage);
 	if ((r = pg_run(st, sql, &q, PGRES_TUPLES_OK, "prune")) == NULL)
 		return -1;
 	*hi = *rows = 0;
@@ -267,9 +273,8 @@ phase_runs_list(struct pg_store *st, struct store_prune *p)
 }
 
 /* Their target states, a batch of targets a transaction; then the runs
- * in chunks.  The runs' cascades find nothing left (target_states has no
- * index on run_id: a scan of it per run, where SQLite's foreign_keys off
- * has no equivalent for a role that is not a superuser). */
+ * in chunks, whose cascades find nothing left, each by an index
+ * (target_states by run_id: schema v10). */
 static int
 phase_states_runs(struct pg_store *st, struct store_prune *p)
 {

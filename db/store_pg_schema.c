@@ -206,6 +206,11 @@ static const char pg_schema_v9[] =
 	"ALTER TABLE runs ADD COLUMN store_run BIGINT;"
 	"CREATE UNIQUE INDEX runs_store ON runs (vantage, store, store_run);";
 
+/* v10: target_states by run, for retention (store_schema.c's v10): the
+ * cascade of a run deleted (store_pg_prune.c) is a seek, not a scan */
+static const char pg_schema_v10[] =
+	"CREATE INDEX target_states_run ON target_states (run_id);";
+
 /* the migrations after pg_schema_full, from version 5 on: [i] takes a
  * store from PG_SCHEMA_BASE + i to the next */
 const char *const pg_migrations[PG_SCHEMA_VERSION - PG_SCHEMA_BASE] = {
@@ -213,4 +218,5 @@ const char *const pg_migrations[PG_SCHEMA_VERSION - PG_SCHEMA_BASE] = {
 	pg_schema_v7,
 	pg_schema_v8,
 	pg_schema_v9,
+	pg_schema_v10,
 };

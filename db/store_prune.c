@@ -19,10 +19,15 @@
  *   runs    the runs older than the cutoff left without results, listed
  *           once; then their target states, a batch of targets per
  *           transaction through target_states (target_id, time_ns), and
- *           the runs themselves in chunks.  foreign_keys is off for the
- *           runs' deletes: target_states.run_id has no index, and the
- *           cascade would scan the table once per run deleted;
+ *           the runs themselves in chunks (their cascade into
+ *           target_states, empty by then, a seek on its run_id index,
+ *           schema v10);
  *   vacuum  the free pages given back, PRUNE_VACUUM_PAGES a transaction.
+ *
+ * A prune of one vantage (store_prune.vantage: the daemon's retention)
+ * weighs, deletes and lists that vantage's runs only: another vantage's
+ * results, evidence, runs and target states are never touched, whatever
+ * their age (store_prune_sql.h).
  */
 #include <sys/stat.h>
 
@@ -105,6 +110,8 @@ paths_end(struct store *st, const struct store_prune *p, int64_t *hi, int64_t *r
 		return store_fail(st, "prune");
 	sqlite3_bind_int64(s, 1, p->next_id);
 	sqlite3_bind_int64(s, 2, p->cutoff_ns);
+	if (p->vantage != NULL)
+		sqlite3_bind_text(s, 4, p->vantage, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		*hi = sqlite3_column_int64(s, 0);
 		rows += sqlite3_column_int64(s, 1);
@@ -122,8 +129,8 @@ paths_end(struct store *st, const struct store_prune *p, int64_t *hi, int64_t *r
 	return 0;
 }
 
-/* sql with ?1 the cutoff and ?2..?3 a range; its two first columns in
- * c0 and c1 (a query) or the rows it changed in c0. */
+/* sql with ?1 the cutoff, ?2..?3 a range and ?4 the vantage; its two
+ * first columns in c0 and c1 (a query) or the rows it changed in c0. */
 static int
 run_range(struct store *st, const char *sql, const struct store_prune *p, int64_t lo,
     int64_t hi, int64_t *c0, int64_t *c1)
@@ -139,6 +146,8 @@ run_range(struct store *st, const char *sql, const struct store_prune *p, int64_
 		sqlite3_bind_int64(s, 2, lo);
 		sqlite3_bind_int64(s, 3, hi);
 	}
+	if (sqlite3_bind_parameter_count(s) >= 4 && p->vantage != NULL)
+		sqlite3_bind_text(s, 4, p->vantage, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
 		if (c0 != NULL)
@@ -299,16 +308,12 @@ step_runs(struct store *st, struct store_prune *p)
 		p->phase = PH_VACUUM;
 		return exec(st, "DROP TABLE temp.prune_runs");
 	}
-	/* their states went (step_states), they have no results: nothing
-	 * refers to them; foreign_keys changes only outside a transaction */
-	if (store_fk(st, false) != 0)
+	/* their states went (step_states), they have no results: the
+	 * cascades find nothing, each by an index */
+	if (step_begin(st, p, &t0) != 0)
 		return -1;
-	if (step_begin(st, p, &t0) != 0) {
-		store_fk(st, true);
-		return -1;
-	}
 	rc = step_end(st, p, t0, run_range(st, runs_sql, p, p->next_id, hi, &n, NULL));
-	if (store_fk(st, true) != 0 || rc != 0)
+	if (rc != 0)
 		return -1;
 	p->runs += (uint64_t)n;
 	p->next_id = hi;

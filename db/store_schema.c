@@ -228,6 +228,12 @@ static const char schema_v9[] =
 	"  store TEXT NOT NULL);"
 	"INSERT INTO store_identity (id, store) VALUES (1, lower(hex(randomblob(16))));";
 
+/* v10: target_states by run, for retention: a run deleted (store_prune.c)
+ * finds its states, by its cascade or by name, with a seek rather than a
+ * scan of the table per run. */
+static const char schema_v10[] =
+	"CREATE INDEX target_states_run ON target_states (run_id);";
+
 const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v1,
 	schema_v2,
@@ -238,4 +244,5 @@ const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	schema_v7,
 	schema_v8,
 	schema_v9,
+	schema_v10,
 };

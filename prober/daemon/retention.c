@@ -5,8 +5,13 @@
  * the event loop with RETENTION_GAP_MS between steps, so the writer (the
  * same connection, on this loop) and the capture wait at most one short
  * transaction.  The free pages go back in bounded incremental vacuums;
- * the checkpoint thread (db/store_ckpt.c) then shrinks the file.  Also
- * the store's size and oldest result for /metrics and status.
+ * the checkpoint thread (db/store_ckpt.c) then shrinks the file.  Only
+ * this daemon's vantage's results go (store_prune.vantage), on either
+ * engine: on a store other vantages write too (the shared PostgreSQL
+ * store, a SQLite file of several vantage names) each keeps its history
+ * for its own retention, and results under a former name of this vantage
+ * wait for scaleprobe db prune, which prunes every vantage.  Also the
+ * store's size and oldest result for /metrics and status.
  */
 #include <event2/event.h>
 #include <stdlib.h>
@@ -55,6 +60,7 @@ pass_begin(struct daemon *d)
 	int64_t cutoff = (int64_t)daemon_wall_ns() - days * 86400 * 1000000000;
 
 	store_prune_init(&r->p, cutoff, RETENTION_BATCH, false);
+	r->p.vantage = d->vantage;	/* fixed for the daemon's life */
 	r->running = true;
 }
 
@@ -70,9 +76,9 @@ pass_end(struct daemon *d)
 	if (p->results == 0 && p->runs == 0 && p->bytes_before == p->bytes_after)
 		return;
 	store_where_safe(d->cur->c.database, db, sizeof(db));
-	log_info("%s: retention %u days: %llu results of %llu paths, %llu runs removed, "
-	    "%lld bytes given back; %llu transactions, the longest %.1f ms, %.2f s",
-	    db, d->cur->c.retention, (unsigned long long)p->results,
+	log_info("%s: retention %u days of vantage %s: %llu results of %llu paths, %llu runs "
+	    "removed, %lld bytes given back; %llu transactions, the longest %.1f ms, %.2f s",
+	    db, d->cur->c.retention, d->vantage, (unsigned long long)p->results,
 	    (unsigned long long)p->paths, (unsigned long long)p->runs,
 	    (long long)(p->bytes_before - p->bytes_after), (unsigned long long)p->batches,
 	    (double)p->lock_ns_max / 1e6, (double)p->took_ns / 1e9);

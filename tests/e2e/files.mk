@@ -46,7 +46,8 @@ LAB_CHECKS += tests/e2e/upload-outage-e2e
 STRESS_LONG += tests/e2e/upload-outage-e2e
 # scaleprobe db on fixture copies and a store aged 500 days: upgrade's copy (mode,
 # old version, rows), a newer store names it, check's lines on broken copies,
-# prune --dry-run changes no byte and counts what prune removes, the file shrinks
+# prune --dry-run changes no byte and counts what prune removes, the file shrinks;
+# prune --vantage and the daemon's retention leave the other vantages' results
 LAB_CHECKS += tests/e2e/db-e2e
 # scaleprobe.conf through the binary: broken files and their file:line, print-back,
 # flags and keys against the settings table, probe -c, make install

@@ -8,7 +8,8 @@
  * written through the batched writer come back whole through show,
  * export, side findings, evidence and report, in their orders; NULLs
  * read as absent; states, cycles and alerts; a newer schema is refused;
- * retention's table of histories and db check's faults alike; and a
+ * retention's table of histories, its prune of one vantage beside
+ * another (test_prune_vantage) and db check's faults alike; and a
  * URI's password never appears in a message.
  */
 #include <setjmp.h>
@@ -737,6 +738,151 @@ test_prune(void **state)
 	}
 }
 
+/* --- retention of one vantage: another's history is not its to prune -- */
+
+/* Per vantage (a and b, each its own group, one path, the same for both):
+ * cycles 0..5 every 10 s from T0, each a result (traced: evidence) and a
+ * measured state, all ok; and at T0 + 1 a cycle whose target did not
+ * resolve (a state, no result).  The cutoff is T0 + 45: cycles 0..4 and
+ * the unresolved one are old. */
+#define PV_CYCLES	6
+#define PV_CUTOFF_S	(T0 + 45)
+
+/* counts of one vantage: results, runs, target states, evidence */
+enum { PV_RESULTS, PV_RUNS, PV_STATES, PV_EVIDENCE, PV_N };
+
+static const struct prune_vantage_case {
+	const char *name;
+	const char *only;		/* store_prune.vantage; NULL: every one */
+	int64_t a[PV_N], b[PV_N];	/* after the prune */
+} pv_cases[] = {
+	/* written: 6 results, 7 runs, 7 states, 6 evidence records each */
+	{ "a pruned, b untouched", "a", { 2, 2, 2, 1 }, { 6, 7, 7, 6 } },
+	{ "b pruned, a untouched", "b", { 6, 7, 7, 6 }, { 2, 2, 2, 1 } },
+	{ "every vantage pruned", NULL, { 2, 2, 2, 1 }, { 2, 2, 2, 1 } },
+	{ "a vantage with no rows: nothing goes", "c", { 6, 7, 7, 6 }, { 6, 7, 7, 6 } },
+};
+
+static void
+pv_write(struct store *st, const char *vantage)
+{
+	char group[8], target[64];
+	struct storegen g;
+	int64_t run;
+
+	snprintf(group, sizeof(group), "g%s", vantage);
+	for (int k = 0; k <= PV_CYCLES; k++) {
+		/* the last: the old cycle whose target did not resolve */
+		bool unresolved = k == PV_CYCLES;
+		int64_t t = unresolved ? T0 + 1 : T0 + 10 * k;
+		struct store_run r = { { t, 0 }, vantage, "s", "test", false, 0,
+		    CLOCK_SYNC_NONE };
+
+		storegen_make(&g, 1, t, true);	/* 1: traced, with evidence */
+		g.res.nscales = 1;
+		g.res.verdicts[0].verdict = VERDICT_OK;
+		snprintf(target, sizeof(target), "%s", unresolved ? "nowhere.example" :
+		    g.res.target);
+		{
+			struct store_state s = { group, target, k, unresolved ? "unresolved" :
+			    "measured", NULL, unresolved ? 0 : 1, t * 1000000000, 0 };
+
+			assert_int_equal(store_run_begin(st, &r, &run), 0);
+			assert_int_equal(store_run_cycle(st, run, group, k), 0);
+			if (!unresolved)
+				assert_int_equal(store_add(st, run, &g.res), 0);
+			assert_int_equal(store_state_add(st, run, &s), 0);
+		}
+		storegen_free(&g);
+	}
+}
+
+static void
+pv_count(struct store *st, const char *vantage, int64_t n[PV_N])
+{
+	/* each joined to its run, whose vantage is the last word */
+	static const char *const sql[PV_N] = {
+		"SELECT count(*) FROM path_results pr JOIN runs r ON r.id = pr.run_id",
+		"SELECT count(*) FROM runs r",
+		"SELECT count(*) FROM target_states t JOIN runs r ON r.id = t.run_id",
+		("SELECT count(*) FROM evidence e JOIN path_results pr "
+		 "ON pr.id = e.path_result_id JOIN runs r ON r.id = pr.run_id"),
+	};
+
+	for (int i = 0; i < PV_N; i++) {
+		char q[256];
+
+		snprintf(q, sizeof(q), "%s WHERE r.vantage = '%s'", sql[i], vantage);
+		n[i] = store_query_int(st, q);
+	}
+}
+
+/* The table, each case a new store of either engine holding a and b: a
+ * dry run and a prune of one vantage (the daemon's retention) or of every
+ * one (scaleprobe db prune without --vantage), the rows of each vantage
+ * counted before and after. */
+static void
+test_prune_vantage(void **state)
+{
+	static const char *const what[PV_N] = { "results", "runs", "states", "evidence" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(pv_cases) / sizeof(pv_cases[0]); i++) {
+		const struct prune_vantage_case *c = &pv_cases[i];
+		char err[STORE_ERRLEN];
+		struct store_prune dry, p;
+		struct store *st;
+		int64_t a[PV_N], b[PV_N], left;
+		int rc;
+
+		new_store();
+		if ((st = store_open(db, STORE_WRITE, NULL, err, sizeof(err))) == NULL)
+			fail_msg("%s", err);
+		pv_write(st, "a");
+		pv_write(st, "b");
+		assert_int_equal(store_flush(st, true), 0);
+		pv_count(st, "a", a);
+		pv_count(st, "b", b);
+		for (int k = 0; k < PV_N; k++)
+			if (a[k] != b[k] || a[k] != (k == PV_RESULTS || k == PV_EVIDENCE ?
+			    PV_CYCLES : PV_CYCLES + 1))
+				fail_msg("%s: written: %s a %lld b %lld", c->name, what[k],
+				    (long long)a[k], (long long)b[k]);
+		store_prune_init(&dry, PV_CUTOFF_S * 1000000000ll, 1, true);
+		dry.vantage = c->only;
+		while ((rc = store_prune_step(st, &dry)) > 0)
+			;
+		if (rc != 0)
+			fail_msg("%s: dry run: %s", c->name, store_error(st));
+		store_prune_init(&p, PV_CUTOFF_S * 1000000000ll, 1, false);
+		p.vantage = c->only;
+		while ((rc = store_prune_step(st, &p)) > 0)
+			;
+		if (rc != 0)
+			fail_msg("%s: %s", c->name, store_error(st));
+		pv_count(st, "a", a);
+		pv_count(st, "b", b);
+		for (int k = 0; k < PV_N; k++)
+			if (a[k] != c->a[k] || b[k] != c->b[k])
+				fail_msg("%s: %s after: a %lld (expected %lld), b %lld (expected "
+				    "%lld)", c->name, what[k], (long long)a[k], (long long)c->a[k],
+				    (long long)b[k], (long long)c->b[k]);
+		/* the dry run counted what went; no state, scale or hop orphaned */
+		left = c->a[PV_RESULTS] + c->b[PV_RESULTS];
+		if (dry.results != p.results || (int64_t)p.results != 2 * PV_CYCLES - left ||
+		    dry.runs != p.runs)
+			fail_msg("%s: the dry run counted %llu results and %llu runs, the prune "
+			    "removed %llu and %llu", c->name, (unsigned long long)dry.results,
+			    (unsigned long long)dry.runs, (unsigned long long)p.results,
+			    (unsigned long long)p.runs);
+		assert_int_equal(store_query_int(st, "SELECT count(*) FROM target_states WHERE "
+		    "run_id IS NOT NULL AND run_id NOT IN (SELECT id FROM runs)"), 0);
+		assert_int_equal(store_query_int(st, "SELECT count(*) FROM scale_results WHERE "
+		    "path_result_id NOT IN (SELECT id FROM path_results)"), 0);
+		assert_int_equal(store_close(st, err, sizeof(err)), 0);
+	}
+}
+
 struct faults {
 	int n;
 	char all[16384];
@@ -813,8 +959,10 @@ test_newer_refused(void **state)
 }
 
 /* a PostgreSQL store of the first version this engine wrote (5: no flows
- * columns, no uploads, no clocks, no branches, no uploaded runs' stores) is refused by a reader, which names the writer that upgrades
- * it, and brought to the current version by a writer's open */
+ * columns, no uploads, no clocks, no branches, no uploaded runs' stores,
+ * no index of target states by run) is refused by a reader, which names
+ * the writer that upgrades it, and brought to the current version by a
+ * writer's open */
 static void
 test_pg_migrates(void **state)
 {
@@ -831,6 +979,7 @@ test_pg_migrates(void **state)
 	    " DROP COLUMN branch_clean; DROP TABLE vantage_results;"
 	    " ALTER TABLE runs DROP COLUMN clock; DROP TABLE uploads;"
 	    " ALTER TABLE runs DROP COLUMN store, DROP COLUMN store_run;"
+	    " DROP INDEX target_states_run;"
 	    " UPDATE scaleprobe_schema SET version = 5"), 0);
 	assert_int_equal(store_close(st, err, sizeof(err)), 0);
 	assert_null(store_open(db, STORE_READ, NULL, err, sizeof(err)));
@@ -843,6 +992,8 @@ test_pg_migrates(void **state)
 	    " WHERE flows IS NULL AND flows_affected IS NULL AND branch_hop IS NULL"
 	    " AND branch_problem IS NULL AND branch_clean IS NULL"),
 	    store_query_int(st, "SELECT count(*) FROM scale_results"));
+	assert_int_equal(store_query_int(st, "SELECT count(*) FROM pg_indexes"
+	    " WHERE tablename = 'target_states' AND indexname = 'target_states_run'"), 1);
 	assert_int_equal(store_close(st, err, sizeof(err)), 0);
 	assert_non_null(st = store_open(db, STORE_READ, NULL, err, sizeof(err)));
 	assert_int_equal(store_close(st, err, sizeof(err)), 0);
@@ -893,6 +1044,7 @@ main(void)
 		cmocka_unit_test(test_report_flows),
 		cmocka_unit_test(test_pg_link_lost),
 		cmocka_unit_test(test_prune),
+		cmocka_unit_test(test_prune_vantage),
 		cmocka_unit_test(test_check),
 		/* last: it leaves a store of results, states and alerts for
 		 * tests/e2e/store-engines' readers */
