@@ -200,10 +200,23 @@ again_run(struct daemon *d, struct dgroup *g, uint64_t cycle)
 	return g->again_run_id;
 }
 
+/* A target's end is logged unless it was measured (its results say it):
+ * when is "cycle N", or that it ran in a run of no cycle. */
+static void
+log_end(const char *group, const char *spec, const char *when, const char *state,
+    const char *reason)
+{
+	if (strcmp(state, "measured") != 0)
+		log_info("%s %s %s: %s%s%s", group, spec, when, state, reason ? ": " : "",
+		    reason ? reason : "");
+}
+
 static void
 unit_state(struct daemon *d, struct unit *u, uint64_t cycle, int64_t run_id,
     const char *state, const char *reason, uint64_t next_due)
 {
+	char when[32];
+
 	struct store_state s;
 
 	memset(&s, 0, sizeof(s));
@@ -221,9 +234,8 @@ unit_state(struct daemon *d, struct unit *u, uint64_t cycle, int64_t run_id,
 	} else
 		d->n.states++;
 	daemon_store_alert(d);
-	if (strcmp(state, "measured") != 0)
-		log_info("%s %s cycle %llu: %s%s%s", s.group, u->spec,
-		    (unsigned long long)cycle, state, reason ? ": " : "", reason ? reason : "");
+	snprintf(when, sizeof(when), "cycle %llu", (unsigned long long)cycle);
+	log_end(s.group, u->spec, when, state, reason);
 }
 
 static void daemon_maybe_done(struct daemon *d);
@@ -259,11 +271,9 @@ unit_end(struct daemon *d, struct unit *u, const char *state, const char *reason
 	}
 	if (!u->off_cycle)
 		unit_state(d, u, u->cycle, u->run_id, state, reason, next);
-	else if (strcmp(state, "measured") != 0)
-		/* no state of its own (the cycle's is the earlier run's), but
-		 * its end is said as a state's would be */
-		log_info("%s %s (a run of no cycle): %s%s%s", config_gen->g[u->group].name,
-		    u->spec, state, reason ? ": " : "", reason ? reason : "");
+	else	/* no state of its own (the cycle's is the earlier run's) */
+		log_end(config_gen->g[u->group].name, u->spec, "(a run of no cycle)", state,
+		    reason);
 	for (uint64_t k = 1; k <= missed; k++)
 		unit_state(d, u, u->cycle + k, 0, "missed", "the cycle before overran it",
 		    next);
