@@ -48,7 +48,7 @@ static const char runs_list_dry_sql[] = "INSERT INTO prune_runs " PRUNE_RUNS_DRY
  * sql names them or not; its first two columns in c0 and c1 (a query;
  * NULL: not wanted) or the rows it changed in c0. */
 static int
-run3(struct pg_store *st, const char *sql, const int64_t v[3], const char *vantage,
+run_prune_sql(struct pg_store *st, const char *sql, const int64_t v[3], const char *vantage,
     int64_t *c0, int64_t *c1)
 {
 	static const Oid types[4] = { OID_INT8, OID_INT8, OID_INT8, OID_TEXT };
@@ -103,7 +103,7 @@ one(struct pg_store *st, const char *sql, int64_t a, int64_t b, int64_t c)
 	const int64_t v[3] = { a, b, c };
 	int64_t n = -1;
 
-	return run3(st, sql, v, NULL, &n, NULL) == 0 ? n : -1;
+	return run_prune_sql(st, sql, v, NULL, &n, NULL) == 0 ? n : -1;
 }
 
 /* One statement of a step's transaction and where its counts go. */
@@ -123,7 +123,7 @@ txn(struct pg_store *st, struct store_prune *p, const char *begin, const struct 
 	int rc = sq(st, begin);
 
 	for (; rc == 0 && l->sql != NULL; l++)
-		rc = run3(st, l->sql, v, p->vantage, l->c0, l->c1);
+		rc = run_prune_sql(st, l->sql, v, p->vantage, l->c0, l->c1);
 	if (rc == 0)
 		rc = sq(st, "COMMIT");
 	if (rc != 0) {
