@@ -85,7 +85,8 @@ PKG_CFLAGS   := $(shell pkg-config --cflags libpcap libevent sqlite3 libpq libnf
 # libpq is not linked: db/pq_lazy.c loads it on the first PostgreSQL connect
 PKG_LIBS     := $(shell pkg-config --libs libpcap libevent sqlite3 libnftables libmnl 2>/dev/null) \
                 $(shell libnet-config --libs 2>/dev/null)
-# fuzz_store links the store, both engines: libpq's header is outside /usr/include
+# fuzz_store links the store, both engines (the fuzzing and the coverage
+# builds): libpq's header is outside /usr/include
 PQ_CFLAGS    := $(shell pkg-config --cflags libpq 2>/dev/null)
 CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null)
@@ -142,7 +143,7 @@ $(BUILD)/fuzz/%.o: %.c
 
 $(BUILD)/fuzzcov/%.o: %.c
 	@mkdir -p $(@D)
-	$(call say,CC-COV,$<)$(CLANG) $(CSTD) -O0 -g $(WARN) $(FUZZCOV_FLAGS) $(INCLUDES) -MMD -MP -c -o $@ $<
+	$(call say,CC-COV,$<)$(CLANG) $(CSTD) -O0 -g $(WARN) $(FUZZCOV_FLAGS) $(INCLUDES) $(PQ_CFLAGS) -MMD -MP -c -o $@ $<
 
 objs = $(addprefix $(BUILD)/$(1)/,$(2:.c=.o))
 
