@@ -276,8 +276,10 @@ add_file(const struct setting *s, struct conf_group *g, const char *v, unsigned 
 		return -1;
 	}
 	g->files = xreallocarray(g->files, g->nfiles + 1, sizeof(*g->files));
-	g->files[g->nfiles].path = xstrdup(v);
-	g->files[g->nfiles++].line = line;
+	/* whole: streamed and scan are read for every file, set only for
+	 * the files that stream */
+	g->files[g->nfiles] = (struct conf_file){ .path = xstrdup(v), .line = line };
+	g->nfiles++;
 	return 0;
 }
 

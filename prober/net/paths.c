@@ -56,7 +56,7 @@ static struct paths_chunk *
 chunk_of_target(struct paths *p, const struct target *tg)
 {
 	for (struct paths_chunk *c = p->chunks; c != NULL; c = c->next)
-		if ((uintptr_t)tg >= (uintptr_t)c->list->v &&
+		if (c->list->n > 0 && (uintptr_t)tg >= (uintptr_t)c->list->v &&
 		    (uintptr_t)tg < (uintptr_t)(c->list->v + c->list->n))
 			return c;
 	return NULL;
